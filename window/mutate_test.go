@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/window"
 	"github.com/google/go-cmp/cmp"
 )
@@ -361,5 +362,25 @@ func TestArgumentPaths(t *testing.T) {
 				t.Errorf("ArgumentPaths(%.60s) (-want +got):\n%s", tc.args, d)
 			}
 		})
+	}
+}
+
+func TestSetDroppedAndAnchor(t *testing.T) {
+	t.Parallel()
+	w := newWindow(t, window.Options{})
+	d := window.Dropped{Messages: 3, Tools: map[string]int{"bash": 2}, Files: []string{"a.go"}}
+	w.SetDropped(d)
+	d.Tools["bash"] = 99 // the window holds a copy
+	got := w.Dropped()
+	if got.Messages != 3 || got.Tools["bash"] != 2 || len(got.Files) != 1 {
+		t.Fatalf("Dropped() = %+v after SetDropped", got)
+	}
+	a := token.Anchor{Reported: 1000, Counted: 900, Set: true}
+	w.SetAnchor(a)
+	if w.Anchor() != a {
+		t.Fatalf("Anchor() = %+v, want %+v", w.Anchor(), a)
+	}
+	if size, ok := w.Anchored(); !ok || size != a.Size(w.Tokens()) {
+		t.Fatalf("Anchored() = %d, %v; want %d, true", size, ok, a.Size(w.Tokens()))
 	}
 }

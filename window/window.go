@@ -308,3 +308,14 @@ func (w *Window) Pinned(i int) bool {
 // Dropped returns the tally of everything compaction has removed from the
 // window so far. The returned value shares no memory with the window.
 func (w *Window) Dropped() Dropped { return w.dropped.clone() }
+
+// SetDropped replaces the window's tally of what compaction removed with a
+// copy of d. A session store calls it when it restores a window, so that
+// the next compaction note counts what earlier processes removed too.
+func (w *Window) SetDropped(d Dropped) { w.dropped = d.clone() }
+
+// SetAnchor replaces the window's usage anchor with a. A session store
+// calls it when it restores a window, to restore the anchor the window had
+// when it was saved. Later assistant messages with usage replace it, as
+// in [Window.Add].
+func (w *Window) SetAnchor(a token.Anchor) { w.anchor = a }

@@ -1,0 +1,187 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// TimeLayout is the layout of [Entry.Timestamp] on the wire: RFC 3339 in
+// UTC with milliseconds, as Claude Code writes it
+// ("2026-02-10T21:11:56.846Z").
+const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// wireEntry is Entry's JSON shape with the fields whose encoding differs:
+// a null parentUuid and a millisecond timestamp.
+type wireEntry struct {
+	UUID              string           `json:"uuid"`
+	ParentUUID        *string          `json:"parentUuid"`
+	LogicalParentUUID string           `json:"logicalParentUuid,omitempty"`
+	SessionID         string           `json:"sessionId"`
+	Timestamp         string           `json:"timestamp"`
+	Type              string           `json:"type"`
+	Subtype           string           `json:"subtype,omitempty"`
+	CWD               string           `json:"cwd,omitempty"`
+	GitBranch         string           `json:"gitBranch,omitempty"`
+	Version           string           `json:"version,omitempty"`
+	IsSidechain       bool             `json:"isSidechain,omitempty"`
+	Message           json.RawMessage  `json:"message,omitempty"`
+	Tool              *ToolUse         `json:"tool,omitempty"`
+	ToolResult        *ToolResult      `json:"toolResult,omitempty"`
+	IsCompactSummary  bool             `json:"isCompactSummary,omitempty"`
+	CompactMetadata   *CompactMetadata `json:"compactMetadata,omitempty"`
+}
+
+// MarshalLine encodes e as one transcript line, without the newline. A
+// foreign entry (not [Entry.Known]) that has Raw is written as Raw, byte
+// for byte. Otherwise the line is e's JSON with a null parentUuid when
+// ParentUUID is empty, the timestamp in [TimeLayout], and no HTML escaping
+// (so code in tool output stays readable). It returns an error wrapping
+// [ErrInvalidEntry] when e has no type, or its Message or a tool's Input
+// or Output is not valid JSON.
+func MarshalLine(e Entry) ([]byte, error) {
+	if !e.Known() && len(e.Raw) > 0 {
+		if bytes.ContainsAny(e.Raw, "\n\r") {
+			return nil, fmt.Errorf("%w: raw line of type %q holds a newline", ErrInvalidEntry, e.Type)
+		}
+		return bytes.Clone(e.Raw), nil
+	}
+	if e.Type == "" {
+		return nil, fmt.Errorf("%w: entry %q has no type", ErrInvalidEntry, e.UUID)
+	}
+	w := wireEntry{
+		UUID:              e.UUID,
+		LogicalParentUUID: e.LogicalParentUUID,
+		SessionID:         e.SessionID,
+		Type:              e.Type,
+		Subtype:           e.Subtype,
+		CWD:               e.CWD,
+		GitBranch:         e.GitBranch,
+		Version:           e.Version,
+		IsSidechain:       e.IsSidechain,
+		Message:           e.Message,
+		Tool:              e.Tool,
+		ToolResult:        e.ToolResult,
+		IsCompactSummary:  e.IsCompactSummary,
+		CompactMetadata:   e.CompactMetadata,
+	}
+	if e.ParentUUID != "" {
+		p := e.ParentUUID
+		w.ParentUUID = &p
+	}
+	if !e.Timestamp.IsZero() {
+		w.Timestamp = e.Timestamp.UTC().Format(TimeLayout)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(w); err != nil {
+		return nil, fmt.Errorf("%w: entry %q: %v", ErrInvalidEntry, e.UUID, err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// DecodeLine decodes one transcript line (without its newline). The
+// returned entry's Raw is a copy of line. Unknown fields are ignored; a
+// timestamp that is not RFC 3339 is left zero. It returns an error wrapping
+// [ErrMalformed] that says what is wrong when line is not a JSON object, a
+// field has the wrong JSON type, or the entry has no type. It never panics.
+func DecodeLine(line []byte) (Entry, error) {
+	line = bytes.TrimRight(line, "\r")
+	var w wireEntry
+	if err := json.Unmarshal(line, &w); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return Entry{}, fmt.Errorf("%w: field %q: %s is not a %s", ErrMalformed, te.Field, te.Value, te.Type)
+		}
+		return Entry{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if w.Type == "" {
+		return Entry{}, fmt.Errorf("%w: no \"type\"", ErrMalformed)
+	}
+	e := Entry{
+		UUID:              w.UUID,
+		LogicalParentUUID: w.LogicalParentUUID,
+		SessionID:         w.SessionID,
+		Type:              w.Type,
+		Subtype:           w.Subtype,
+		CWD:               w.CWD,
+		GitBranch:         w.GitBranch,
+		Version:           w.Version,
+		IsSidechain:       w.IsSidechain,
+		Message:           w.Message,
+		Tool:              w.Tool,
+		ToolResult:        w.ToolResult,
+		IsCompactSummary:  w.IsCompactSummary,
+		CompactMetadata:   w.CompactMetadata,
+		Raw:               bytes.Clone(line),
+	}
+	if w.ParentUUID != nil {
+		e.ParentUUID = *w.ParentUUID
+	}
+	if w.Timestamp != "" {
+		if t, err := time.Parse(time.RFC3339Nano, w.Timestamp); err == nil {
+			e.Timestamp = t
+		}
+	}
+	return e, nil
+}
+
+// Line is one line of a transcript file as [ReadLines] yields it: its
+// bytes without the newline, its byte offset and 1-based number (0 when
+// reading started mid-file), and whether it was torn: the last line of the
+// input, not ended by a newline.
+type Line struct {
+	Bytes  []byte
+	Offset int64
+	Number int
+	Torn   bool
+}
+
+// ReadLines calls fn for each line of r, which starts at byte offset start
+// of its file (pass 0 and firstLine 1 for a whole file; firstLine 0 when
+// line numbers are unknown). Lines of any length are read (there is no
+// bufio.Scanner limit; a 64 MiB tool output is one line). Line.Bytes is
+// valid only during the call. Empty lines are skipped. ReadLines stops at
+// the first error of r or of fn and returns it; io.EOF is not an error.
+func ReadLines(r io.Reader, start int64, firstLine int, fn func(Line) error) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	off, n := start, firstLine
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			continue
+		}
+		b := chunk
+		if long != nil {
+			long = append(long, chunk...)
+			b = long
+		}
+		if len(b) > 0 {
+			torn := b[len(b)-1] != '\n'
+			body := bytes.TrimSuffix(b, []byte("\n"))
+			if len(bytes.TrimSpace(body)) > 0 {
+				if ferr := fn(Line{Bytes: body, Offset: off, Number: n, Torn: torn}); ferr != nil {
+					return ferr
+				}
+			}
+			off += int64(len(b))
+			if n > 0 {
+				n++
+			}
+		}
+		long = nil
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
