@@ -11,4 +11,16 @@
 // where the transcript recorded the provider's usage, how far agentctx's
 // own count of the uncompacted context is from the provider's numbers, both
 // counted and usage-anchored.
+//
+// # Saving
+//
+// With [Options].Store set, a replay is also recorded as a session, as a
+// live agent would record it (session.Recorder): every message as it
+// entered the window and, after each compaction, a compact boundary
+// followed by the window as compaction left it. Restoring the saved session
+// (session.Restore under the same model, budget and reserve, which the
+// session's metadata keeps: [MetaModel], [MetaBudget], [MetaToolTokens])
+// gives back, message for message and token for token, the window
+// [Result].Window holds at the end of the replay; [Options].StopAfter ends
+// a replay early, as a process stopped mid-session.
 package replay

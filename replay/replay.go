@@ -12,6 +12,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/model"
+	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/transcript"
 	"github.com/agentctx/agentctx/window"
@@ -43,6 +44,29 @@ type Options struct {
 	Progress func(done, total int)
 	// Logger receives debug records. Optional. Defaults to no logging.
 	Logger *slog.Logger
+
+	// Store, when set, saves the replay as a session: Run creates it
+	// (Origin "replay:<format>:<file>", the replayed model, the title from
+	// the first user prompt), appends every message as it is added to the
+	// window (the message actually added: a tool result that answers no
+	// call goes in as the user text that replaced it) and, after each
+	// compaction, a compact boundary followed by the window as compaction
+	// left it (session.Recorder). Resuming the session then gives the
+	// window as it was when the replay ended. Optional. Defaults to nil:
+	// nothing is saved.
+	Store session.Store
+	// Project is the project path of the saved session. Optional.
+	// Defaults to the current working directory. Ignored without Store.
+	Project string
+	// SessionID is the id of the saved session. Optional. Defaults to a
+	// fresh id ([session.NewID]). Ignored without Store. A session of that
+	// id must not exist: Run returns an error wrapping
+	// [session.ErrExists].
+	SessionID string
+	// StopAfter, when positive, stops the replay after that many messages
+	// of the trajectory, as if the agent had been stopped there. Optional.
+	// Defaults to 0: every message.
+	StopAfter int
 }
 
 // Result is what one replay found. The JSON names are part of agentctx's
@@ -102,6 +126,13 @@ type Result struct {
 	Problems []string `json:"problems,omitempty"`
 	WallMS   float64  `json:"wall_ms"`
 	Steps    []Step   `json:"steps,omitempty"`
+	// SessionID is the id of the session the replay was saved as, when
+	// [Options].Store was set.
+	SessionID string `json:"session_id,omitempty"`
+	// Window is the live window when the replay ended, owned by the
+	// caller (not safe for concurrent use, like any window). It is not
+	// part of the JSON form.
+	Window *window.Window `json:"-"`
 }
 
 // UsageDiff compares, call by call, agentctx's own size of the prompt the
@@ -147,12 +178,18 @@ type Step struct {
 }
 
 // Run replays one trajectory. It returns an error only when the model's
-// counter cannot be built or ctx is cancelled; everything about the
-// trajectory itself is in the [Result].
+// counter cannot be built, ctx is cancelled, or saving to [Options].Store
+// fails (an error wrapping the store's); everything about the trajectory
+// itself is in the [Result]. Messages is the number of messages replayed
+// (fewer than the trajectory's with [Options].StopAfter).
 func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result, error) {
+	msgs := tr.Messages
+	if opts.StopAfter > 0 && opts.StopAfter < len(msgs) {
+		msgs = msgs[:opts.StopAfter]
+	}
 	res := &Result{
 		File: tr.File, Index: tr.Index, ID: tr.ID, Format: string(tr.Format),
-		Messages:            len(tr.Messages),
+		Messages:            len(msgs),
 		RecordedCompactions: len(tr.Compactions),
 		Compactions:         map[string]int{},
 	}
@@ -199,6 +236,12 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	var sv *saver
+	if opts.Store != nil {
+		if sv, err = newSaver(ctx, tr, res, opts); err != nil {
+			return nil, err
+		}
+	}
 	ov := w.Overhead()
 	recorded := map[int]transcript.Compaction{}
 	for _, c := range tr.Compactions {
@@ -211,7 +254,7 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		anchored diffAcc
 		firstGap int
 	)
-	for i, m := range tr.Messages {
+	for i, m := range msgs {
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -232,6 +275,11 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 				res.Compactions[r.Level.String()]++
 				res.TokensRemoved += r.TokensRemoved()
 				actions = append(actions, describe(r))
+			}
+			if sv != nil && len(recs) > 0 {
+				if err := sv.compacted(ctx, w, recs); err != nil {
+					return nil, err
+				}
 			}
 			res.InvariantViolations += len(w.Check())
 			size := w.Size()
@@ -262,10 +310,17 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		err := w.Add(m)
 		if errors.Is(err, window.ErrOrphanToolResult) {
 			res.OrphanResults++
-			err = w.Add(orphanAsUser(m))
+			m = orphanAsUser(m)
+			err = w.Add(m)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("replay: %s: message %d: %w", tr.File, i, err)
+		}
+		if sv != nil {
+			sv.add(m)
+			if err := sv.maybeFlush(ctx); err != nil {
+				return nil, err
+			}
 		}
 		added := w.TokensAt(w.Len() - 1)
 		shadow += added
@@ -280,11 +335,17 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			res.Steps = append(res.Steps, step)
 		}
 		if opts.Progress != nil {
-			opts.Progress(i+1, len(tr.Messages))
+			opts.Progress(i+1, len(msgs))
+		}
+	}
+	if sv != nil {
+		if err := sv.flush(ctx); err != nil {
+			return nil, err
 		}
 	}
 	res.InvariantViolations += len(w.Check())
 	res.FinalPromptTokens = w.Size()
+	res.Window = w
 	if diffs.n > 0 {
 		res.UsageDiff = &UsageDiff{
 			Calls: diffs.n, Mean: diffs.mean(), Max: diffs.max, Bias: diffs.bias(),

@@ -24,6 +24,23 @@
 // file order, so a damaged chain never makes resume return a fraction of
 // the session (Claude Code's most reported resume bug).
 //
+// # Functions
+//
+// [Read] and [ReadFile] decode a transcript, skipping and reporting torn
+// and malformed lines; [Resolve] orders the entries along the parentUuid
+// tree, bridging its breaks; [Live] finds the last complete compact
+// boundary; [Restore] rebuilds the window from there, exactly as
+// [Recorder] wrote it ([Snapshot] at each compaction). [Messages] turns
+// entries into the conversation, merging Claude Code's one-line-per-block
+// responses. [Session.Observe] keeps metadata the same way in every store.
+//
+// # Integrity
+//
+// [Check] reports what is wrong with a transcript, each [Problem] naming
+// file, line and byte offset; [Repair] returns a copy with the chain
+// relinked in file order and duplicate uuids renamed, every foreign byte
+// kept.
+//
 // Stores live in sub-packages: jsonlstore, the embedded default. Package
 // sessiontest holds the conformance suite every store passes.
 package session

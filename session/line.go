@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"time"
 )
 
@@ -36,17 +37,29 @@ type wireEntry struct {
 	CompactMetadata   *CompactMetadata `json:"compactMetadata,omitempty"`
 }
 
-// MarshalLine encodes e as one transcript line, without the newline. A
-// foreign entry (not [Entry.Known]) that has Raw is written as Raw, byte
-// for byte. Otherwise the line is e's JSON with a null parentUuid when
-// ParentUUID is empty, the timestamp in [TimeLayout], and no HTML escaping
-// (so code in tool output stays readable). It returns an error wrapping
-// [ErrInvalidEntry] when e has no type, or its Message or a tool's Input
-// or Output is not valid JSON.
+// MarshalLine encodes e as one transcript line, without the newline.
+//
+// An entry that has Raw is written as Raw, byte for byte, when it is
+// foreign (not [Entry.Known]) or when Raw still decodes to e's fields (an
+// entry read from a file and not changed since, or changed by [Repair],
+// which patches Raw too): Claude Code's lines keep the fields the Entry
+// struct does not hold (requestId, toolUseResult, isMeta, …). A Raw that
+// holds a carriage return (JSON white space) is compacted first, so that
+// the line stays one line. Otherwise the line is e's JSON with a null
+// parentUuid when ParentUUID is empty, the timestamp in [TimeLayout], and
+// no HTML escaping (so code in tool output stays readable).
+//
+// It returns an error wrapping [ErrInvalidEntry] when e has no type, its
+// Message or a tool's Input or Output is not valid JSON, or a Raw holding
+// a line break is not valid JSON.
 func MarshalLine(e Entry) ([]byte, error) {
-	if !e.Known() && len(e.Raw) > 0 {
+	if len(e.Raw) > 0 && (!e.Known() || rawMatches(&e)) {
 		if bytes.ContainsAny(e.Raw, "\n\r") {
-			return nil, fmt.Errorf("%w: raw line of type %q holds a newline", ErrInvalidEntry, e.Type)
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, e.Raw); err != nil {
+				return nil, fmt.Errorf("%w: raw line of type %q holds a line break and is not valid JSON: %v", ErrInvalidEntry, e.Type, err)
+			}
+			return buf.Bytes(), nil
 		}
 		return bytes.Clone(e.Raw), nil
 	}
@@ -184,4 +197,19 @@ func ReadLines(r io.Reader, start int64, firstLine int, fn func(Line) error) err
 			return err
 		}
 	}
+}
+
+// rawMatches reports whether e.Raw decodes to e's fields: writing Raw
+// then loses nothing that e says.
+func rawMatches(e *Entry) bool {
+	d, err := DecodeLine(e.Raw)
+	if err != nil {
+		return false
+	}
+	return d.UUID == e.UUID && d.ParentUUID == e.ParentUUID && d.LogicalParentUUID == e.LogicalParentUUID &&
+		d.SessionID == e.SessionID && d.Timestamp.Equal(e.Timestamp) && d.Type == e.Type && d.Subtype == e.Subtype &&
+		d.CWD == e.CWD && d.GitBranch == e.GitBranch && d.Version == e.Version && d.IsSidechain == e.IsSidechain &&
+		d.IsCompactSummary == e.IsCompactSummary && bytes.Equal(d.Message, e.Message) &&
+		reflect.DeepEqual(d.Tool, e.Tool) && reflect.DeepEqual(d.ToolResult, e.ToolResult) &&
+		reflect.DeepEqual(d.CompactMetadata, e.CompactMetadata)
 }

@@ -30,12 +30,14 @@ type Session struct {
 	// Entries is the number of entries (lines) in the transcript, foreign
 	// ones included.
 	Entries int `json:"entries"`
-	// Messages is the number of messages in the live window: those after
-	// the last compact boundary.
+	// Messages is the number of message entries in the live window: those
+	// after the last compact boundary (a Claude Code response written over
+	// several lines counts each line). See [Session.Observe].
 	Messages int `json:"messages"`
 	// PromptTokens is the last known prompt size in tokens: the prompt
 	// tokens of the last provider-reported usage (input plus cache read
-	// and write), or 0 when none was reported.
+	// and write), or, after a compact boundary that records its
+	// postTokens, that size until the next usage; 0 when none is known.
 	PromptTokens int `json:"prompt_tokens"`
 	// Compactions is the number of compact boundaries.
 	Compactions int `json:"compactions,omitempty"`
@@ -73,9 +75,10 @@ type Transcript struct {
 	Session Session
 	// Entries are the live entries (from the last complete compact
 	// boundary on, the boundary included) or, with LoadOptions.All, every
-	// entry, in conversation order: the parentUuid chain where it is
-	// sound, file order where it is broken (see [Resolve]). Side-chain
-	// entries are left out.
+	// entry of the conversation, as [Resolve] returns them: in file order,
+	// which is the parentUuid chain's order where it is sound, with the
+	// chain's breaks bridged and abandoned branches and side-chain entries
+	// left out.
 	Entries []Entry
 	// Offset is the byte offset in the file of the first line read.
 	Offset int64
@@ -89,14 +92,20 @@ type ProblemKind string
 
 // Problem kinds, as `agentctx sessions check` reports them.
 const (
-	// ProblemTornLine is a last line without its newline: a write cut
-	// short by a crash. It is skipped; the next append starts a new line.
+	// ProblemTornLine is a line cut short by a crash: the last line without
+	// its newline, skipped unless its entry is complete (then kept and
+	// Repaired: the next append must start a new line); or, in the middle
+	// of the file, a line that ends in incomplete JSON or whose torn bytes
+	// have the next append glued to them (see [Read]).
 	ProblemTornLine ProblemKind = "torn-line"
 	// ProblemMalformed is a line that is not a JSON object or not an entry.
 	ProblemMalformed ProblemKind = "malformed"
-	// ProblemDanglingParent is a parentUuid that names no entry.
+	// ProblemDanglingParent is a parentUuid that names no entry, or a null
+	// parentUuid on an entry that is neither the first nor a compact
+	// boundary.
 	ProblemDanglingParent ProblemKind = "dangling-parent"
-	// ProblemCycle is a parentUuid chain that loops.
+	// ProblemCycle is a parentUuid chain that loops (which takes a link to
+	// an entry written later).
 	ProblemCycle ProblemKind = "cycle"
 	// ProblemDuplicateUUID is a uuid used by two entries.
 	ProblemDuplicateUUID ProblemKind = "duplicate-uuid"
@@ -107,7 +116,8 @@ const (
 	// file (a crash, then more appends).
 	ProblemAfterTorn ProblemKind = "after-torn-line"
 	// ProblemIncompleteBoundary is a compact boundary followed by fewer
-	// entries than its metadata announces (a compaction cut short).
+	// entries than its metadata announces (a compaction cut short); see
+	// [Live].
 	ProblemIncompleteBoundary ProblemKind = "incomplete-boundary"
 	// ProblemUnreadable is an entry whose message cannot be decoded.
 	ProblemUnreadable ProblemKind = "unreadable-message"

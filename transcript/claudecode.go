@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/agentctx/agentctx/chat"
 )
@@ -16,6 +17,9 @@ type ccRecord struct {
 	SessionID        string     `json:"sessionId"`
 	IsSidechain      bool       `json:"isSidechain"`
 	IsCompactSummary bool       `json:"isCompactSummary"`
+	CWD              string     `json:"cwd"`
+	GitBranch        string     `json:"gitBranch"`
+	Timestamp        string     `json:"timestamp"`
 	Message          *ccMessage `json:"message"`
 	CompactMetadata  *struct {
 		Trigger   string `json:"trigger"`
@@ -107,6 +111,7 @@ func readClaudeCode(data []byte, name string) ([]*Trajectory, error) {
 
 	t := &Trajectory{Problems: probs}
 	b := ccBuilder{t: t, byID: map[string]int{}, models: map[string]int{}, lastSeen: map[string]int{}, pending: -1}
+	md := meta{t: t}
 	for _, it := range items {
 		r := it.r
 		if main && r.IsSidechain {
@@ -115,6 +120,9 @@ func readClaudeCode(data []byte, name string) ([]*Trajectory, error) {
 		if t.ID == "" {
 			t.ID = r.SessionID
 		}
+		ts := parseTime(r.Timestamp)
+		md.line(r.CWD, r.GitBranch, ts)
+		md.stamp(len(t.Messages), time.Time{})
 		switch r.Type {
 		case "system":
 			if r.Subtype == "compact_boundary" {
@@ -130,7 +138,9 @@ func readClaudeCode(data []byte, name string) ([]*Trajectory, error) {
 		case "assistant":
 			b.assistant(r)
 		}
+		md.stamp(len(t.Messages), ts)
 	}
+	md.finish(len(t.Messages))
 	t.Model = b.model()
 	return []*Trajectory{t}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentctx/agentctx/chat"
 )
@@ -17,6 +18,7 @@ type cxLine struct {
 	// response items and {"record_type": "state"} lines.
 	ID         string `json:"id"`
 	RecordType string `json:"record_type"`
+	Timestamp  string `json:"timestamp"`
 }
 
 type cxItem struct {
@@ -82,12 +84,18 @@ func readCodex(data []byte, name string) ([]*Trajectory, error) {
 	recognized := 0
 	var lastTotal *cxUsage
 	lineIdx, eventIdx := -1, -1 // compactions awaiting their twin marker
+	md := meta{t: t}
+	var ts time.Time // the time of the line the messages appended since the last stamp came from
 	for _, rec := range recs {
+		md.stamp(len(c.msgs), ts)
+		ts = time.Time{}
 		var l cxLine
 		if ok, p := decodeRecord(name, rec, &l); !ok {
 			probs = append(probs, p)
 			continue
 		}
+		ts = parseTime(l.Timestamp)
+		md.line("", "", ts)
 		switch {
 		case cxLineTypes[l.Type] || (l.Type != "" && rawObject(l.Payload)):
 			recognized++
@@ -113,11 +121,24 @@ func readCodex(data []byte, name string) ([]*Trajectory, error) {
 		switch l.Type {
 		case "session_meta":
 			var p struct {
-				ID string `json:"id"`
+				ID        string `json:"id"`
+				Timestamp string `json:"timestamp"`
+				CWD       string `json:"cwd"`
+				Git       *struct {
+					Branch string `json:"branch"`
+				} `json:"git"`
 			}
 			_ = decodeLoose(l.Payload, &p)
 			if t.ID == "" {
 				t.ID = p.ID
+			}
+			branch := ""
+			if p.Git != nil {
+				branch = p.Git.Branch
+			}
+			md.line(p.CWD, branch, time.Time{})
+			if st := parseTime(p.Timestamp); !st.IsZero() {
+				t.Started = st
 			}
 		case "turn_context":
 			var p struct {
@@ -190,6 +211,8 @@ func readCodex(data []byte, name string) ([]*Trajectory, error) {
 	if recognized == 0 {
 		return nil, noRecords(name, probs, "Codex rollout")
 	}
+	md.stamp(len(c.msgs), ts)
+	md.finish(len(c.msgs))
 	sortProblems(probs)
 	t.Messages, t.Problems = c.msgs, probs
 	return []*Trajectory{t}, nil

@@ -47,6 +47,11 @@
 // all-zero records mean "unknown" and are dropped). Compactions are side
 // data ([Compaction]): the messages keep the whole history.
 //
+// Where the format records them (Claude Code, Codex), a trajectory also
+// says where and when it ran: the working directory, git branch, start
+// time and each message's timestamp ([Trajectory].CWD, GitBranch, Started,
+// Times), which `agentctx sessions import` keeps.
+//
 // # Errors and robustness
 //
 // Readers never panic. Input of an unknown shape is an error wrapping

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentctx/agentctx/chat"
 )
@@ -185,6 +186,22 @@ type Trajectory struct {
 	Compactions []Compaction
 	// Problems are the malformed parts skipped while reading.
 	Problems []Problem
+
+	// CWD is the agent's working directory where the transcript records
+	// one (Claude Code "cwd", the first line's; Codex session_meta cwd),
+	// else "". See meta.go.
+	CWD string
+	// GitBranch is the git branch the transcript records (Claude Code
+	// "gitBranch", Codex session_meta git.branch), else "".
+	GitBranch string
+	// Started is when the run started where recorded (Codex session_meta
+	// timestamp, else the first timestamp of the file), else zero.
+	Started time.Time
+	// Times holds each message's timestamp (the first line of a Claude
+	// Code response, the line of a Codex item), zero where the line has
+	// none; nil when the format records no per-message times. When not
+	// nil it has one element per message of Messages.
+	Times []time.Time
 }
 
 // Compaction is a compaction the transcript recorded, kept as side data:

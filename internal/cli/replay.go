@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/replay"
+	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/transcript"
 )
 
@@ -27,6 +29,9 @@ type replayFlags struct {
 	json     bool
 	verbose  bool
 	strict   bool
+	save     bool
+	project  string
+	home     string
 }
 
 func newReplayCmd(e *env) *cobra.Command {
@@ -45,10 +50,18 @@ provider's usage, agentctx's count beside the provider's.
 Formats (auto-detected, or forced with --format): ` + formatNames() + `.
 A folder is searched recursively for .jsonl, .json and .traj files.
 
-With --json, one JSON object per trajectory is printed per line (JSON Lines).`,
+With --json, one JSON object per trajectory is printed per line (JSON Lines).
+
+With --save, each replayed trajectory is stored as a session (in --home, for
+the project --project, default the current folder): every message as it
+entered the window and, wherever the engine compacted, a compact boundary
+followed by the window as compaction left it. 'agentctx sessions show',
+'inspect' and a resume then see the window as it was at the end of the
+replay. The session id is printed (and is "session_id" in --json).`,
 		Example: `  agentctx replay ../shared/data --budget 16000
   agentctx replay session.jsonl --model claude-sonnet-4-5 --strategy mask -v
-  agentctx replay ./trajectories --json > results.jsonl`,
+  agentctx replay ./trajectories --json > results.jsonl
+  agentctx replay session.jsonl --budget 16000 --save`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, e, f, args)
@@ -63,6 +76,9 @@ With --json, one JSON object per trajectory is printed per line (JSON Lines).`,
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per trajectory (JSON Lines)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print a per-step table (step, role, tokens added, prompt tokens, usage %, provider's count, action)")
 	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, or an invariant broke")
+	fl.BoolVar(&f.save, "save", false, "store each replayed trajectory as a session and print its id")
+	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
+	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
 	return cmd
 }
 
@@ -74,9 +90,12 @@ func formatNames() string {
 	return strings.Join(names, ", ")
 }
 
-func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) error {
+func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err error) {
 	if f.budget < 0 {
 		return usageError{fmt.Errorf("--budget must be positive, got %d", f.budget)}
+	}
+	if !f.save && (f.project != "" || f.home != "") {
+		return usageError{errors.New("--project and --home need --save")}
 	}
 	strategy, err := compact.ParseStrategy(f.strategy, e.logger)
 	if err != nil {
@@ -101,6 +120,19 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) error {
 	if len(files) == 0 {
 		return fmt.Errorf("replay: no trajectory files (.jsonl, .json, .traj) in %s", strings.Join(args, ", "))
 	}
+	var store session.Store
+	project := ""
+	if f.save {
+		if project, err = projectFlag(f.project); err != nil {
+			return err
+		}
+		st, err := openStore(e, f.home)
+		if err != nil {
+			return err
+		}
+		defer closeStore(st, &err)
+		store = st
+	}
 	ctx := cmd.Context()
 	tty := isTerminal(e.stderr)
 	var (
@@ -116,7 +148,8 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) error {
 			continue
 		}
 		for _, tr := range trs {
-			opts := replay.Options{Model: f.model, Budget: f.budget, Policy: policy, Strategy: strategy, Steps: f.verbose, Logger: e.logger}
+			opts := replay.Options{Model: f.model, Budget: f.budget, Policy: policy, Strategy: strategy, Steps: f.verbose, Logger: e.logger,
+				Store: store, Project: project}
 			var bar *progressbar.ProgressBar
 			if tty && len(tr.Messages) >= 500 {
 				bar = progressbar.NewOptions(len(tr.Messages),
@@ -155,6 +188,15 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) error {
 	}
 	if !f.json && (len(results) > 1 || (len(results) == 1 && len(files) > 1)) {
 		printTable(e.stdout, results)
+	}
+	if !f.json && f.save {
+		for _, r := range results {
+			name := r.File
+			if r.Index > 0 {
+				name = fmt.Sprintf("%s #%d", r.File, r.Index)
+			}
+			fmt.Fprintf(e.stdout, "saved %s as session %s\n", name, r.SessionID)
+		}
 	}
 	if failed > 0 {
 		return errReported

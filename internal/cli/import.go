@@ -1,0 +1,437 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/transcript"
+)
+
+// Metadata keys of an imported session.
+const (
+	// metaSidechainOf names the session a Claude Code side-chain
+	// (sub-agent) file belongs to.
+	metaSidechainOf = "sidechain_of"
+)
+
+type importFlags struct {
+	from       string
+	json       bool
+	sidechains bool
+	project    string
+}
+
+func newImportCmd(e *env, home *string) *cobra.Command {
+	var f importFlags
+	cmd := &cobra.Command{
+		Use:   "import [FILE|DIR...]",
+		Short: "Store Claude Code sessions and Codex rollouts as agentctx sessions",
+		Long: `Import reads Claude Code session files and Codex rollouts and stores each as an
+agentctx session, which then lists, shows, inspects and resumes like a
+native one. A folder is searched recursively (a whole ~/.claude/projects
+tree works). With --from and no path, the agent's own folder is imported:
+~/.claude/projects for claude, ~/.codex/sessions for codex.
+
+Each session keeps its original id (Claude Code sessionId, Codex rollout
+id), its working directory as the project, its git branch, model, start
+time and per-message timestamps. Compactions become compact boundaries:
+for Claude Code the boundary then the summary message (isCompactSummary);
+for Codex the boundary then the replacement history. A compaction the
+transcript records without its summary or replacement is left out (the
+history stays whole) and said so.
+
+Importing is idempotent: a session already imported (the same agent session
+id, from this file or a copy of it) is skipped. Claude Code side-chain files (sub-agents, <session>/subagents/
+agent-*.jsonl) are skipped unless --sidechains is given; then each is
+stored as its own session, id <session>-<file name>, with metadata
+sidechain_of naming its parent.
+
+Only claude-code and codex transcripts are importable. A file of another
+format named on the command line is an error; one found in a folder is
+skipped with a note.`,
+		Example: `  agentctx sessions import --from claude
+  agentctx sessions import ~/.claude/projects/-home-me-src-app/0f3c….jsonl
+  agentctx sessions import ../shared/data/claude-code ../shared/data/codex --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runImport(cmd.Context(), e, *home, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.from, "from", "", "claude or codex: read files as this format; with no path, import the agent's own folder")
+	fl.BoolVar(&f.json, "json", false, "print one JSON object per file (JSON Lines)")
+	fl.BoolVar(&f.sidechains, "sidechains", false, "also import Claude Code side-chain (sub-agent) files, each as its own session")
+	fl.StringVar(&f.project, "project", "", "project path for sessions whose transcript records no working directory (default: the file's folder)")
+	return cmd
+}
+
+// importResult is what `sessions import --json` prints for each file.
+type importResult struct {
+	File        string `json:"file"`
+	Format      string `json:"format,omitempty"`
+	Status      string `json:"status"` // imported, skipped, failed
+	Reason      string `json:"reason,omitempty"`
+	ID          string `json:"id,omitempty"`
+	Project     string `json:"project,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Messages    int    `json:"messages,omitempty"`
+	Entries     int    `json:"entries,omitempty"`
+	Compactions int    `json:"compactions,omitempty"`
+	// Notes lists what could not be mapped exactly (a compaction without
+	// its summary, lines the reader skipped).
+	Notes []string `json:"notes,omitempty"`
+}
+
+const (
+	statusImported = "imported"
+	statusSkipped  = "skipped"
+	statusFailed   = "failed"
+)
+
+func runImport(ctx context.Context, e *env, home string, f importFlags, args []string) (err error) {
+	var format transcript.Format
+	if f.from != "" {
+		format, err = transcript.ParseFormat(f.from)
+		if err != nil || (format != transcript.FormatClaudeCode && format != transcript.FormatCodex) {
+			return usageError{fmt.Errorf("--from %q: want claude or codex", f.from)}
+		}
+	}
+	if len(args) == 0 {
+		if format == "" {
+			return usageError{errors.New("sessions import: give a FILE or DIR, or --from claude|codex")}
+		}
+		dir, err := agentFolder(format)
+		if err != nil {
+			return err
+		}
+		args = []string{dir}
+	}
+	explicit := map[string]bool{}
+	for _, a := range args {
+		if isFile(a) {
+			explicit[filepath.Clean(a)] = true
+		}
+	}
+	files, err := transcript.Collect(args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("sessions import: no transcript files (.jsonl, .json) in %s", strings.Join(args, ", "))
+	}
+	st, err := openStore(e, home)
+	if err != nil {
+		return err
+	}
+	defer closeStore(st, &err)
+
+	imp := importer{store: st, format: format, sidechains: f.sidechains, project: f.project}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	var results []importResult
+	failed := 0
+	for _, file := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := imp.file(ctx, file, explicit[file])
+		if r.Status == statusFailed {
+			failed++
+			if !f.json {
+				fmt.Fprintf(e.stderr, "agentctx: sessions import: %s: %s\n", r.File, r.Reason)
+			}
+		}
+		results = append(results, r)
+		if f.json {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+	}
+	if !f.json {
+		printImport(e.stdout, results)
+	}
+	if failed > 0 {
+		return errReported
+	}
+	return nil
+}
+
+// agentFolder returns the folder an agent keeps its transcripts in.
+func agentFolder(f transcript.Format) (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("sessions import: home folder: %w", err)
+	}
+	dir := filepath.Join(home, ".claude", "projects")
+	if f == transcript.FormatCodex {
+		dir = filepath.Join(home, ".codex", "sessions")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("sessions import: %w", err)
+	}
+	return dir, nil
+}
+
+func printImport(w io.Writer, rs []importResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var n [3]int
+	var skipped []importResult
+	for _, r := range rs {
+		switch r.Status {
+		case statusImported:
+			n[0]++
+			fmt.Fprintf(tw, "imported\t%s\t%s msgs\t%d compactions\t%s\n", r.ID, num(r.Messages), r.Compactions, cut(r.Title, 50))
+			for _, note := range r.Notes {
+				fmt.Fprintf(tw, "\t  note: %s\n", note)
+			}
+		case statusSkipped:
+			n[1]++
+			skipped = append(skipped, r)
+		default:
+			n[2]++
+		}
+	}
+	_ = tw.Flush()
+	for _, r := range skipped {
+		fmt.Fprintf(w, "skipped   %s: %s\n", r.File, r.Reason)
+	}
+	fmt.Fprintf(w, "%d imported, %d skipped, %d failed\n", n[0], n[1], n[2])
+}
+
+// importer stores transcripts in a session store.
+type importer struct {
+	store      session.Store
+	format     transcript.Format // forced, or "" to detect
+	sidechains bool
+	project    string // fallback project, or "" for the file's folder
+}
+
+// file imports one transcript file. explicit is true when the user named
+// the file (not found it in a folder): a format that cannot be imported
+// is then a failure rather than a skip.
+func (im *importer) file(ctx context.Context, file string, explicit bool) importResult {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	r := importResult{File: abs}
+	fail := func(err error) importResult {
+		r.Status, r.Reason = statusFailed, err.Error()
+		return r
+	}
+	sidechain := isSidechainFile(abs)
+	if sidechain && !im.sidechains {
+		r.Status, r.Reason = statusSkipped, "Claude Code side-chain (sub-agent) file; use --sidechains to import it"
+		return r
+	}
+	trs, err := transcript.ReadFile(file, transcript.Options{Format: im.format})
+	if err != nil {
+		if !explicit && errors.Is(err, transcript.ErrUnknownFormat) {
+			r.Status, r.Reason = statusSkipped, "not a transcript of a known format"
+			return r
+		}
+		return fail(err)
+	}
+	tr := trs[0]
+	r.Format = string(tr.Format)
+	if tr.Format != transcript.FormatClaudeCode && tr.Format != transcript.FormatCodex {
+		err := fmt.Errorf("format %s is not importable: only claude-code and codex transcripts are (replay reads the others)", tr.Format)
+		if !explicit {
+			r.Status, r.Reason = statusSkipped, err.Error()
+			return r
+		}
+		return fail(err)
+	}
+	origin := string(tr.Format) + ":" + abs
+	id := importID(tr, abs, sidechain)
+	r.ID = id
+	skip := func(s session.Session) importResult {
+		r.Status, r.Reason = statusSkipped, "already imported as "+id
+		if s.Origin != origin {
+			r.Reason += " from " + strings.TrimPrefix(s.Origin, string(tr.Format)+":")
+		}
+		r.Project, r.Title = s.Project, s.Title
+		return r
+	}
+	if s, err := im.store.Get(ctx, id); err == nil {
+		// The id is the agent's own session id: the same session, maybe
+		// imported from a copy of the file elsewhere.
+		if strings.HasPrefix(s.Origin, string(tr.Format)+":") {
+			return skip(s)
+		}
+		return fail(fmt.Errorf("a session with id %s already exists (origin %q)", id, s.Origin))
+	} else if !errors.Is(err, session.ErrNotFound) {
+		return fail(err)
+	}
+	entries, notes, err := importEntries(tr)
+	if err != nil {
+		return fail(err)
+	}
+	for _, p := range tr.Problems {
+		notes = append(notes, fmt.Sprintf("skipped line %d (byte %d): %v", p.Line, p.Offset, p.Err))
+	}
+	project := tr.CWD
+	if project == "" || !filepath.IsAbs(project) {
+		project = im.project
+	}
+	if project == "" {
+		project = filepath.Dir(abs)
+	}
+	meta := map[string]string{}
+	if sidechain {
+		meta[metaSidechainOf] = tr.ID
+	}
+	s, err := im.store.Create(ctx, session.Session{
+		ID: id, Project: project, Created: tr.Started, GitBranch: tr.GitBranch,
+		Model: tr.Model, Origin: origin, Metadata: meta,
+	})
+	if errors.Is(err, session.ErrExists) { // imported meanwhile by another process
+		s, gerr := im.store.Get(ctx, id)
+		if gerr == nil {
+			return skip(s)
+		}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if len(entries) > 0 {
+		if _, err := im.store.Append(ctx, id, entries...); err != nil {
+			// Leave nothing half imported: the next run tries again.
+			if derr := im.store.Delete(ctx, id); derr != nil {
+				err = errors.Join(err, derr)
+			}
+			return fail(err)
+		}
+	}
+	if got, err := im.store.Get(ctx, id); err == nil {
+		s = got
+	}
+	r.Status = statusImported
+	r.Project, r.Title = s.Project, s.Title
+	r.Messages, r.Entries, r.Compactions = len(tr.Messages), len(entries), s.Compactions
+	r.Notes = notes
+	return r
+}
+
+// isSidechainFile reports whether path is a Claude Code side-chain file:
+// <session>/subagents/agent-*.jsonl.
+func isSidechainFile(path string) bool {
+	return filepath.Base(filepath.Dir(path)) == "subagents" && strings.HasPrefix(filepath.Base(path), "agent-")
+}
+
+// importID returns the session id an imported trajectory is stored under:
+// its own id (Claude Code sessionId, Codex rollout id) when valid; for a
+// side chain, which shares its parent's sessionId, the parent's id and the
+// file name; else an id derived from the file's path, so that importing
+// the same file again finds it.
+func importID(tr *transcript.Trajectory, abs string, sidechain bool) string {
+	id := tr.ID
+	if sidechain && id != "" {
+		id += "-" + strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
+	}
+	if id != "" && session.ValidateID(id) == nil {
+		return id
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return "import-" + hex.EncodeToString(sum[:12])
+}
+
+// importEntries maps a trajectory to session entries: one per message, in
+// order, with the message's timestamp where the transcript has one, and
+// for each compaction a compact boundary:
+//
+//   - Claude Code: the boundary (trigger, preTokens), then the summary
+//     message, marked isCompactSummary (Claude Code's convention: the
+//     summary alone is the window after the boundary, and the messages
+//     after it follow).
+//   - Codex: the boundary with Messages = the length of the replacement
+//     history, then the replacement history (the window the compaction
+//     left), then the messages after the compaction. A replacement
+//     message whose text is the compaction's summary is marked
+//     isCompactSummary.
+//
+// A compaction recorded without its summary (Claude Code) or replacement
+// history (Codex context_compacted alone) is left out: the resumed window
+// would otherwise lose history it cannot rebuild. Each is said in notes.
+func importEntries(tr *transcript.Trajectory) ([]session.Entry, []string, error) {
+	byAt := map[int][]transcript.Compaction{}
+	for _, c := range tr.Compactions {
+		byAt[c.At] = append(byAt[c.At], c)
+	}
+	var (
+		out   []session.Entry
+		notes []string
+		last  time.Time
+	)
+	at := func(i int) time.Time {
+		if i < len(tr.Times) && !tr.Times[i].IsZero() {
+			last = tr.Times[i]
+		}
+		return last
+	}
+	msgEntry := func(i int) (session.Entry, error) {
+		e, err := session.NewMessageEntry(tr.Messages[i])
+		if err != nil {
+			return e, fmt.Errorf("message %d: %w", i, err)
+		}
+		e.Timestamp = at(i)
+		return e, nil
+	}
+	summaryAt := -1 // index of the message to mark isCompactSummary
+	for i := 0; i <= len(tr.Messages); i++ {
+		for _, c := range byAt[i] {
+			boundary := session.Entry{
+				Type: session.TypeSystem, Subtype: session.SubtypeCompactBoundary,
+				CompactMetadata: &session.CompactMetadata{Trigger: c.Trigger, PreTokens: c.PreTokens},
+				Timestamp:       at(min(i, len(tr.Messages)-1)),
+			}
+			switch {
+			case c.Replacement != nil && len(c.Replacement) > 0:
+				boundary.CompactMetadata.Messages = len(c.Replacement)
+				out = append(out, boundary)
+				for k, m := range c.Replacement {
+					e, err := session.NewMessageEntry(m)
+					if err != nil {
+						return nil, nil, fmt.Errorf("compaction before message %d, replacement %d: %w", i, k, err)
+					}
+					e.Timestamp = boundary.Timestamp
+					if c.Summary != "" && m.Role == chat.RoleUser && m.Text() == c.Summary {
+						e.IsCompactSummary = true
+					}
+					out = append(out, e)
+				}
+			case c.Replacement == nil && i < len(tr.Messages) && c.Summary != "" && tr.Messages[i].Text() == c.Summary:
+				out = append(out, boundary)
+				summaryAt = i
+			default:
+				notes = append(notes, fmt.Sprintf("compaction before message %d has no summary or replacement history; kept the whole history", i))
+			}
+		}
+		if i == len(tr.Messages) {
+			break
+		}
+		e, err := msgEntry(i)
+		if err != nil {
+			return nil, nil, err
+		}
+		if i == summaryAt {
+			e.IsCompactSummary = true
+		}
+		out = append(out, e)
+	}
+	return out, notes, nil
+}

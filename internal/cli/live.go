@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/model"
+	"github.com/agentctx/agentctx/replay"
+	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/transcript"
+	"github.com/agentctx/agentctx/window"
+)
+
+// live is a restored live window and where it came from.
+type live struct {
+	// Source is the session id or the file.
+	Source string
+	// Session is the stored session's metadata; nil for a file.
+	Session *session.Session
+	// Format is the transcript format of a file ("" for a stored session).
+	Format string
+	// Index is the trajectory's position in a file holding several.
+	Index int
+	Info  model.Info
+	// Budget is the prompt budget in tokens; BudgetSource says where it
+	// came from: "flag", "replay" (the budget a replay saved) or the
+	// policy's name.
+	Budget       int
+	BudgetSource string
+	Window       *window.Window
+	// Problems are what loading skipped or repaired.
+	Problems []session.Problem
+	// SummaryAt is the index in Window of a Claude Code compaction
+	// summary restored as a plain user message (Claude Code's convention:
+	// the summary is the first user message of the new context), or -1.
+	SummaryAt int
+}
+
+// summaryIndex returns the index in w of the user message restored from
+// the isCompactSummary entry of entries' live part when w has no
+// compaction note of its own, else -1.
+func summaryIndex(entries []session.Entry, w *window.Window) int {
+	if w.Note() >= 0 {
+		return -1
+	}
+	start, _ := session.Live(entries)
+	for k := start; k < len(entries); k++ {
+		e := &entries[k]
+		if !e.IsCompactSummary {
+			continue
+		}
+		msgs, err := e.Messages()
+		if err != nil || len(msgs) != 1 {
+			return -1
+		}
+		text := msgs[0].Text()
+		for i := range w.Len() {
+			if m := w.At(i); m.Role == chat.RoleUser && m.Text() == text {
+				return i
+			}
+		}
+		return -1
+	}
+	return -1
+}
+
+// windowFor returns the window options to restore under: the model's
+// counter, the budget (flag, else the one a replay saved, else the default
+// policy's) and the reserved tokens a replay saved.
+func windowFor(lv *live, modelName string, budget int, s *session.Session) (window.Options, error) {
+	lv.Info = model.Lookup(modelName)
+	c, err := model.Counter(lv.Info)
+	if err != nil {
+		return window.Options{}, err
+	}
+	reserved := 0
+	switch {
+	case budget > 0:
+		lv.Budget, lv.BudgetSource = budget, "flag"
+	case s != nil && metaInt(*s, replay.MetaBudget) > 0:
+		lv.Budget, lv.BudgetSource = metaInt(*s, replay.MetaBudget), "replay"
+	default:
+		lv.Budget, lv.BudgetSource = model.DefaultPolicy.Budget(lv.Info), model.DefaultPolicy.Name()
+	}
+	if s != nil {
+		reserved = metaInt(*s, replay.MetaToolTokens)
+	}
+	return window.Options{Budget: lv.Budget, Counter: c, Reserved: reserved}, nil
+}
+
+// pickModel returns the first non-empty name, else replay.DefaultModel.
+func pickModel(names ...string) string {
+	for _, n := range names {
+		if n != "" {
+			return n
+		}
+	}
+	return replay.DefaultModel
+}
+
+// entriesModel returns the model of the last assistant entry that names
+// one, or "".
+func entriesModel(entries []session.Entry) string {
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := &entries[i]
+		if e.Type != session.TypeAssistant {
+			continue
+		}
+		msgs, err := e.Messages()
+		if err != nil {
+			continue
+		}
+		for _, m := range msgs {
+			if m.Model != "" && m.Model != "<synthetic>" {
+				return m.Model
+			}
+		}
+	}
+	return ""
+}
+
+// restoreStored loads session id from st and restores its live window.
+func restoreStored(ctx context.Context, st session.Store, id, modelName string, budget int) (*live, error) {
+	if err := session.ValidateID(id); err != nil {
+		return nil, usageError{err}
+	}
+	tr, err := st.Load(ctx, id, session.LoadOptions{})
+	if err != nil {
+		return nil, storeError("load", id, err)
+	}
+	s := tr.Session
+	lv := &live{Source: id, Session: &s, SummaryAt: -1}
+	opts, err := windowFor(lv, pickModel(modelName, s.Metadata[replay.MetaModel], s.Model, entriesModel(tr.Entries)), budget, &s)
+	if err != nil {
+		return nil, err
+	}
+	w, probs, err := session.Restore(tr.Entries, opts)
+	if err != nil {
+		return nil, fmt.Errorf("restore %s: %w", id, err)
+	}
+	lv.Window, lv.SummaryAt = w, summaryIndex(tr.Entries, w)
+	lv.Problems = append(tr.Problems, probs...)
+	return lv, nil
+}
+
+// restoreFile restores the live window(s) of a transcript file. A Claude
+// Code file (or an agentctx session file, which has the same lines) goes
+// through the session package: the live part from the last compact
+// boundary, the parentUuid chain resolved, the window restored. Other
+// formats are read with package transcript; the window holds the
+// messages from the last recorded compaction on (a Codex compaction's
+// replacement history, then what followed).
+func restoreFile(path, modelName string, budget int) ([]*live, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	format, err := transcript.Detect(data)
+	if err != nil {
+		return nil, err
+	}
+	if format == transcript.FormatClaudeCode {
+		return restoreSessionFile(path, modelName, budget)
+	}
+	trs, err := transcript.ReadFile(path, transcript.Options{Format: format})
+	if err != nil {
+		return nil, err
+	}
+	var out []*live
+	for _, tr := range trs {
+		lv := &live{Source: path, Format: string(tr.Format), Index: tr.Index, SummaryAt: -1}
+		opts, err := windowFor(lv, pickModel(modelName, tr.Model), budget, nil)
+		if err != nil {
+			return nil, err
+		}
+		opts.Reserved = token.Tools(opts.Counter, tr.Tools)
+		w, err := window.New(opts)
+		if err != nil {
+			return nil, err
+		}
+		msgs := tr.Messages
+		if n := len(tr.Compactions); n > 0 {
+			c := tr.Compactions[n-1]
+			if c.Replacement != nil {
+				msgs = append(append([]chat.Message(nil), c.Replacement...), tr.Messages[min(c.At, len(tr.Messages)):]...)
+			}
+		}
+		for _, m := range msgs {
+			if err := w.Add(m); errors.Is(err, window.ErrOrphanToolResult) {
+				r, _ := m.ToolResult()
+				_ = w.Add(chat.NewText(chat.RoleUser, r.Content))
+			}
+		}
+		lv.Window = w
+		out = append(out, lv)
+	}
+	return out, nil
+}
+
+// restoreSessionFile restores the window of a Claude Code or agentctx
+// session file.
+func restoreSessionFile(path, modelName string, budget int) ([]*live, error) {
+	entries, probs, err := session.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	resolved, p := session.Resolve(entries)
+	probs = append(probs, p...)
+	_, p = session.Live(resolved)
+	probs = append(probs, p...)
+	lv := &live{Source: path, Format: string(transcript.FormatClaudeCode), SummaryAt: -1}
+	opts, err := windowFor(lv, pickModel(modelName, entriesModel(entries)), budget, nil)
+	if err != nil {
+		return nil, err
+	}
+	w, p, err := session.Restore(resolved, opts)
+	if err != nil {
+		return nil, fmt.Errorf("restore %s: %w", path, err)
+	}
+	lv.Window, lv.SummaryAt = w, summaryIndex(resolved, w)
+	lv.Problems = append(probs, p...)
+	return []*live{lv}, nil
+}

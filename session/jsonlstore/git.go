@@ -1,0 +1,106 @@
+package jsonlstore
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxGitFile bounds how much of a .git file or HEAD is read, in bytes;
+// real ones are under 100 bytes.
+const maxGitFile = 4 << 10
+
+// DetectGitBranch returns the git branch checked out in dir or the nearest
+// folder above it that holds a ".git": the branch name of HEAD's
+// "ref: refs/heads/<name>", the first 12 hex digits of the commit when
+// HEAD is detached, or "" outside a repository or when HEAD cannot be
+// read. A ".git" file ("gitdir: <path>", a worktree or submodule) is
+// followed. It reads files only and never runs git: seed 001 ran `git
+// rev-parse` for every saved message; the store calls this once per
+// session, in Create. Safe for concurrent use.
+func DetectGitBranch(dir string) string {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		dotgit := filepath.Join(dir, ".git")
+		if st, err := os.Stat(dotgit); err == nil {
+			gitdir := dotgit
+			if !st.IsDir() {
+				gitdir = readGitdir(dotgit)
+				if gitdir == "" {
+					return ""
+				}
+			}
+			return headBranch(filepath.Join(gitdir, "HEAD"))
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// readGitdir returns the folder a ".git" file points to ("gitdir: <path>",
+// relative to the file's folder), or "".
+func readGitdir(file string) string {
+	b := readSmall(file)
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("gitdir:"))
+	if !ok {
+		return ""
+	}
+	p := strings.TrimSpace(string(rest))
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(file), p)
+	}
+	return p
+}
+
+// headBranch reads a HEAD file: the branch of a symbolic ref, a short
+// commit hash when detached, else "".
+func headBranch(file string) string {
+	b := bytes.TrimSpace(readSmall(file))
+	if ref, ok := bytes.CutPrefix(b, []byte("ref:")); ok {
+		ref = bytes.TrimSpace(ref)
+		name, ok := bytes.CutPrefix(ref, []byte("refs/heads/"))
+		if !ok {
+			return string(ref)
+		}
+		return string(name)
+	}
+	if len(b) >= 12 && isHex(b) {
+		return string(b[:12])
+	}
+	return ""
+}
+
+func isHex(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// readSmall reads at most maxGitFile bytes of file; nil on any error.
+func readSmall(file string) []byte {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxGitFile))
+	if err != nil {
+		return nil
+	}
+	return b
+}

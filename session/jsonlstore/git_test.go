@@ -1,0 +1,72 @@
+package jsonlstore_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentctx/agentctx/session/jsonlstore"
+)
+
+func TestDetectGitBranch(t *testing.T) {
+	t.Parallel()
+	write := func(t *testing.T, p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, root string) string // returns the dir to ask about
+		want  string
+	}{
+		{"branch", func(t *testing.T, root string) string {
+			write(t, filepath.Join(root, ".git", "HEAD"), "ref: refs/heads/main\n")
+			return root
+		}, "main"},
+		{"branch with slash, from a subfolder", func(t *testing.T, root string) string {
+			write(t, filepath.Join(root, ".git", "HEAD"), "ref: refs/heads/feature/x-1\n")
+			sub := filepath.Join(root, "a", "b")
+			if err := os.MkdirAll(sub, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			return sub
+		}, "feature/x-1"},
+		{"detached", func(t *testing.T, root string) string {
+			write(t, filepath.Join(root, ".git", "HEAD"), "0123456789abcdef0123456789abcdef01234567\n")
+			return root
+		}, "0123456789ab"},
+		{"worktree", func(t *testing.T, root string) string {
+			write(t, filepath.Join(root, "main", ".git", "worktrees", "wt", "HEAD"), "ref: refs/heads/wt-branch\n")
+			write(t, filepath.Join(root, "wt", ".git"), "gitdir: ../main/.git/worktrees/wt\n")
+			return filepath.Join(root, "wt")
+		}, "wt-branch"},
+		{"absolute gitdir", func(t *testing.T, root string) string {
+			write(t, filepath.Join(root, "store", "HEAD"), "ref: refs/heads/sub\n")
+			write(t, filepath.Join(root, "mod", ".git"), "gitdir: "+filepath.Join(root, "store")+"\n")
+			return filepath.Join(root, "mod")
+		}, "sub"},
+		{"bad .git file", func(t *testing.T, root string) string {
+			write(t, filepath.Join(root, ".git"), "nonsense\n")
+			return root
+		}, ""},
+		{"garbage HEAD", func(t *testing.T, root string) string {
+			write(t, filepath.Join(root, ".git", "HEAD"), "\x00\x01zz")
+			return root
+		}, ""},
+		{"no repository", func(t *testing.T, root string) string { return root }, ""},
+		{"missing folder", func(t *testing.T, root string) string { return filepath.Join(root, "nope") }, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := c.setup(t, t.TempDir())
+			if got := jsonlstore.DetectGitBranch(dir); got != c.want {
+				t.Errorf("DetectGitBranch = %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsonlstore_test
+
+const raceEnabled = false

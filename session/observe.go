@@ -1,0 +1,121 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/agentctx/agentctx/chat"
+)
+
+// Observe updates s's metadata from e, an entry just appended to or read
+// from s's transcript, in file order. Every store calls it, so that
+// metadata is computed one way:
+//
+//   - Entries counts every entry; LastActivity is the latest timestamp;
+//   - a compact boundary counts in Compactions, restarts Messages at 0
+//     and, when its metadata records postTokens, sets PromptTokens to it
+//     (the usage before it describes a context that is gone);
+//   - every other entry that holds a message adds 1 to Messages (a Claude
+//     Code response written over several lines counts each line);
+//   - Title, while empty, is set from the first user message that a
+//     person typed: not a compaction summary, not tool results, not a
+//     Claude Code meta line (isMeta) or command echo ("<command-",
+//     "<local-command", "Caveat:", "<system-reminder>",
+//     "<task-notification>", "[Request interrupted"), cut by [Title];
+//   - Model is set from each assistant message that names one (Claude
+//     Code's synthetic lines excepted), and PromptTokens from each
+//     non-zero usage ([chat.Usage.PromptTokens]).
+//
+// Side-chain entries (a sub-agent's lines) count in Entries and
+// LastActivity only. Observe decodes only what it needs of a message and
+// never fails: an undecodable message is counted and otherwise ignored.
+// It is not safe for concurrent use on the same Session.
+func (s *Session) Observe(e Entry) {
+	s.Entries++
+	if e.Timestamp.After(s.LastActivity) {
+		s.LastActivity = e.Timestamp.UTC()
+	}
+	if e.IsSidechain {
+		return
+	}
+	if e.IsBoundary() {
+		s.Compactions++
+		s.Messages = 0
+		if m := e.CompactMetadata; m != nil && m.PostTokens > 0 {
+			s.PromptTokens = m.PostTokens
+		}
+		return
+	}
+	if !bearsMessage(&e) {
+		return
+	}
+	s.Messages++
+	switch e.Type {
+	case TypeAssistant:
+		var p struct {
+			Model string          `json:"model"`
+			Usage json.RawMessage `json:"usage"`
+		}
+		if decodeLoose(e.Message, &p) != nil || p.Model == syntheticModel {
+			return
+		}
+		if p.Model != "" {
+			s.Model = p.Model
+		}
+		if isObject(p.Usage) {
+			var u usageCounts
+			if decodeLoose(p.Usage, &u) == nil {
+				if n := u.promptTokens(); n > 0 {
+					s.PromptTokens = n
+				}
+			}
+		}
+	case TypeUser:
+		if s.Title != "" || e.IsCompactSummary || bytes.Contains(e.Raw, []byte(`"isMeta":true`)) {
+			return
+		}
+		msgs, _, err := e.decode()
+		if err != nil {
+			return
+		}
+		for _, m := range msgs {
+			if m.Role != chat.RoleUser {
+				continue
+			}
+			t := strings.TrimSpace(m.Text())
+			if t == "" || notTyped(t) {
+				continue
+			}
+			s.Title = Title(t)
+			return
+		}
+	}
+}
+
+// notTyped reports whether a user message's text is something Claude
+// Code wrote in the user's name rather than what the user typed.
+func notTyped(t string) bool {
+	for _, p := range []string{"<command-", "<local-command", "Caveat:", "<system-reminder>", "<task-notification>", "[Request interrupted"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// bearsMessage reports whether e records a message: a user, assistant or
+// system entry with a message (not a compact boundary), a tool_use entry
+// with its tool, a tool_result entry with its result. It is what
+// [CompactMetadata.Messages] counts.
+func bearsMessage(e *Entry) bool {
+	switch e.Type {
+	case TypeUser, TypeAssistant, TypeSystem:
+		return !e.IsBoundary() && !isNull(e.Message)
+	case TypeToolUse:
+		return e.Tool != nil
+	case TypeToolResult:
+		return e.ToolResult != nil
+	}
+	return false
+}
