@@ -224,6 +224,9 @@ func (r *resolver) attach() {
 		}
 		e := &r.es[i]
 		par := r.parent[p]
+		if r.kind[p] == linkDangling && !r.side {
+			r.walkProblem(p, ProblemDanglingParent, "parentUuid %q names no entry (off the chain from the last entry); kept in file order", e.ParentUUID)
+		}
 		// A missing parent may have been lost to damage: what hangs off
 		// it without starting a branch is kept.
 		parentLive := r.kind[p] == linkDangling || (r.kind[p] != linkNull && r.live[par])

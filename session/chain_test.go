@@ -468,3 +468,24 @@ func TestLiveTornSnapshotThenAppends(t *testing.T) {
 		t.Errorf("Live = %d, %v; want 2 and no problems", start, ps)
 	}
 }
+
+// TestCheckDanglingOffChain: a dangling parent on an entry the walk from
+// the last entry never reaches (a Claude Code progress line) is reported
+// too, not only those on the live chain.
+func TestCheckDanglingOffChain(t *testing.T) {
+	t.Parallel()
+	data := lines(
+		ccLine("a", "", "user", `{"role":"user","content":"go"}`),
+		ccLine("b", "a", "assistant", `{"role":"assistant","id":"m1","content":[{"type":"text","text":"ok"}]}`),
+		ccLine("p", "nope", "progress", ""),
+		ccLine("c", "b", "user", `{"role":"user","content":"more"}`),
+	)
+	es, ps := read(t, "off.jsonl", data)
+	rep := session.Check(es, ps)
+	if rep.OK() || len(rep.Problems) != 1 {
+		t.Fatalf("Check problems = %+v, want one dangling parent", rep.Problems)
+	}
+	if p := rep.Problems[0]; p.Kind != session.ProblemDanglingParent || p.Line != 3 || p.UUID != "p" {
+		t.Errorf("problem = %+v, want a dangling parent at line 3 (uuid p)", p)
+	}
+}

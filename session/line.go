@@ -133,6 +133,16 @@ func DecodeLine(line []byte) (Entry, error) {
 		CompactMetadata:   w.CompactMetadata,
 		Raw:               bytes.Clone(line),
 	}
+	// encoding/json copies every RawMessage out of the line; the line is
+	// kept in Raw anyway, so share its bytes instead and halve the memory
+	// of a loaded transcript (messages and tool outputs are most of it).
+	e.Message = within(e.Raw, e.Message)
+	if e.Tool != nil {
+		e.Tool.Input = within(e.Raw, e.Tool.Input)
+	}
+	if e.ToolResult != nil {
+		e.ToolResult.Output = within(e.Raw, e.ToolResult.Output)
+	}
 	if w.ParentUUID != nil {
 		e.ParentUUID = *w.ParentUUID
 	}
@@ -142,6 +152,20 @@ func DecodeLine(line []byte) (Entry, error) {
 		}
 	}
 	return e, nil
+}
+
+// within returns the bytes of raw that equal part (a RawMessage decoded
+// from raw, so they are there), or part itself when they are not found.
+// The result is capped so that appending to it never writes into raw.
+func within(raw, part json.RawMessage) json.RawMessage {
+	if len(part) < 64 {
+		return part
+	}
+	i := bytes.Index(raw, part)
+	if i < 0 {
+		return part
+	}
+	return raw[i : i+len(part) : i+len(part)]
 }
 
 // Line is one line of a transcript file as [ReadLines] yields it: its
