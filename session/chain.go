@@ -36,7 +36,10 @@ import (
 //     is reported, Repaired, and the walk goes on with the closest earlier
 //     entry in file order not yet walked: a damaged chain never makes
 //     resume return a fraction of the session (Claude Code's most reported
-//     resume bug).
+//     resume bug). A missing parent with nothing before it in the file is
+//     not reported: the link points out of the file (a session continued
+//     or forked from another one, a side chain's parent), and nothing is
+//     lost. A missing parent off the walked line is reported too.
 //
 // The walk stops at the first entry of the walk set (or at a break with
 // nothing before it). Entries off the walked line are then taken back in
@@ -194,7 +197,10 @@ func (r *resolver) walk() {
 			}
 		case r.kind[cur] == linkDangling:
 			next = r.find(cur - 1)
-			if !r.side {
+			// A dangling link on the first entry points out of the file
+			// (a session forked or continued from another file, a side
+			// chain's parent): nothing before it is lost.
+			if !r.side && next >= 0 {
 				r.walkProblem(cur, ProblemDanglingParent, "parentUuid %q names no entry; continued with %s", e.ParentUUID, r.name(next))
 			}
 		case r.visited[r.parent[cur]]:

@@ -96,7 +96,8 @@ func damagedChains(t testing.TB) []chainCase {
 			data:     lines(a2, b, c2, c3, our(t, 4, "e", "c")),
 			resolved: []string{"a", "b", "c", "c", "e"},
 			check: []wantProblem{
-				{session.ProblemDanglingParent, 1, 0, "a", true},
+				// a's parent is not in the file: it links out (a
+				// continued session), which loses nothing.
 				{session.ProblemDanglingParent, 3, at(a2, b), "c", true},
 				{session.ProblemCycle, 4, at(a2, b, c2), "c", true},
 				{session.ProblemDuplicateUUID, 4, at(a2, b, c2), "c", true},
@@ -295,8 +296,9 @@ func TestResolveLong(t *testing.T) {
 		es[i] = session.Entry{UUID: fmt.Sprint("e", i), ParentUUID: fmt.Sprint("x", i), Type: "progress", Line: i + 1}
 	}
 	res, ps := session.Resolve(es)
-	if len(res) != n || len(ps) != n {
-		t.Errorf("Resolve = %d entries, %d problems; want %d each", len(res), len(ps), n)
+	// The first entry's link points out of the file, which is no damage.
+	if len(res) != n || len(ps) != n-1 {
+		t.Errorf("Resolve = %d entries, %d problems; want %d and %d", len(res), len(ps), n, n-1)
 	}
 	// The same entries soundly linked, in one chain.
 	for i := 1; i < n; i++ {
@@ -487,5 +489,19 @@ func TestCheckDanglingOffChain(t *testing.T) {
 	}
 	if p := rep.Problems[0]; p.Kind != session.ProblemDanglingParent || p.Line != 3 || p.UUID != "p" {
 		t.Errorf("problem = %+v, want a dangling parent at line 3 (uuid p)", p)
+	}
+}
+
+// TestCheckFirstEntryLinksOut: a file whose first entry's parent lives in
+// another file (a session continued from an earlier one) is not damaged.
+func TestCheckFirstEntryLinksOut(t *testing.T) {
+	t.Parallel()
+	data := lines(
+		ccLine("a", "in-the-previous-file", "user", `{"role":"user","content":"go on"}`),
+		ccLine("b", "a", "assistant", `{"role":"assistant","id":"m1","content":[{"type":"text","text":"ok"}]}`),
+	)
+	es, ps := read(t, "continued.jsonl", data)
+	if rep := session.Check(es, ps); !rep.OK() || rep.Messages != 2 {
+		t.Errorf("Check = %+v, want OK with 2 messages", rep)
 	}
 }
