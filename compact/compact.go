@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/window"
 )
 
@@ -26,12 +27,13 @@ const (
 	LevelL3         // keep system prompt, first user message, note, last round (> 95 %)
 	LevelCut        // cut the content of the largest messages to fit
 	LevelMask       // replace old tool results with placeholders
+	LevelSummary    // replace old history with a summary (seed 001's CompactionService)
 )
 
-var levelNames = [...]string{"none", "L1", "L2", "L3", "cut", "mask"}
+var levelNames = [...]string{"none", "L1", "L2", "L3", "cut", "mask", "summary"}
 
-// String returns the level's short name: "none", "L1", "L2", "L3", "cut"
-// or "mask".
+// String returns the level's short name: "none", "L1", "L2", "L3", "cut",
+// "mask" or "summary".
 func (l Level) String() string {
 	if l < 0 || int(l) >= len(levelNames) {
 		return fmt.Sprintf("Level(%d)", int(l))
@@ -54,7 +56,9 @@ func (l *Level) UnmarshalText(b []byte) error {
 }
 
 // Levels lists every level in order, for reports.
-func Levels() []Level { return []Level{LevelL1, LevelL2, LevelL3, LevelCut, LevelMask} }
+func Levels() []Level {
+	return []Level{LevelL1, LevelL2, LevelL3, LevelCut, LevelMask, LevelSummary}
+}
 
 // Record says what one compaction level did to a window. Token counts are
 // the window's [window.Window.Size] before and after, in tokens.
@@ -73,6 +77,32 @@ type Record struct {
 	// OverBudget is true when the window was still over budget after this
 	// level.
 	OverBudget bool `json:"over_budget"`
+
+	// The fields below are set by [LevelSummary] only.
+
+	// Summarizer names the summarizer used ("extractive", "llm:<model>").
+	Summarizer string `json:"summarizer,omitempty"`
+	// Fallback is true when the summarizer failed, timed out or returned
+	// a summary larger than what it replaced, and the strategy fell back
+	// to keeping the most recent 30 % with a note (seed 001).
+	Fallback bool `json:"fallback,omitempty"`
+	// FallbackReason says why it fell back.
+	FallbackReason string `json:"fallback_reason,omitempty"`
+	// FilesIncluded lists the files whose content went into the summary
+	// request (seed 001's file analyzer, top 5).
+	FilesIncluded []string `json:"files_included,omitempty"`
+	// SummaryTokens is the summary's size in tokens.
+	SummaryTokens int `json:"summary_tokens,omitempty"`
+	// DurationMS is how long the summarizer took, in milliseconds.
+	DurationMS float64 `json:"duration_ms,omitempty"`
+	// Usage is what the summarizer's model call reported; nil for the
+	// extractive summarizer.
+	Usage *chat.Usage `json:"usage,omitempty"`
+	// Retention is how many of the removed part's key facts are still
+	// present in the window after this compaction ([MeasureRetention]).
+	Retention *Retention `json:"retention,omitempty"`
+	// Summary is the summary text that replaced the removed history.
+	Summary string `json:"-"`
 }
 
 // TokensRemoved returns TokensBefore − TokensAfter.
