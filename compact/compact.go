@@ -21,13 +21,13 @@ type Level int
 // last resort that cuts message content when whole messages can no longer
 // be removed; [LevelMask] is observation masking.
 const (
-	LevelNone Level = iota
-	LevelL1         // cut old tool results (60-80 % of the budget)
-	LevelL2         // replace all but the last 2 rounds with a note (80-95 %)
-	LevelL3         // keep system prompt, first user message, note, last round (> 95 %)
-	LevelCut        // cut the content of the largest messages to fit
-	LevelMask       // replace old tool results with placeholders
-	LevelSummary    // replace old history with a summary (seed 001's CompactionService)
+	LevelNone    Level = iota
+	LevelL1            // cut old tool results (60-80 % of the budget)
+	LevelL2            // replace all but the last 2 rounds with a note (80-95 %)
+	LevelL3            // keep system prompt, first user message, note, last round (> 95 %)
+	LevelCut           // cut the content of the largest messages to fit
+	LevelMask          // replace old tool results with placeholders
+	LevelSummary       // replace old history with a summary (seed 001's CompactionService)
 )
 
 var levelNames = [...]string{"none", "L1", "L2", "L3", "cut", "mask", "summary"}
