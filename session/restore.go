@@ -69,9 +69,10 @@ func Snapshot(w *window.Window, meta CompactMetadata) ([]Entry, error) {
 // anchor and the tally of removed messages are restored from the
 // boundary, and the rest is added. After a Claude Code boundary (Messages
 // 0) the summary, the first user message of the new context, is added as
-// such, then the rest. Entries after an incomplete boundary (see [Live],
-// which reports it) are skipped: they are a torn copy of messages the
-// window already holds.
+// such, then the rest. An incomplete boundary (see [Live], which reports
+// it) is skipped with the lines right after it, its torn snapshot, a copy
+// of messages the window already holds; entries appended after the tear
+// (by a writer that resumed) are added as usual.
 //
 // Restore never fails on content: a tool result whose call is not in the
 // window is skipped and reported as [ProblemOrphanResult], a message that
@@ -84,13 +85,7 @@ func Restore(entries []Entry, opts window.Options) (*window.Window, []Problem, e
 		return nil, nil, fmt.Errorf("session: restore: %w", err)
 	}
 	start, _ := Live(entries)
-	es := entries[start:]
-	for i := 1; i < len(es); i++ {
-		if es[i].IsBoundary() {
-			es = es[:i] // every boundary after start is incomplete
-			break
-		}
-	}
+	es := dropTornSnapshots(entries[start:])
 	c := newConverter()
 	for i := range es {
 		c.add(i, &es[i])
@@ -271,4 +266,28 @@ func (r *Recorder) Compacted(ctx context.Context, w *window.Window, meta Compact
 		return fmt.Errorf("session: record %s: compaction: %w", r.id, err)
 	}
 	return nil
+}
+
+// dropTornSnapshots removes from es (which starts at the live boundary, if
+// any) every later boundary, all of them incomplete, together with the
+// entries on the lines right after it: the part of its snapshot the crash
+// let through. Entries after the gap in the file were appended after the
+// crash and stay. es is not modified.
+func dropTornSnapshots(es []Entry) []Entry {
+	out, copied := es, false
+	for i := 1; i < len(out); i++ {
+		if !out[i].IsBoundary() {
+			continue
+		}
+		j := i + 1
+		for j < len(out) && adjacent(&out[j-1], &out[j]) {
+			j++
+		}
+		if !copied {
+			out, copied = slices.Clone(out), true
+		}
+		out = slices.Delete(out, i, j)
+		i--
+	}
+	return out
 }

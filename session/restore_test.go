@@ -526,3 +526,34 @@ func TestRecorder(t *testing.T) {
 		t.Errorf("session metadata %+v: want title a, 1 compaction, 1 live message, 5 entries", sess)
 	}
 }
+
+// TestRestoreAfterTornCompaction: a compaction's write is torn by a crash;
+// the agent resumes (getting the window from before the compaction) and
+// appends more messages. Those messages were acknowledged and must be in
+// the next resume; the torn snapshot lines must not.
+func TestRestoreAfterTornCompaction(t *testing.T) {
+	t.Parallel()
+	bnd := session.Entry{UUID: "B", SessionID: "s1", Type: session.TypeSystem, Subtype: session.SubtypeCompactBoundary,
+		LogicalParentUUID: "u1", CompactMetadata: &session.CompactMetadata{Trigger: "auto", Messages: 3}}
+	bl, err := session.MarshalLine(bnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := lines(our(t, 0, "u0", ""), our(t, 1, "u1", "u0"), string(bl), our(t, 2, "s0", "B"),
+		`{"uuid":"s1","parentUuid":"s0","type":"us`, // torn by the crash
+		our(t, 3, "m1", "s0"), our(t, 4, "m2", "m1"))
+	es, _ := read(t, "torn.jsonl", data)
+	res, _ := session.Resolve(es)
+	w, _, err := session.Restore(res, window.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range w.Messages() {
+		got = append(got, m.Text())
+	}
+	want := []string{"message 0", "reply 1", "reply 3", "message 4"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("restored window (-want +got):\n%s", d)
+	}
+}
