@@ -104,6 +104,11 @@ type Retention struct {
 	// Kept and Total count facts over all categories.
 	Kept  int `json:"kept"`
 	Total int `json:"total"`
+	// Counts holds, per category (the JSON names above: "user_messages",
+	// "files_modified", …), the facts kept and the facts in total:
+	// Counts[c][0] kept, Counts[c][1] total. [Retention.Add] sums them
+	// to give the retention over many compactions.
+	Counts map[string][2]int `json:"counts,omitempty"`
 	// Missing lists up to 20 facts that were lost, for reports.
 	Missing []string `json:"missing,omitempty"`
 }

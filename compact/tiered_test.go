@@ -552,7 +552,7 @@ func TestParseStrategy(t *testing.T) {
 			t.Errorf("ParseStrategy(%q) = %v, %v; want %s", name, s, err, want)
 		}
 	}
-	if _, err := compact.ParseStrategy("summarize", nil); err == nil || !strings.Contains(err.Error(), "tiered, mask, none") {
+	if _, err := compact.ParseStrategy("summarise", nil); err == nil || !strings.Contains(err.Error(), "tiered, mask, summarize, none") {
 		t.Errorf("ParseStrategy(unknown) error = %v, want one naming the known strategies", err)
 	}
 }

@@ -126,6 +126,14 @@ type Result struct {
 	Problems []string `json:"problems,omitempty"`
 	WallMS   float64  `json:"wall_ms"`
 	Steps    []Step   `json:"steps,omitempty"`
+	// Retention is how many of the key facts of the history that
+	// summarizing compactions removed are still in the window after each,
+	// over all of them ([compact.Retention.Add]): per category and
+	// overall. Nil when no summarizing compaction ran.
+	Retention *compact.Retention `json:"retention,omitempty"`
+	// Summaries are the records of the summarizing compactions
+	// ([compact.LevelSummary]), in order, each with its own retention.
+	Summaries []compact.Record `json:"summaries,omitempty"`
 	// SessionID is the id of the session the replay was saved as, when
 	// [Options].Store was set.
 	SessionID string `json:"session_id,omitempty"`
@@ -275,6 +283,15 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 				res.Compactions[r.Level.String()]++
 				res.TokensRemoved += r.TokensRemoved()
 				actions = append(actions, describe(r))
+				if r.Level == compact.LevelSummary {
+					res.Summaries = append(res.Summaries, r)
+					if r.Retention != nil {
+						if res.Retention == nil {
+							res.Retention = &compact.Retention{}
+						}
+						res.Retention.Add(*r.Retention)
+					}
+				}
 			}
 			if sv != nil && len(recs) > 0 {
 				if err := sv.compacted(ctx, w, recs); err != nil {
@@ -376,6 +393,12 @@ func describe(r compact.Record) string {
 		parts = append(parts, fmt.Sprintf("%d msgs cut", r.MessagesCut))
 	}
 	parts = append(parts, fmt.Sprintf("-%d tok", r.TokensRemoved()))
+	if r.Fallback {
+		parts = append(parts, "FALLBACK")
+	}
+	if r.Retention != nil {
+		parts = append(parts, fmt.Sprintf("retained %.0f%%", 100*r.Retention.Overall))
+	}
 	return r.Level.String() + " " + strings.Join(parts, " ")
 }
 

@@ -125,6 +125,12 @@ func (s *saver) compacted(ctx context.Context, w *window.Window, recs []compact.
 		Strategy:  recs[0].Strategy,
 		Level:     top.String(),
 	}
+	for _, r := range recs {
+		if r.Level == compact.LevelSummary {
+			meta.FilesIncluded = r.FilesIncluded
+			meta.Fallback = r.Fallback
+		}
+	}
 	if err := s.rec.Compacted(ctx, w, meta); err != nil {
 		return fmt.Errorf("replay: save session %s: compaction: %w", s.id, err)
 	}

@@ -32,6 +32,7 @@ type replayFlags struct {
 	save     bool
 	project  string
 	home     string
+	sum      summarizerFlags
 }
 
 func newReplayCmd(e *env) *cobra.Command {
@@ -50,6 +51,17 @@ provider's usage, agentctx's count beside the provider's.
 Formats (auto-detected, or forced with --format): ` + formatNames() + `.
 A folder is searched recursively for .jsonl, .json and .traj files.
 
+With --strategy summarize, old history is replaced by a summary (seed 001's
+CompactionService): by the extractive summarizer, which needs no model,
+unless a provider is configured (--summarizer llm, --provider,
+$AGENTCTX_PROVIDER, or $OPENAI_API_KEY / $ANTHROPIC_API_KEY), then by the
+model. Each summary's retention (how many of the removed part's user
+messages, file paths, errors, failing tests and failed commands are still
+in the window) is printed per compaction with -v and overall per category;
+--json has it as "retention" (overall, user_messages, files_modified,
+files_read, errors, failing_tests, failed_commands) and each summary under
+"summaries".
+
 With --json, one JSON object per trajectory is printed per line (JSON Lines).
 
 With --save, each replayed trajectory is stored as a session (in --home, for
@@ -61,7 +73,8 @@ replay. The session id is printed (and is "session_id" in --json).`,
 		Example: `  agentctx replay ../shared/data --budget 16000
   agentctx replay session.jsonl --model claude-sonnet-4-5 --strategy mask -v
   agentctx replay ./trajectories --json > results.jsonl
-  agentctx replay session.jsonl --budget 16000 --save`,
+  agentctx replay session.jsonl --budget 16000 --save
+  agentctx replay ../shared/data --budget 16000 --strategy summarize`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, e, f, args)
@@ -71,7 +84,10 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	fl.StringVar(&f.model, "model", "", "model to replay under (default: the model the transcript records, else "+replay.DefaultModel+")")
 	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the model's budget under --policy)")
 	fl.StringVar(&f.policy, "policy", "", "budget policy when --budget is not set: reserve or tiers (default "+model.DefaultPolicy.Name()+")")
-	fl.StringVar(&f.strategy, "strategy", "tiered", "compaction strategy: tiered, mask or none")
+	fl.StringVar(&f.strategy, "strategy", "tiered", "compaction strategy: tiered, mask, summarize or none")
+	fl.StringVar(&f.sum.kind, "summarizer", "auto", "with --strategy summarize, the "+summarizerHelp)
+	fl.StringVar(&f.sum.provider, "provider", "", "with --summarizer llm, the provider: openai or anthropic (default $AGENTCTX_PROVIDER, else by the API key set)")
+	fl.StringVar(&f.sum.model, "summary-model", "", "with --summarizer llm, the model that writes summaries (default $AGENTCTX_MODEL, else the provider's default)")
 	fl.StringVar(&f.format, "format", "", "force a transcript format: "+formatNames())
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per trajectory (JSON Lines)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print a per-step table (step, role, tokens added, prompt tokens, usage %, provider's count, action)")
@@ -100,6 +116,11 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	strategy, err := compact.ParseStrategy(f.strategy, e.logger)
 	if err != nil {
 		return usageError{err}
+	}
+	if s, ok := strategy.(*compact.Summarize); ok {
+		if s.Summarizer, err = f.sum.summarizer(); err != nil {
+			return err
+		}
 	}
 	var policy model.Policy
 	if f.policy != "" {
@@ -180,6 +201,7 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 			}
 			if f.verbose {
 				printSteps(e.stdout, res)
+				printSummaries(e.stdout, res)
 			}
 			if len(files) == 1 && len(trs) == 1 {
 				printSummary(e.stdout, res)
@@ -188,6 +210,21 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	}
 	if !f.json && (len(results) > 1 || (len(results) == 1 && len(files) > 1)) {
 		printTable(e.stdout, results)
+		var total *compact.Retention
+		n := 0
+		for _, r := range results {
+			if r.Retention != nil {
+				if total == nil {
+					total = &compact.Retention{}
+				}
+				total.Add(*r.Retention)
+				n += len(r.Summaries)
+			}
+		}
+		if total != nil {
+			fmt.Fprintf(e.stdout, "retention over %d summaries: ", n)
+			printRetention(e.stdout, "", total)
+		}
 	}
 	if !f.json && f.save {
 		for _, r := range results {
@@ -287,6 +324,22 @@ func printSummary(w io.Writer, r *replay.Result) {
 	}
 	fmt.Fprintf(w, "; invariant violations %d\n", r.InvariantViolations)
 	fmt.Fprintf(w, "  compactions  %s; tokens removed %s\n", levelCounts(r), num(r.TokensRemoved))
+	if len(r.Summaries) > 0 {
+		fb := 0
+		for _, s := range r.Summaries {
+			if s.Fallback {
+				fb++
+			}
+		}
+		fmt.Fprintf(w, "  summaries    %d by %s", len(r.Summaries), r.Summaries[0].Summarizer)
+		if fb > 0 {
+			fmt.Fprintf(w, ", %d fell back to truncation", fb)
+		}
+		fmt.Fprintln(w)
+	}
+	if r.Retention != nil {
+		printRetention(w, "  retention    ", r.Retention)
+	}
 	if r.OrphanResults > 0 {
 		fmt.Fprintf(w, "  repaired     %d tool results without a call added as user text\n", r.OrphanResults)
 	}
@@ -329,6 +382,26 @@ func printSteps(w io.Writer, r *replay.Result) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\t%s\n", s.Step, s.Role, num(s.TokensAdded), num(s.PromptTokens), pct(s.Usage), provider, s.Action)
 	}
 	_ = tw.Flush()
+}
+
+// printSummaries writes one block per summarizing compaction: where it
+// happened, its tokens, files, fallback and retention per category.
+func printSummaries(w io.Writer, r *replay.Result) {
+	for i, s := range r.Summaries {
+		fmt.Fprintf(w, "summary %d: %s → %s tokens (summary %s) by %s in %.0f ms, %d messages replaced",
+			i+1, num(s.TokensBefore), num(s.TokensAfter), num(s.SummaryTokens), s.Summarizer, s.DurationMS, s.MessagesRemoved)
+		if s.Fallback {
+			fmt.Fprintf(w, "; FELL BACK: %s", s.FallbackReason)
+		}
+		fmt.Fprintln(w)
+		if len(s.FilesIncluded) > 0 {
+			fmt.Fprintf(w, "  files     %s\n", strings.Join(s.FilesIncluded, ", "))
+		}
+		printRetention(w, "  retained  ", s.Retention)
+		if s.Retention != nil && len(s.Retention.Missing) > 0 {
+			fmt.Fprintf(w, "  lost      %s\n", strings.Join(s.Retention.Missing, " | "))
+		}
+	}
 }
 
 func printTable(w io.Writer, rs []*replay.Result) {

@@ -1,0 +1,266 @@
+package compact
+
+import (
+	"bytes"
+	"cmp"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentctx/agentctx/chat"
+)
+
+// Defaults of [FileAnalyzer] (seed 001's FileAnalyzer: top 5 files, at
+// most 1,000 lines each).
+const (
+	DefaultMaxFiles       = 5
+	DefaultMaxFileLines   = 1000
+	DefaultMaxFileBytes   = 256 << 10
+	fileSniffBytes        = 8 << 10
+	maxTextPathCandidates = 10000
+)
+
+// FileAnalyzer finds the files that matter in a stretch of history, for a
+// summary (seed 001's FileAnalyzer, done right). Paths come from tool-call
+// arguments (file_path, path, target, source, destination, notebook_path,
+// filename, Codex apply_patch headers, str_replace_editor, SWE-agent
+// open/create/edit, shell cat/sed/head/tee/redirections: see
+// [ExtractFacts]) and from user and assistant text (absolute and relative
+// paths with an extension such as "src/app.go" or "./x.py"; not URLs, not
+// version numbers such as "1.2.3"). Files are ranked modified first, then
+// by mentions, then by recency (the last message naming them), then by
+// path; the top MaxFiles are returned.
+//
+// The zero value is ready to use with the defaults and does not read
+// files. A FileAnalyzer is plain configuration, safe for concurrent use.
+type FileAnalyzer struct {
+	// Root is the directory relative paths are read against. Optional.
+	// Defaults to the process's working directory.
+	Root string
+	// MaxFiles is how many files Analyze returns. Optional. Defaults to
+	// [DefaultMaxFiles] (5, seed 001).
+	MaxFiles int
+	// MaxLines is the most lines of content kept per file. Optional.
+	// Defaults to [DefaultMaxFileLines] (1,000, seed 001).
+	MaxLines int
+	// MaxBytes is the largest file, in bytes, whose content is read.
+	// Optional. Defaults to [DefaultMaxFileBytes] (256 KiB).
+	MaxBytes int64
+	// ReadContent makes Analyze read each file's content from disk.
+	ReadContent bool
+}
+
+// Analyze returns the most important files of msgs, most important first,
+// deterministically. With ReadContent, each file's Content is read when
+// the file exists, is a regular file, is text (no NUL byte in its first
+// 8 KiB, valid UTF-8) and is at most MaxBytes; it is cut to MaxLines lines
+// (Truncated is then set). Files under /proc, /sys and /dev are never
+// read. Unreadable files are listed without content; Analyze returns no
+// error and never panics.
+func (a FileAnalyzer) Analyze(msgs []chat.Message) []FileContext {
+	h := scanHistory(msgs)
+	// Text mentions.
+	for i, m := range msgs {
+		if m.Role != chat.RoleUser && m.Role != chat.RoleAssistant {
+			continue
+		}
+		t := m.Text()
+		if t == "" || (m.Role == chat.RoleUser && isMeta(strings.TrimSpace(t)) && !strings.HasPrefix(strings.TrimSpace(t), SummaryHeader)) {
+			continue
+		}
+		for _, p := range TextPaths(t) {
+			h.mention(p, i)
+		}
+	}
+	files := slices.Clone(h.files)
+	slices.SortStableFunc(files, func(x, y *fileUse) int {
+		if x.modified != y.modified {
+			if x.modified {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(y.mentions, x.mentions); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.last, x.last); c != 0 {
+			return c
+		}
+		return strings.Compare(x.path, y.path)
+	})
+	limit := cmp.Or(a.MaxFiles, DefaultMaxFiles)
+	if len(files) > limit {
+		files = files[:limit]
+	}
+	out := make([]FileContext, 0, len(files))
+	for _, f := range files {
+		fc := FileContext{Path: f.path, Modified: f.modified, Mentions: f.mentions, LastMention: f.last}
+		if a.ReadContent {
+			fc.Content, fc.Truncated = a.read(f.path)
+		}
+		out = append(out, fc)
+	}
+	return out
+}
+
+// mention counts a text mention of p at message i without classifying it.
+func (h *history) mention(p string, at int) {
+	p = cleanPath(p)
+	if p == "" {
+		return
+	}
+	f := h.byPath[p]
+	if f == nil {
+		f = &fileUse{path: p}
+		h.byPath[p] = f
+		h.files = append(h.files, f)
+	}
+	f.mentions++
+	if at > f.last {
+		f.last = at
+	}
+}
+
+// read returns a file's content cut to MaxLines lines, or "" when it must
+// not or cannot be read.
+func (a FileAnalyzer) read(p string) (string, bool) {
+	full := p
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(a.Root, full)
+	}
+	full, err := filepath.Abs(full)
+	if err != nil || forbidden(full) {
+		return "", false
+	}
+	if real, err := filepath.EvalSymlinks(full); err != nil || forbidden(real) {
+		return "", false
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	maxBytes := cmp.Or(a.MaxBytes, DefaultMaxFileBytes)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxBytes {
+		return "", false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil || int64(len(data)) > maxBytes {
+		return "", false
+	}
+	if bytes.IndexByte(data[:min(len(data), fileSniffBytes)], 0) >= 0 || !utf8.Valid(data) {
+		return "", false
+	}
+	s := string(data)
+	maxLines := cmp.Or(a.MaxLines, DefaultMaxFileLines)
+	i, n := 0, 0
+	for n < maxLines {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			return s, false
+		}
+		i += j + 1
+		n++
+	}
+	if i == len(s) {
+		return s, false
+	}
+	return s[:i], true
+}
+
+// forbidden reports whether p is under /proc, /sys or /dev.
+func forbidden(p string) bool {
+	for _, d := range []string{"/proc", "/sys", "/dev"} {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// textPathRe matches path candidates in prose: optional ~/, ./ or ../,
+// slash-separated segments, and a base name with an extension that starts
+// with a letter. Boundaries are checked in TextPaths.
+var textPathRe = regexp.MustCompile(`(?:~/|\.{1,2}/|/)?(?:[\w@+\-][\w.@+\-]*/)*[\w@+\-][\w@+\-]*(?:\.[\w\-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}`)
+
+// bareTLDs are extensions that make a slash-less name a domain, not a
+// file ("example.com").
+var bareTLDs = map[string]bool{"com": true, "org": true, "net": true, "io": true, "dev": true, "ai": true, "edu": true, "gov": true}
+
+// TextPaths returns the file paths named in prose, in order of first
+// appearance, without duplicates: absolute and relative paths whose base
+// name has an extension ("src/app.go", "./x.py", "/etc/hosts.conf",
+// "README.md"), with a trailing ":line" removed. URLs ("https://…"),
+// e-mail addresses, version numbers ("1.2.3", "v2.0") and bare domain
+// names ("example.com") are not paths. At most 10,000 candidates are
+// examined.
+func TextPaths(text string) []string {
+	var out []string
+	locs := textPathRe.FindAllStringIndex(text, maxTextPathCandidates)
+	for _, l := range locs {
+		s, e := l[0], l[1]
+		p := text[s:e]
+		if s > 0 {
+			prev, _ := utf8.DecodeLastRuneInString(text[:s])
+			if prev == '@' || prev == ':' || prev == '.' || prev == '-' || prev == '=' && strings.HasSuffix(text[:s], "==") {
+				continue
+			}
+			if isWordRune(prev) {
+				continue
+			}
+		}
+		// The word the candidate is part of: a URL is not a path.
+		ws := strings.LastIndexFunc(text[:s], unicode.IsSpace) + 1
+		if strings.Contains(text[ws:min(e, s+2)], "://") {
+			continue
+		}
+		if e < len(text) {
+			next, _ := utf8.DecodeRuneInString(text[e:])
+			if next == '@' || next == '/' || isWordRune(next) {
+				continue
+			}
+		}
+		if !strings.Contains(strings.TrimPrefix(p, "/"), "/") && !strings.HasPrefix(p, "/") {
+			ext := p[strings.LastIndexByte(p, '.')+1:]
+			base := p[:strings.LastIndexByte(p, '.')]
+			if bareTLDs[strings.ToLower(ext)] || len(ext) == 1 && utf8.RuneCountInString(strings.Trim(base, "./~")) < 2 {
+				continue
+			}
+		}
+		if isVersion(p) {
+			continue
+		}
+		p = strings.TrimPrefix(p, "./")
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+}
+
+// isVersion reports whether s looks like a version ("v1.2.3", "1.2.3rc1",
+// "2.0.x"): every dot-separated segment after an optional "v" starts with
+// a digit, except possibly the last.
+func isVersion(s string) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "v"), "V")
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || strings.Contains(s, "/") {
+		return false
+	}
+	for _, p := range parts[:len(parts)-1] {
+		if p == "" || p[0] < '0' || p[0] > '9' {
+			return false
+		}
+	}
+	return true
+}

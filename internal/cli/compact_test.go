@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentctx/agentctx/internal/sharedtest"
+)
+
+func TestCompactDryRunFile(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(sharedtest.Dir(t), "claude-code", "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	out := mustRun(t, ExitOK, "compact", file, "--dry-run", "--budget", "16000", "--summarizer", "extractive", "--json")
+	var r compactReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if r.Summarizer != "extractive" || r.Fallback || r.Written || !r.DryRun {
+		t.Fatalf("report %+v", r)
+	}
+	if r.TokensAfter >= r.TokensBefore || r.TokensAfter > r.Budget || r.Budget != 16000 {
+		t.Fatalf("tokens %d → %d, budget %d", r.TokensBefore, r.TokensAfter, r.Budget)
+	}
+	if r.Retention == nil || r.Retention.FilesModified < 0.95 || r.Retention.Overall < 0.9 || len(r.FilesIncluded) == 0 {
+		t.Fatalf("retention %+v, files %v", r.Retention, r.FilesIncluded)
+	}
+	if !strings.HasPrefix(r.Summary, "[agentctx summary]") {
+		t.Fatalf("summary %q", cut(r.Summary, 200))
+	}
+	// The text form says the same.
+	text := mustRun(t, ExitOK, "compact", file, "--dry-run", "--budget", "16000", "--summarizer", "extractive", "--instructions", "focus on the tests")
+	for _, want := range []string{"tokens ", "files ", "retention    overall", "user messages", "dry run      nothing written", "[agentctx summary]"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, cut(text, 3000))
+		}
+	}
+}
+
+func TestCompactStoredSession(t *testing.T) {
+	t.Parallel()
+	home, results := importShared(t)
+	id := ""
+	for _, r := range results {
+		if strings.HasSuffix(r.File, "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl") {
+			id = r.ID
+		}
+	}
+	if id == "" {
+		t.Fatalf("big session not imported: %+v", results)
+	}
+	out := mustRun(t, ExitOK, "compact", id, "--home", home, "--budget", "16000", "--summarizer", "extractive", "--instructions", "focus on the renderer")
+	if !strings.Contains(out, "written      compact boundary and summary appended to session "+id) {
+		t.Fatalf("compact output:\n%s", cut(out, 3000))
+	}
+	show := mustRun(t, ExitOK, "sessions", "show", id, "--home", home)
+	if !strings.Contains(show, "summary (compaction)") || !strings.Contains(show, "[agentctx summary]") || !strings.Contains(show, "focus on the renderer") {
+		t.Fatalf("sessions show does not show the summary:\n%s", cut(show, 3000))
+	}
+	// A second compaction rolls the first summary in.
+	out = mustRun(t, ExitOK, "compact", id, "--home", home, "--budget", "16000", "--summarizer", "extractive", "--json")
+	var r compactReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Written && !r.Nothing {
+		t.Fatalf("second compaction: %+v", r)
+	}
+	if strings.Count(r.Summary, "[agentctx summary]") > 1 {
+		t.Fatalf("summaries nest:\n%s", r.Summary)
+	}
+}
+
+func TestCompactUsage(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(sharedtest.Dir(t), "claude-code", "short.jsonl")
+	home := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no argument", []string{"compact"}, "accepts 1 arg"},
+		{"bad summarizer", []string{"compact", file, "--dry-run", "--summarizer", "magic"}, "--summarizer must be"},
+		{"negative budget", []string{"compact", file, "--dry-run", "--budget", "-1"}, "--budget must be positive"},
+		{"file without dry run", []string{"compact", file, "--summarizer", "extractive"}, "import it first"},
+		{"bad id", []string{"compact", "../x", "--home", home, "--summarizer", "extractive"}, ""},
+		{"unknown flag", []string{"compact", file, "--frobnicate"}, "unknown flag"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, errOut := run(t, tc.args...)
+			if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errOut, ExitUsage, tc.want)
+			}
+		})
+	}
+}
+
+func TestReplaySummarize(t *testing.T) {
+	t.Parallel()
+	dir := sharedtest.Dir(t)
+	out := mustRun(t, ExitOK, "replay", "--json", "--budget", "16000", "--strategy", "summarize", "--summarizer", "extractive", dir)
+	summaries := 0
+	for _, r := range jsonLines[map[string]any](t, out) {
+		ret, ok := r["retention"].(map[string]any)
+		if !ok {
+			continue
+		}
+		summaries++
+		for _, k := range []string{"overall", "user_messages", "files_modified", "files_read", "errors", "failing_tests", "failed_commands"} {
+			if _, ok := ret[k].(float64); !ok {
+				t.Errorf("%v: retention lacks %q: %v", r["file"], k, ret)
+			}
+		}
+	}
+	if summaries == 0 {
+		t.Fatal("no trajectory reports retention")
+	}
+	text := mustRun(t, ExitOK, "replay", "--budget", "16000", "--strategy", "summarize", "--summarizer", "extractive", "-v", filepath.Join(dir, "claude-code", "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"))
+	for _, want := range []string{"summary 1: ", "  retained  overall", "  retention    overall", "summaries    "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("replay -v lacks %q", want)
+		}
+	}
+	table := mustRun(t, ExitOK, "replay", "--budget", "16000", "--strategy", "summarize", "--summarizer", "extractive", dir)
+	if !strings.Contains(table, "retention over ") {
+		t.Errorf("replay table lacks the overall retention")
+	}
+}
+
+func TestReplaySummarizerUsage(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := run(t, "replay", "--strategy", "summarize", "--summarizer", "magic", "x.jsonl")
+	if code != ExitUsage || !strings.Contains(errOut, "--summarizer must be") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

@@ -1,0 +1,125 @@
+package provider_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/provider"
+)
+
+// fakeModel answers with reply (or err), or blocks until ctx is done when
+// block is set, and remembers the requests.
+type fakeModel struct {
+	reply provider.Response
+	err   error
+	block bool
+	mu    sync.Mutex
+	reqs  []provider.Request
+}
+
+func (f *fakeModel) Name() string { return "fake/model-1" }
+
+func (f *fakeModel) Send(ctx context.Context, req provider.Request) (*provider.Response, error) {
+	f.mu.Lock()
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	if f.block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	r := f.reply
+	return &r, nil
+}
+
+func TestSummarizer(t *testing.T) {
+	t.Parallel()
+	req := compact.SummaryRequest{
+		Messages:     []chat.Message{chat.NewText(chat.RoleUser, "fix the parser")},
+		Instructions: "focus on the parser",
+		MaxTokens:    1000,
+	}
+	usage := chat.Usage{InputTokens: 120, OutputTokens: 30, CacheReadTokens: 5}
+	tests := []struct {
+		name      string
+		model     *fakeModel
+		s         provider.Summarizer
+		want      compact.SummaryResult
+		wantErr   error
+		maxTokens int
+	}{
+		{"ok", &fakeModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, "  ## Summary\nparser  "), Usage: usage}},
+			provider.Summarizer{}, compact.SummaryResult{Text: "## Summary\nparser", Usage: &usage}, nil, 1000 + 250 + 256},
+		{"own max tokens", &fakeModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, "s")}},
+			provider.Summarizer{MaxTokens: 77}, compact.SummaryResult{Text: "s"}, nil, 77},
+		{"empty reply", &fakeModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, " "), StopReason: "max_tokens", Usage: usage}},
+			provider.Summarizer{}, compact.SummaryResult{Usage: &usage}, provider.ErrEmptySummary, 1506},
+		{"provider error", &fakeModel{err: provider.ErrRateLimited},
+			provider.Summarizer{}, compact.SummaryResult{}, provider.ErrRateLimited, 1506},
+		{"timeout", &fakeModel{block: true},
+			provider.Summarizer{Timeout: 20 * time.Millisecond}, compact.SummaryResult{}, context.DeadlineExceeded, 1506},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := tc.s
+			s.Model = tc.model
+			if got := s.Name(); got != "llm:fake/model-1" {
+				t.Fatalf("Name = %q", got)
+			}
+			got, err := s.Summarize(t.Context(), req)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("result (-want +got):\n%s", diff)
+			}
+			if len(tc.model.reqs) != 1 {
+				t.Fatalf("%d calls", len(tc.model.reqs))
+			}
+			sent := tc.model.reqs[0]
+			if sent.MaxTokens != tc.maxTokens {
+				t.Errorf("MaxTokens = %d, want %d", sent.MaxTokens, tc.maxTokens)
+			}
+			if diff := cmp.Diff(compact.SummaryPrompt(req), sent.Messages); diff != "" {
+				t.Errorf("messages are not SummaryPrompt's (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(sent.Messages[1].Text(), "focus on the parser") {
+				t.Errorf("instructions not sent")
+			}
+		})
+	}
+}
+
+// The LLM summarizer drives a summarizing compaction; a failing model makes
+// it fall back.
+func TestSummarizerInCompaction(t *testing.T) {
+	t.Parallel()
+	for _, fail := range []bool{false, true} {
+		m := &fakeModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, "the user wants the parser fixed")}}
+		if fail {
+			m.err = provider.ErrUnavailable
+		}
+		w := testWindow(t)
+		recs, err := (&compact.Summarize{Summarizer: &provider.Summarizer{Model: m}, Force: true}).Compact(t.Context(), w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) == 0 || recs[0].Fallback != fail || recs[0].Summarizer != "llm:fake/model-1" {
+			t.Fatalf("fail=%v: records %+v", fail, recs)
+		}
+		if vs := w.Check(); len(vs) > 0 {
+			t.Fatal(vs)
+		}
+	}
+}
