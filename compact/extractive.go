@@ -194,6 +194,9 @@ func buildDigest(req SummaryRequest) *digest {
 			item += "\n→ " + e.errLine
 			shown[e.errLine] = true
 		}
+		if e.cause != "" {
+			item += "\n→ … " + e.cause
+		}
 		item += " (" + status + ")"
 		d.commands = appendNew(d.commands, item)
 	}

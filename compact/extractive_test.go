@@ -259,3 +259,29 @@ func BenchmarkExtractFacts(b *testing.B) {
 		compact.MeasureRetention(f, msgs)
 	}
 }
+
+// TestExtractiveCauseLine: when the first line of a failed result is
+// noise (a build banner, "Traceback …"), the summary also quotes the last
+// line that names the error, where compilers and tracebacks put the cause.
+func TestExtractiveCauseLine(t *testing.T) {
+	t.Parallel()
+	msgs := []chat.Message{
+		user("Parse the fixture."),
+		fxCall("1", "Bash", map[string]any{"command": "python3 load.py"}),
+		fxResult("1", "Bash", "Traceback (most recent call last):\n  File \"load.py\", line 3, in <module>\n    json.loads(s)\njson.decoder.JSONDecodeError: Unterminated string\n", true),
+		fxCall("2", "Bash", map[string]any{"command": "mix test"}),
+		fxResult("2", "Bash", "Getting extensions in current project...\nCompiling 4 files\n58 tests, 1 failure\n", true),
+	}
+	res, err := compact.Extractive{Counter: quarterCounter{}}.Summarize(t.Context(), compact.SummaryRequest{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"- python3 load.py\n  → Traceback (most recent call last):\n  → … json.decoder.JSONDecodeError: Unterminated string (not run again)\n",
+		"- mix test\n  → Getting extensions in current project...\n  → … 58 tests, 1 failure (not run again)",
+	} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("summary lacks %q\nsummary:\n%s", want, res.Text)
+		}
+	}
+}

@@ -127,6 +127,7 @@ type toolEvent struct {
 	failed  bool
 	done    bool   // a result answered the call
 	errLine string // first informative line of a failed result
+	cause   string // the line that names the error, when errLine does not
 	tests   []string
 }
 
@@ -210,6 +211,9 @@ func scanHistory(msgs []chat.Message) *history {
 			ev.failed = r.IsError || nonZeroExit(r.Content)
 			if ev.failed {
 				ev.errLine = errorLine(r.Content)
+				if c := causeLine(r.Content); c != ev.errLine {
+					ev.cause = c
+				}
 			}
 			ev.tests = failingTests(r.Content)
 		}
@@ -713,6 +717,28 @@ func errorLine(content string) string {
 		}
 	}
 	return cutPlain(normalizeSpace(first), FactLineRunes)
+}
+
+// causeRe matches a line that names an error: what a reader of a failed
+// command's output looks for first.
+var causeRe = regexp.MustCompile(`(?i)\b(?:[a-z]*error|[a-z]*exception|traceback|fatal|panic|fail(?:ed|ure|ures)?|cannot|could not|not found|undefined|denied|refused|invalid)\b`)
+
+// causeLine returns the last line of a failed result that names an error
+// (the last, because tracebacks and compilers end with the cause), cut
+// like [errorLine], or "" when no line does. It reads at most the last
+// 200 lines.
+func causeLine(content string) string {
+	lines := strings.Split(content, "\n")
+	if len(lines) > 200 {
+		lines = lines[len(lines)-200:]
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l != "" && causeRe.MatchString(l) && !wrapperLine.MatchString(l) {
+			return cutPlain(normalizeSpace(l), FactLineRunes)
+		}
+	}
+	return ""
 }
 
 // Test-failure lines of common runners.
