@@ -129,6 +129,7 @@ func (s *saver) compacted(ctx context.Context, w *window.Window, recs []compact.
 		if r.Level == compact.LevelSummary {
 			meta.FilesIncluded = r.FilesIncluded
 			meta.Fallback = r.Fallback
+			meta.Summarizer, meta.DurationMS, meta.Usage = r.Summarizer, r.DurationMS, r.Usage
 		}
 	}
 	if err := s.rec.Compacted(ctx, w, meta); err != nil {

@@ -137,7 +137,7 @@ func TestSaveSummarize(t *testing.T) {
 	meta := es[0].CompactMetadata
 	last := res.Summaries[len(res.Summaries)-1]
 	if meta.Level != "summary" || meta.Strategy != "summarize" || meta.Fallback || meta.PreTokens == 0 || meta.PostTokens == 0 ||
-		!cmp.Equal(meta.FilesIncluded, last.FilesIncluded) {
+		!cmp.Equal(meta.FilesIncluded, last.FilesIncluded) || meta.Summarizer != "extractive" || meta.DurationMS <= 0 || meta.Usage != nil {
 		t.Fatalf("boundary metadata %+v; last summary files %v", meta, last.FilesIncluded)
 	}
 	found := false

@@ -3,6 +3,8 @@ package session
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/agentctx/agentctx/chat"
 )
 
 // Entry types ([Entry.Type]), seed 001's JSONLEntry.type, which are Claude
@@ -166,6 +168,13 @@ type CompactMetadata struct {
 	// Fallback reports that a summarizing compaction fell back to
 	// truncation. Extension.
 	Fallback bool `json:"fallback,omitempty"`
+	// Summarizer names the summarizer of a summarizing compaction
+	// ("extractive", "llm:<provider>/<model>"), DurationMS how long it
+	// took in milliseconds, and Usage what its model call reported (nil
+	// without a model). Extensions.
+	Summarizer string      `json:"summarizer,omitempty"`
+	DurationMS float64     `json:"durationMs,omitempty"`
+	Usage      *chat.Usage `json:"usage,omitempty"`
 }
 
 // Anchor is the JSON form of a window's usage anchor (token.Anchor):

@@ -130,6 +130,7 @@ replay reads) is compacted with --dry-run only; import it first
 				meta := session.CompactMetadata{
 					Trigger: "manual", PreTokens: before, PostTokens: w.Tokens(),
 					FilesIncluded: sr.FilesIncluded, Strategy: s.Name(), Level: compact.LevelSummary.String(), Fallback: sr.Fallback,
+					Summarizer: sr.Summarizer, DurationMS: sr.DurationMS, Usage: sr.Usage,
 				}
 				if err := st.Compacted(ctx, w, meta); err != nil {
 					var ce error = err
