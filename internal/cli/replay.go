@@ -199,11 +199,16 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 				}
 				continue
 			}
+			single := len(files) == 1 && len(trs) == 1
 			if f.verbose {
 				printSteps(e.stdout, res)
+			}
+			if f.verbose || single {
+				// Retention per summarizing compaction: with -v, or
+				// when one trajectory is replayed (issue 4).
 				printSummaries(e.stdout, res)
 			}
-			if len(files) == 1 && len(trs) == 1 {
+			if single {
 				printSummary(e.stdout, res)
 			}
 		}
