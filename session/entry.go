@@ -28,6 +28,15 @@ const (
 	// TypeSystem is a system prompt, or with [SubtypeCompactBoundary] a
 	// compact boundary.
 	TypeSystem = "system"
+	// TypeState is agentctx's working-memory state ([Entry.State]): the
+	// runtime state tracker's and the working memory's state, written by
+	// [Recorder.SaveState] so that a resumed session renders the same
+	// prompt sections (issue 5). A state entry is part of the chain
+	// (it has a parentUuid and is kept by [Resolve]) but records no
+	// message: [Entry.Messages] gives nil for it and it does not count
+	// in [CompactMetadata.Messages]. [LastState] finds the latest.
+	// Extension; Claude Code has no such line.
+	TypeState = "agentctx_state"
 )
 
 // SubtypeCompactBoundary marks a system entry as a compact boundary (seed
@@ -99,6 +108,11 @@ type Entry struct {
 	// CompactMetadata describes the compaction, on a compact boundary
 	// (and, as Claude Code does, on the summary).
 	CompactMetadata *CompactMetadata `json:"compactMetadata,omitempty"`
+	// State is the working-memory state on a [TypeState] entry: one JSON
+	// value, normally an object whose shape the engine defines (for
+	// example {"tracker": …, "workmem": …}); the session package only
+	// stores it. Nil on other entries. Extension.
+	State json.RawMessage `json:"state,omitempty"`
 
 	// Raw is the line as it was read, without its newline; nil for an
 	// entry built in memory. A store writes Raw byte for byte instead of
@@ -209,7 +223,7 @@ func (e *Entry) IsBoundary() bool {
 // messages.
 func (e *Entry) Known() bool {
 	switch e.Type {
-	case TypeUser, TypeAssistant, TypeToolUse, TypeToolResult, TypeSystem:
+	case TypeUser, TypeAssistant, TypeToolUse, TypeToolResult, TypeSystem, TypeState:
 		return true
 	}
 	return false

@@ -35,6 +35,7 @@ type wireEntry struct {
 	ToolResult        *ToolResult      `json:"toolResult,omitempty"`
 	IsCompactSummary  bool             `json:"isCompactSummary,omitempty"`
 	CompactMetadata   *CompactMetadata `json:"compactMetadata,omitempty"`
+	State             json.RawMessage  `json:"state,omitempty"`
 }
 
 // MarshalLine encodes e as one transcript line, without the newline.
@@ -81,6 +82,7 @@ func MarshalLine(e Entry) ([]byte, error) {
 		ToolResult:        e.ToolResult,
 		IsCompactSummary:  e.IsCompactSummary,
 		CompactMetadata:   e.CompactMetadata,
+		State:             e.State,
 	}
 	if e.ParentUUID != "" {
 		p := e.ParentUUID
@@ -131,12 +133,14 @@ func DecodeLine(line []byte) (Entry, error) {
 		ToolResult:        w.ToolResult,
 		IsCompactSummary:  w.IsCompactSummary,
 		CompactMetadata:   w.CompactMetadata,
+		State:             w.State,
 		Raw:               bytes.Clone(line),
 	}
 	// encoding/json copies every RawMessage out of the line; the line is
 	// kept in Raw anyway, so share its bytes instead and halve the memory
 	// of a loaded transcript (messages and tool outputs are most of it).
 	e.Message = within(e.Raw, e.Message)
+	e.State = within(e.Raw, e.State)
 	if e.Tool != nil {
 		e.Tool.Input = within(e.Raw, e.Tool.Input)
 	}
@@ -235,5 +239,5 @@ func rawMatches(e *Entry) bool {
 		d.CWD == e.CWD && d.GitBranch == e.GitBranch && d.Version == e.Version && d.IsSidechain == e.IsSidechain &&
 		d.IsCompactSummary == e.IsCompactSummary && bytes.Equal(d.Message, e.Message) &&
 		reflect.DeepEqual(d.Tool, e.Tool) && reflect.DeepEqual(d.ToolResult, e.ToolResult) &&
-		reflect.DeepEqual(d.CompactMetadata, e.CompactMetadata)
+		reflect.DeepEqual(d.CompactMetadata, e.CompactMetadata) && bytes.Equal(d.State, e.State)
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -220,6 +221,10 @@ func droppedToWindow(d *Dropped) window.Dropped {
 type Recorder struct {
 	store Store
 	id    string
+	// state is the last working-memory state saved or kept
+	// ([Recorder.SaveState], [Recorder.KeepState]), re-written after each
+	// snapshot; nil when there is none.
+	state json.RawMessage
 }
 
 // NewRecorder returns a Recorder that appends to session id of store,
@@ -252,7 +257,10 @@ func (r *Recorder) Add(ctx context.Context, msgs ...chat.Message) error {
 
 // Compacted records a compaction that just left w as it is, in one
 // [Store.Append] of its [Snapshot] with meta (Strategy, Level, PreTokens:
-// what compaction did). A torn snapshot stays incomplete whatever is
+// what compaction did), followed in the same append by a [TypeState]
+// entry holding the last state the Recorder saved or kept
+// ([Recorder.SaveState], [Recorder.KeepState]), so that the state
+// survives a load that starts at the new boundary. A torn snapshot stays incomplete whatever is
 // appended later ([Live] counts only the lines right after a boundary), so
 // a process that resumed past one may simply go on appending; calling
 // Compacted with the restored window is optional and makes the next load
@@ -261,6 +269,9 @@ func (r *Recorder) Compacted(ctx context.Context, w *window.Window, meta Compact
 	es, err := Snapshot(w, meta)
 	if err != nil {
 		return fmt.Errorf("session: record %s: %w", r.id, err)
+	}
+	if r.state != nil {
+		es = append(es, Entry{Type: TypeState, State: slices.Clone(r.state)})
 	}
 	if _, err := r.store.Append(ctx, r.id, es...); err != nil {
 		return fmt.Errorf("session: record %s: compaction: %w", r.id, err)

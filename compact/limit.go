@@ -1,0 +1,427 @@
+package compact
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentctx/agentctx/chat"
+)
+
+// Quota is how much of one tool result may enter the context window (seed
+// 003's limitToolResult quota). Chars is in runes (the seed counts
+// JavaScript string length); Matches is the number of search matches
+// kept. The zero Quota keeps nothing but the note; use [QuotaFor].
+type Quota struct {
+	Chars, Matches int
+}
+
+// Search-match limits of seed 003's limitSearchResult: each kept match is
+// cut to matchLines lines and matchChars runes.
+const (
+	matchLines = 7
+	matchChars = 500
+)
+
+// QuotaFor returns the quota for a tool result entering a window whose
+// usage ratio (tokens used / budget) is ratio, seed 003's tiers: below
+// 0.40, 6,000 chars and 15 matches; below 0.60, 3,000 and 8; below 0.80,
+// 1,500 and 5; otherwise (a full window, or NaN) 800 and 3.
+func QuotaFor(ratio float64) Quota {
+	switch {
+	case ratio < 0.40:
+		return Quota{Chars: 6000, Matches: 15}
+	case ratio < 0.60:
+		return Quota{Chars: 3000, Matches: 8}
+	case ratio < 0.80:
+		return Quota{Chars: 1500, Matches: 5}
+	}
+	return Quota{Chars: 800, Matches: 3}
+}
+
+// LimitKind is how [LimitToolResult] reads a tool result. The zero value
+// is [LimitText].
+type LimitKind int
+
+const (
+	// LimitText is anything else: cut on a rune boundary, head and tail.
+	LimitText LimitKind = iota
+	// LimitSearch is a search result: grep/rg lines ("path:line:text"),
+	// Claude Code's Grep and Glob, SWE-agent's search_dir, search_file and
+	// find_file. The first matches are kept, each cut.
+	LimitSearch
+	// LimitFile is a file's content (Read, open, a str_replace_editor
+	// view, cat -n output): cut on line boundaries.
+	LimitFile
+	// LimitJSON is a JSON document: cut inside its structure
+	// ([ShrinkJSON]), so it stays valid JSON.
+	LimitJSON
+)
+
+// String returns "text", "search", "file" or "json".
+func (k LimitKind) String() string {
+	switch k {
+	case LimitSearch:
+		return "search"
+	case LimitFile:
+		return "file"
+	case LimitJSON:
+		return "json"
+	}
+	return "text"
+}
+
+// LimitInfo describes what [LimitToolResult] did. Chars (runes), Bytes and
+// Lines measure the original content; KeptChars the content returned, its
+// note included. Matches and KeptMatches count search matches (zero for
+// other kinds). Cut reports that the content changed.
+type LimitInfo struct {
+	Kind                 LimitKind
+	Chars, Bytes, Lines  int
+	KeptChars            int
+	Matches, KeptMatches int
+	Cut                  bool
+}
+
+// LimitToolResult sizes r for a window at usage ratio ratio: it applies
+// [QuotaFor](ratio) with [Quota.Limit]. toolName is the name of the tool
+// that produced r (r.ToolName when empty).
+func LimitToolResult(r chat.ToolResult, toolName string, ratio float64) (chat.ToolResult, LimitInfo) {
+	return QuotaFor(ratio).Limit(r, toolName)
+}
+
+// Limit returns r with its content cut to q, and what it did (seed 003's
+// limitToolResult, applied when a tool result enters the window). The kind
+// comes from toolName (r.ToolName when empty) and then from the content
+// ([DetectLimitKind]):
+//
+//   - search: the first q.Matches matches are kept, each cut to 7 lines
+//     and 500 runes, and as many of those as fit in q.Chars (at least one,
+//     cut on a rune boundary if need be); a note says "showing N of M
+//     matches" and how long the full output was;
+//   - file: whole lines are kept while they fit in q.Chars (a first line
+//     longer than that is cut on a rune boundary), with a note of the
+//     file's total size in lines, bytes and runes;
+//   - JSON: cut inside the structure ([ShrinkJSON]) to q.Chars bytes, so
+//     the result is valid JSON, with a top-level "agentctx_cut" key (an
+//     object) or last element (an array) saying how long it was. Deeply
+//     nested JSON whose smallest rendering exceeds the quota is returned
+//     in that rendering, valid but over the quota;
+//   - text (and error results of any tool): the first four fifths and the
+//     last fifth of q.Chars runes, cut on rune boundaries, with [CutText]'s
+//     note of the total length.
+//
+// Content within q.Chars runes (and, for a search, q.Matches matches) is
+// returned unchanged. The note, under 200 runes, comes on top of q.Chars.
+// Limit never panics, whatever the content (invalid UTF-8 is kept as
+// bytes and cut between runes). It is a pure function: safe for
+// concurrent use.
+func (q Quota) Limit(r chat.ToolResult, toolName string) (chat.ToolResult, LimitInfo) {
+	if toolName == "" {
+		toolName = r.ToolName
+	}
+	s := r.Content
+	info := LimitInfo{
+		Chars: utf8.RuneCountInString(s),
+		Bytes: len(s),
+		Lines: lineCount(s),
+	}
+	if r.IsError {
+		info.Kind = LimitText
+	} else {
+		info.Kind = DetectLimitKind(toolName, s)
+	}
+	chars := max(q.Chars, 0)
+	var out string
+	switch info.Kind {
+	case LimitSearch:
+		out = limitSearch(s, chars, max(q.Matches, 0), &info)
+	case LimitFile:
+		out = limitFile(s, chars, &info)
+	case LimitJSON:
+		out = limitJSON(s, chars, &info)
+	default:
+		out = limitText(s, chars, &info)
+	}
+	info.Cut = out != s
+	info.KeptChars = utf8.RuneCountInString(out)
+	r.Content = out
+	return r, info
+}
+
+// Tool names by kind, lower case: Claude Code, Codex, SWE-agent,
+// mini-swe-agent and OpenHands (issue 5), and common aliases.
+var (
+	searchTools = map[string]bool{
+		"grep": true, "glob": true, "rg": true, "search": true, "search_dir": true, "search_file": true,
+		"find_file": true, "find": true, "search_project_code": true, "codebase_search": true, "file_search": true,
+		"grep_search": true, "list_files": true, "ls": true,
+	}
+	fileTools = map[string]bool{
+		"read": true, "read_file": true, "open": true, "view": true, "cat": true, "read_project_file": true,
+		"notebookread": true, "view_file": true,
+	}
+)
+
+// DetectLimitKind returns how [Quota.Limit] reads content from tool
+// toolName. A known search tool gives [LimitSearch] and a known file
+// reader [LimitFile] (case-insensitive: Grep, Glob, search_dir,
+// find_file, …; Read, open, …); str_replace_editor is a file reader when
+// its output is numbered lines (its view command). Otherwise the content
+// decides: valid JSON (an object or array) gives [LimitJSON]; mostly
+// "path:line:" lines or bare paths (find), [LimitSearch]; mostly numbered lines ("  12\t…",
+// "  12→…", cat -n), [LimitFile]; anything else [LimitText]. It looks at
+// most at the first 200 lines. Safe for concurrent use.
+func DetectLimitKind(toolName, content string) LimitKind {
+	name := strings.ToLower(toolName)
+	switch {
+	case searchTools[name]:
+		return LimitSearch
+	case fileTools[name]:
+		return LimitFile
+	}
+	t := strings.TrimSpace(content)
+	if t != "" && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+		return LimitJSON
+	}
+	var n, grep, numbered, paths int
+	for line := range strings.SplitSeq(content, "\n") {
+		if n >= 200 {
+			break
+		}
+		if strings.TrimSpace(line) == "" || line == "--" {
+			continue
+		}
+		n++
+		if isGrepLine(line) {
+			grep++
+		}
+		if isNumberedLine(line) {
+			numbered++
+		}
+		if isPathLine(line) {
+			paths++
+		}
+	}
+	switch {
+	case n >= 2 && grep*10 >= n*7:
+		return LimitSearch
+	case n >= 2 && numbered*10 >= n*7:
+		return LimitFile
+	case n >= 2 && paths*10 >= n*7:
+		return LimitSearch
+	}
+	return LimitText
+}
+
+// isGrepLine reports whether line is a grep -n / rg match line,
+// "path:line:text", with a path of no blanks before the first colon.
+func isGrepLine(line string) bool {
+	i := strings.IndexByte(line, ':')
+	if i <= 0 || strings.ContainsAny(line[:i], " \t") {
+		return false
+	}
+	rest := line[i+1:]
+	j := 0
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+		j++
+	}
+	return j > 0 && j < len(rest) && rest[j] == ':'
+}
+
+// isPathLine reports whether line is a bare file path (find, Glob,
+// git ls-files output): no blanks, a slash, not markup.
+func isPathLine(line string) bool {
+	line = strings.TrimRight(line, "\r")
+	return len(line) < 1024 && strings.IndexByte(line, '/') >= 0 && !strings.ContainsAny(line, " \t<>")
+}
+
+// isMatchStart reports whether line starts a new match in grep output:
+// a match line, or a context line "path-line-text" of grep -C.
+func isMatchStart(line string) bool {
+	return isGrepLine(line)
+}
+
+// isNumberedLine reports whether line is a numbered file line: blanks,
+// digits, then a tab, "→" or ":" (cat -n, Claude Code's Read, SWE-agent's
+// open).
+func isNumberedLine(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	j := 0
+	for j < len(t) && t[j] >= '0' && t[j] <= '9' {
+		j++
+	}
+	if j == 0 {
+		return false
+	}
+	if j == len(t) {
+		return true // a numbered empty line
+	}
+	rest := t[j:]
+	return rest[0] == '\t' || rest[0] == ':' || strings.HasPrefix(rest, "→")
+}
+
+// lineCount returns the number of lines of s: its newlines, plus one for
+// a last line without one; 0 for "".
+func lineCount(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// splitMatches splits search output into matches: on "--" separator
+// lines (grep -C) when there are any, else at each "path:line:" line
+// (the lines after it, context, belong to it) when there are any, else
+// one match per non-empty line (file lists of Glob and find_file).
+func splitMatches(s string) []string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var out []string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.Join(cur, "\n"))
+			cur = nil
+		}
+	}
+	sep, grep := false, false
+	for _, l := range lines {
+		if l == "--" {
+			sep = true
+		}
+		if isMatchStart(l) {
+			grep = true
+		}
+	}
+	for _, l := range lines {
+		switch {
+		case sep:
+			if l == "--" {
+				flush()
+				continue
+			}
+		case grep:
+			if isMatchStart(l) {
+				flush()
+			}
+		default:
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			flush()
+		}
+		cur = append(cur, l)
+	}
+	flush()
+	return out
+}
+
+// cutMatch cuts one match to matchLines lines and matchChars runes.
+func cutMatch(m string) string {
+	cut := false
+	if lineCount(m) > matchLines {
+		i := 0
+		for range matchLines {
+			i += strings.IndexByte(m[i:], '\n') + 1
+		}
+		m, cut = m[:i-1], true
+	}
+	if utf8.RuneCountInString(m) > matchChars {
+		m, cut = m[:byteOffset(m, matchChars)], true
+	}
+	if cut {
+		m += " …[match cut]"
+	}
+	return m
+}
+
+func limitSearch(s string, chars, maxMatches int, info *LimitInfo) string {
+	ms := splitMatches(s)
+	info.Matches = len(ms)
+	if len(ms) <= maxMatches && info.Chars <= chars {
+		info.KeptMatches = len(ms)
+		return s
+	}
+	var b strings.Builder
+	used, kept := 0, 0
+	for _, m := range ms[:min(len(ms), maxMatches)] {
+		m = cutMatch(m)
+		n := utf8.RuneCountInString(m) + 1
+		if used+n > chars {
+			if kept == 0 && chars > 0 {
+				b.WriteString(Head(m, chars))
+				b.WriteByte('\n')
+				kept++
+			}
+			break
+		}
+		b.WriteString(m)
+		b.WriteByte('\n')
+		used += n
+		kept++
+	}
+	info.KeptMatches = kept
+	fmt.Fprintf(&b, "…[agentctx: showing %d of %d matches; the full output was %d chars, %d lines]", kept, len(ms), info.Chars, info.Lines)
+	return b.String()
+}
+
+func limitFile(s string, chars int, info *LimitInfo) string {
+	if info.Chars <= chars {
+		return s
+	}
+	used, end, shown := 0, 0, 0
+	for end < len(s) {
+		nl := strings.IndexByte(s[end:], '\n')
+		next := len(s)
+		if nl >= 0 {
+			next = end + nl + 1
+		}
+		n := utf8.RuneCountInString(s[end:next])
+		if used+n > chars {
+			break
+		}
+		used += n
+		end = next
+		shown++
+	}
+	var b strings.Builder
+	if shown == 0 {
+		b.WriteString(Head(s, chars))
+		b.WriteString("\n…[agentctx: file cut inside line 1")
+	} else {
+		b.WriteString(s[:end])
+		if !strings.HasSuffix(s[:end], "\n") {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "…[agentctx: file cut: showing lines 1-%d", shown)
+	}
+	fmt.Fprintf(&b, " of %d lines; the full content was %d bytes, %d chars; read the rest with an offset]", info.Lines, info.Bytes, info.Chars)
+	return b.String()
+}
+
+func limitJSON(s string, chars int, info *LimitInfo) string {
+	if len(s) <= chars {
+		return s
+	}
+	raw := bytes.TrimSpace([]byte(s))
+	note := fmt.Sprintf("cut to fit the context window; the full result was %d chars, %d bytes", info.Chars, info.Bytes)
+	out, _ := shrinkJSON(raw, chars, note)
+	if out == nil { // not JSON after all
+		info.Kind = LimitText
+		return limitText(s, chars, info)
+	}
+	return string(out)
+}
+
+func limitText(s string, chars int, info *LimitInfo) string {
+	if info.Chars <= chars {
+		return s
+	}
+	return CutText(s, chars, chars/5, "tool result cut to fit the context window")
+}

@@ -1,0 +1,268 @@
+package track
+
+import (
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/token"
+)
+
+// Defaults of [Options]. The seed keeps every file and command; the caps
+// are agentctx's, sized so that a full section stays well under
+// [DefaultMaxTokens].
+const (
+	// DefaultMaxFiles is the default cap on files read and on files
+	// changed kept (entries).
+	DefaultMaxFiles = 50
+	// DefaultMaxCommands is the default cap on failed commands kept.
+	DefaultMaxCommands = 20
+	// DefaultMaxSearches is the number of recent searches kept (seed 000:
+	// MAX_RECENT_SEARCHES = 5).
+	DefaultMaxSearches = 5
+	// DefaultMaxTokens is the default cap on [Tracker.Section], in tokens
+	// as counted by [Options.Counter].
+	DefaultMaxTokens = 1500
+)
+
+// Cuts applied at record time and at render time, in runes (seed 000).
+const (
+	// PreviewLines is the number of leading content lines kept per file
+	// read.
+	PreviewLines = 3
+	// CommandRunes is the length a failed command's key is cut to.
+	CommandRunes = 100
+	// SearchSummaryRunes is the length a search's first result line is cut
+	// to when recorded.
+	SearchSummaryRunes = 200
+	// ErrorRunes is the length a failed command's error line is cut to
+	// when recorded (agentctx's bound; the seed keeps the whole line).
+	ErrorRunes = 200
+	// QueryRunes is the length a search query is cut to when recorded
+	// (agentctx's bound; the seed keeps the whole query).
+	QueryRunes = 200
+	// SectionPreviewRunes is the length of a file's preview line in the
+	// section.
+	SectionPreviewRunes = 80
+	// SectionSummaryRunes is the length of a search summary in the
+	// section.
+	SectionSummaryRunes = 100
+)
+
+// Options configures a [Tracker]. The zero value means defaults.
+type Options struct {
+	// Tools maps a tool name (exact, case-sensitive) to its kind.
+	// Optional. Defaults to [DefaultTools]. Names absent from the table
+	// are [KindOther]: only their failures are tracked.
+	Tools map[string]Kind
+	// MaxFiles caps the files read kept, and separately the files changed
+	// kept; the oldest entry is dropped first and counted as omitted.
+	// Optional. Defaults to [DefaultMaxFiles]; negative means no cap.
+	MaxFiles int
+	// MaxCommands caps the failed commands kept, oldest dropped first.
+	// Optional. Defaults to [DefaultMaxCommands]; negative means no cap.
+	MaxCommands int
+	// MaxSearches is the number of recent searches kept. Optional.
+	// Defaults to [DefaultMaxSearches] (seed 000); negative means no cap.
+	MaxSearches int
+	// MaxTokens caps [Tracker.Section] in tokens. Optional. Defaults to
+	// [DefaultMaxTokens]; negative means no cap.
+	MaxTokens int
+	// Counter counts the section's tokens for MaxTokens. Optional.
+	// Defaults to [token.Estimator]; pass an exact counter
+	// (token.ForEncoding) to enforce the cap exactly for a model.
+	Counter token.Counter
+	// Stat returns a file's modification time and size in bytes; it is
+	// used to notice files that changed on disk after they were read.
+	// Optional. Defaults to [os.Stat]. An error means "unknown": the file
+	// is then never reported stale by the disk check.
+	Stat func(path string) (modTime time.Time, size int64, err error)
+}
+
+// Tracker records the working state of one agent session (seed 000's
+// ContextManager). Create it with [New]. It is safe for concurrent use: a
+// mutex serializes every method. Record and Section cost O(n) in the
+// number of entries kept, which the caps bound.
+type Tracker struct {
+	mu    sync.Mutex
+	opts  Options
+	state State
+}
+
+// New returns an empty tracker configured by opts.
+func New(opts Options) *Tracker {
+	if opts.Tools == nil {
+		opts.Tools = DefaultTools()
+	}
+	if opts.MaxFiles == 0 {
+		opts.MaxFiles = DefaultMaxFiles
+	}
+	if opts.MaxCommands == 0 {
+		opts.MaxCommands = DefaultMaxCommands
+	}
+	if opts.MaxSearches == 0 {
+		opts.MaxSearches = DefaultMaxSearches
+	}
+	if opts.MaxTokens == 0 {
+		opts.MaxTokens = DefaultMaxTokens
+	}
+	if opts.Counter == nil {
+		opts.Counter = token.Estimator{}
+	}
+	if opts.Stat == nil {
+		opts.Stat = osStat
+	}
+	return &Tracker{opts: opts}
+}
+
+func osStat(path string) (time.Time, int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}, 0, err
+	}
+	return fi.ModTime(), fi.Size(), nil
+}
+
+// Record feeds one tool call and its result to the tracker. What it
+// records depends on the call's [Kind] and on whether it failed (the
+// result's IsError flag or a non-zero exit code in the content):
+//
+//   - a successful read records each path read with the first
+//     [PreviewLines] lines of the content (a failed read records nothing,
+//     as in the seed);
+//   - a search records its query and first result line, failed or not
+//     (seed 000: "searched but found nothing" is information too);
+//   - a successful write or edit records each path changed with its
+//     operation and marks an earlier read of it stale;
+//   - any failed call records its command (shell) or "name argument"
+//     (other tools), cut to [CommandRunes] runes, with the first error
+//     line.
+//
+// A shell command is split on ;, &&, || and | and each part classified.
+// Record never panics, whatever the arguments or content hold.
+func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
+	a := analyze(t.opts.Tools, call)
+	failed := result.IsError || nonZeroExit(result.Content)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !failed {
+		var preview string
+		if len(a.reads) > 0 {
+			preview = firstLines(body(result.Content), PreviewLines)
+		}
+		for _, p := range a.reads {
+			t.recordRead(p, preview)
+		}
+		for _, w := range a.writes {
+			t.recordWrite(w.path, w.op)
+		}
+	}
+	if len(a.searches) > 0 {
+		summary := cutRunes(firstLine(body(result.Content)), SearchSummaryRunes)
+		for _, q := range a.searches {
+			t.recordSearch(q, summary)
+		}
+	}
+	if failed {
+		t.recordFailure(cutRunes(a.command, CommandRunes), cutRunes(errorLine(result.Content), ErrorRunes))
+	}
+}
+
+func (t *Tracker) recordRead(path, preview string) {
+	mod, size, err := t.opts.Stat(path)
+	f := FileRead{Path: path, Preview: preview, Reads: 1}
+	if err == nil {
+		f.ModTime, f.Size, f.Known = mod, size, true
+	}
+	s := &t.state
+	if i := slices.IndexFunc(s.Files, func(e FileRead) bool { return e.Path == path }); i >= 0 {
+		old := s.Files[i]
+		f.Reads = old.Reads + 1
+		f.ChangedOnReread = old.Known && f.Known && (!old.ModTime.Equal(f.ModTime) || old.Size != f.Size)
+		s.Files = slices.Delete(s.Files, i, i+1)
+	}
+	s.Files = append(s.Files, f)
+	if n := t.opts.MaxFiles; n > 0 && len(s.Files) > n {
+		drop := len(s.Files) - n
+		s.Files = slices.Delete(s.Files, 0, drop)
+		s.OmittedFiles += drop
+	}
+}
+
+func (t *Tracker) recordWrite(path, op string) {
+	s := &t.state
+	if i := slices.IndexFunc(s.Files, func(e FileRead) bool { return e.Path == path }); i >= 0 {
+		s.Files[i].Stale = true
+	}
+	c := FileChange{Path: path, Op: op, Count: 1}
+	if i := slices.IndexFunc(s.Changes, func(e FileChange) bool { return e.Path == path }); i >= 0 {
+		c.Count = s.Changes[i].Count + 1
+		s.Changes = slices.Delete(s.Changes, i, i+1)
+	}
+	s.Changes = append(s.Changes, c)
+	if n := t.opts.MaxFiles; n > 0 && len(s.Changes) > n {
+		drop := len(s.Changes) - n
+		s.Changes = slices.Delete(s.Changes, 0, drop)
+		s.OmittedChanges += drop
+	}
+}
+
+func (t *Tracker) recordSearch(query, summary string) {
+	s := &t.state
+	s.Searches = append(s.Searches, Search{Query: cutRunes(query, QueryRunes), Summary: summary})
+	s.SearchCount++
+	if n := t.opts.MaxSearches; n > 0 && len(s.Searches) > n {
+		s.Searches = slices.Delete(s.Searches, 0, len(s.Searches)-n)
+	}
+}
+
+func (t *Tracker) recordFailure(command, errLine string) {
+	s := &t.state
+	c := FailedCommand{Command: command, Error: errLine, Failures: 1}
+	if i := slices.IndexFunc(s.Commands, func(e FailedCommand) bool { return e.Command == command }); i >= 0 {
+		c.Failures = s.Commands[i].Failures + 1
+		s.Commands = slices.Delete(s.Commands, i, i+1)
+	}
+	s.Commands = append(s.Commands, c)
+	if n := t.opts.MaxCommands; n > 0 && len(s.Commands) > n {
+		drop := len(s.Commands) - n
+		s.Commands = slices.Delete(s.Commands, 0, drop)
+		s.OmittedCommands += drop
+	}
+}
+
+// Stale checks the disk now and returns, sorted, the paths of files read
+// whose content may have changed since: a write tool changed them after
+// the read, or their modification time or size (from [Options.Stat])
+// differs from the read's. A file that no longer exists is stale; a file
+// whose size and time were unknown at read time is judged only by
+// writes. Found files are marked stale in the state, so [Tracker.Section]
+// shows them until they are read again. It calls Stat once per file read.
+func (t *Tracker) Stale() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for i := range t.state.Files {
+		f := &t.state.Files[i]
+		if !f.Stale && f.Known {
+			mod, size, err := t.opts.Stat(f.Path)
+			if err != nil || !mod.Equal(f.ModTime) || size != f.Size {
+				f.Stale = true
+			}
+		}
+		if f.Stale {
+			out = append(out, f.Path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Reset forgets everything recorded (seed 000's clear).
+func (t *Tracker) Reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.state = State{}
+}

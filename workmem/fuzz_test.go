@@ -1,0 +1,64 @@
+package workmem
+
+import (
+	"testing"
+)
+
+func FuzzFromJSON(f *testing.F) {
+	a := New("t", Options{Now: fixedClock()})
+	a.StartRound("x")
+	a.AddAction(call("1", "Bash", `{"command":"ls"}`))
+	a.SetPlanFromText("1. a\n2. b")
+	a.AddFinding(Finding{Finding: "f", Importance: 3})
+	seed, _ := a.ToJSON()
+	f.Add(seed)
+	f.Add([]byte(`{"version":1}`))
+	f.Add([]byte(`{"version":1,"rounds":[{"iteration":1,"observations":[{"tool":"x","result_type":"text"}]}]}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := FromJSON(data, Options{})
+		if err != nil {
+			return
+		}
+		// A restored memory must work and round-trip.
+		_ = b.BuildContext(50)
+		_ = b.Distill()
+		_ = b.RecentSummary(2)
+		out, err := b.ToJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := FromJSON(out, Options{})
+		if err != nil {
+			t.Fatalf("re-decode: %v\n%s", err, out)
+		}
+		if out2, _ := c.ToJSON(); string(out2) != string(out) {
+			t.Fatalf("not stable:\n%s\n%s", out, out2)
+		}
+	})
+}
+
+func FuzzSetPlanFromText(f *testing.F) {
+	for _, s := range []string{"1. a\n2. b", "- a\n  - b\n- c", "```\n1. x\n2. y\n```", "1) a\n2) b", "**Step 1:** x\n**Step 2:** y", "\xff1. \xfe\n2. x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		a := New("", Options{})
+		ok := a.SetPlanFromText(text)
+		p, has := a.Plan()
+		if ok != has {
+			t.Fatalf("SetPlanFromText = %v but Plan present = %v", ok, has)
+		}
+		if has && (len(p.Steps) < MinPlanSteps || len(p.Steps) > MaxPlanSteps) {
+			t.Fatalf("%d steps", len(p.Steps))
+		}
+		for _, s := range p.Steps {
+			if s.Description == "" {
+				t.Fatalf("empty step in %q", text)
+			}
+		}
+		if out := a.BuildContext(30); a.counter.Count(out) > 30 {
+			t.Fatalf("over budget")
+		}
+	})
+}

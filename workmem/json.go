@@ -1,0 +1,96 @@
+package workmem
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// ToJSON encodes the whole state ([State]) as JSON. Options are not
+// written; pass them again to [FromJSON]. Errors: none in practice (the
+// state holds only JSON-encodable values); a non-nil error wraps the
+// encoder's.
+func (a *ActiveContext) ToJSON() ([]byte, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b, err := json.Marshal(a.st)
+	if err != nil {
+		return nil, fmt.Errorf("workmem: encode state: %w", err)
+	}
+	return b, nil
+}
+
+// FromJSON restores a working memory written by [ActiveContext.ToJSON]
+// (seed 002 fromJSON, for resuming), with opts as for [New]; its State
+// equals the one encoded. Errors wrap [ErrInvalidState]: data that is not
+// one JSON object (naming the byte offset of a syntax error), an unknown
+// version, or out-of-range values (importance outside 1-10, an unknown step
+// status or result type, round numbers not 1, 2, 3, …, an open round other
+// than the last). Never panics.
+func FromJSON(data []byte, opts Options) (*ActiveContext, error) {
+	var st State
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&st); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("workmem: decode state at byte %d: %w: %w", se.Offset, ErrInvalidState, err)
+		}
+		return nil, fmt.Errorf("workmem: decode state: %w: %w", ErrInvalidState, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("workmem: decode state at byte %d: trailing data: %w", dec.InputOffset(), ErrInvalidState)
+	}
+	if err := st.validate(); err != nil {
+		return nil, fmt.Errorf("workmem: decode state: %w: %w", ErrInvalidState, err)
+	}
+	a := &ActiveContext{st: st}
+	a.init(opts)
+	return a, nil
+}
+
+var resultTypes = map[ResultType]bool{
+	ResultError: true, ResultEmpty: true, ResultSearch: true, ResultFile: true,
+	ResultEdit: true, ResultCommand: true, ResultJSON: true, ResultText: true,
+}
+
+func (s State) validate() error {
+	if s.Version != StateVersion {
+		return fmt.Errorf("version %d, want %d", s.Version, StateVersion)
+	}
+	for i, f := range s.Scratchpad {
+		if f.Importance < MinImportance || f.Importance > MaxImportance {
+			return fmt.Errorf("finding %d: importance %d", i, f.Importance)
+		}
+	}
+	for i, r := range s.Rounds {
+		if r.Iteration != i+1 {
+			return fmt.Errorf("round %d: iteration %d", i, r.Iteration)
+		}
+		if r.Open() && i != len(s.Rounds)-1 {
+			return fmt.Errorf("round %d: open but not the last", r.Iteration)
+		}
+		for j, o := range r.Observations {
+			if !resultTypes[o.ResultType] {
+				return fmt.Errorf("round %d observation %d: result type %q", r.Iteration, j, o.ResultType)
+			}
+		}
+		for j, act := range r.Actions {
+			if len(act.Arguments) > 0 && !json.Valid(act.Arguments) {
+				return fmt.Errorf("round %d action %d: arguments not JSON", r.Iteration, j)
+			}
+		}
+	}
+	plans := append([]Plan(nil), s.PlanHistory...)
+	if s.Plan != nil {
+		plans = append(plans, *s.Plan)
+	}
+	for i, p := range plans {
+		for j, st := range p.Steps {
+			if !st.Status.Valid() {
+				return fmt.Errorf("plan %d step %d: status %q", i, j, st.Status)
+			}
+		}
+	}
+	return nil
+}

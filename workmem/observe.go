@@ -1,0 +1,221 @@
+package workmem
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/window"
+)
+
+// Limits of the derived observation metadata.
+const (
+	// MaxKeyFacts is how many key facts an observation keeps.
+	MaxKeyFacts = 5
+	// KeyFactRunes is the length in runes a key fact is cut to.
+	KeyFactRunes = 160
+)
+
+// toolKinds maps lower-cased tool names of the real trajectories (Claude
+// Code, Codex, SWE-agent, mini-swe-agent, OpenHands; issue 5) to the result
+// type their output has.
+var toolKinds = map[string]ResultType{
+	"grep": ResultSearch, "glob": ResultSearch, "find_file": ResultSearch, "search_dir": ResultSearch,
+	"search_file": ResultSearch, "websearch": ResultSearch, "ls": ResultSearch,
+	"read": ResultFile, "open": ResultFile, "view": ResultFile, "read_file": ResultFile, "notebookread": ResultFile,
+	"edit": ResultEdit, "multiedit": ResultEdit, "write": ResultEdit, "apply_patch": ResultEdit,
+	"notebookedit": ResultEdit, "edit_file": ResultEdit, "create": ResultEdit,
+	"bash": ResultCommand, "shell": ResultCommand, "exec_command": ResultCommand, "execute_bash": ResultCommand,
+	"local_shell": ResultCommand,
+}
+
+// exitRe finds an exit code that a tool printed into its output.
+var exitRe = regexp.MustCompile(`(?i)(?:exit code:?|exited with code|exit_code[">:= ]*|<returncode>)\s*(-?\d+)`)
+
+// errorWordRe matches a line that names an error.
+var errorWordRe = regexp.MustCompile(`(?i)\b(?:[a-z]*error|[a-z]*exception|traceback|fatal|panic|failed|cannot|not found|no such file|denied)\b`)
+
+// failingTestRe matches the lines test runners print for a failed test.
+var failingTestRe = regexp.MustCompile(`^(?:FAILED \S+|--- FAIL: \S+|FAIL:? \S+)`)
+
+// describe derives an observation's metadata (seed 002
+// buildObservationMeta). It is called with a.mu held.
+func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
+	content := res.Content
+	o := Observation{ToolCallID: valid(res.ToolCallID), Tool: valid(act.Tool), Size: len(content)}
+	h := fnv.New64a()
+	h.Write([]byte(act.Tool))
+	h.Write([]byte{0})
+	h.Write([]byte(content))
+	o.Digest = strconv.FormatUint(h.Sum64(), 16)
+	exit, hasExit := exitCode(content)
+	o.IsError = res.IsError || (hasExit && exit != 0)
+	o.ResultType = classify(act, content, o.IsError)
+	_, seen := a.seen[o.Digest]
+	o.GotNewInfo = !o.IsError && o.ResultType != ResultEmpty && !seen
+	a.seen[o.Digest] = struct{}{}
+	if a.opts.Lightweight {
+		return o
+	}
+	content = valid(content)
+	o.Raw = cutBytes(content, a.opts.MaxRawBytes)
+	o.KeyFacts = keyFacts(act, content, o, exit, hasExit)
+	return o
+}
+
+func exitCode(content string) (int, bool) {
+	// Exit codes are printed at the start or the end of an output.
+	head, tail := content, ""
+	if len(content) > 600 {
+		head = cutBytes(content, 300)
+		tail = content[len(content)-300:]
+	}
+	for _, s := range []string{head, tail} {
+		if m := exitRe.FindStringSubmatch(s); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				return n, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func classify(act Action, content string, isError bool) ResultType {
+	switch {
+	case isError:
+		return ResultError
+	case strings.TrimSpace(content) == "":
+		return ResultEmpty
+	}
+	name := strings.ToLower(act.Tool)
+	if name == "str_replace_editor" || name == "str_replace_based_edit_tool" {
+		if argString(act.Arguments, "command") == "view" {
+			return ResultFile
+		}
+		return ResultEdit
+	}
+	if k, ok := toolKinds[name]; ok {
+		return k
+	}
+	if t := strings.TrimSpace(content); (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+		return ResultJSON
+	}
+	return ResultText
+}
+
+func argString(args json.RawMessage, key string) string {
+	if len(args) == 0 || args[0] != '{' {
+		return ""
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m[key], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// keyFacts lists short facts about a result: the paths its call named, the
+// exit code, the first error line, failing tests, and the size of a search
+// or a file.
+func keyFacts(act Action, content string, o Observation, exit int, hasExit bool) []string {
+	var facts []string
+	add := func(s string) {
+		s = cutRunes(strings.Join(strings.Fields(s), " "), KeyFactRunes)
+		if s == "" || len(facts) >= MaxKeyFacts {
+			return
+		}
+		for _, f := range facts {
+			if f == s {
+				return
+			}
+		}
+		facts = append(facts, s)
+	}
+	for _, p := range window.ArgumentPaths(act.Arguments) {
+		add("path: " + p)
+		if len(facts) >= 2 {
+			break
+		}
+	}
+	if hasExit {
+		add(fmt.Sprintf("exit code %d", exit))
+	}
+	lines := 0
+	var firstErr, first string
+	var failing []string
+	for line := range strings.Lines(content) {
+		lines++
+		l := strings.TrimSpace(line)
+		if l == "" {
+			continue
+		}
+		if first == "" {
+			first = l
+		}
+		if firstErr == "" && errorWordRe.MatchString(l) {
+			firstErr = l
+		}
+		if len(failing) < 3 && failingTestRe.MatchString(l) {
+			failing = append(failing, l)
+		}
+	}
+	switch o.ResultType {
+	case ResultError:
+		if firstErr == "" {
+			firstErr = first
+		}
+		add("error: " + firstErr)
+	case ResultSearch:
+		add(fmt.Sprintf("%d result lines", lines))
+	case ResultFile:
+		add(fmt.Sprintf("%d lines", lines))
+	case ResultCommand, ResultText:
+		if firstErr != "" {
+			add("error: " + firstErr)
+		}
+	}
+	for _, f := range failing {
+		add("failing: " + f)
+	}
+	return facts
+}
+
+// cutBytes returns the longest prefix of s of at most n bytes that ends on
+// a rune boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// cutRunes cuts s to at most n runes, the last being "…" when cut.
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	i, k := 0, 0
+	for j := range s {
+		if k == n-1 {
+			i = j
+			break
+		}
+		k++
+	}
+	return s[:i] + "…"
+}

@@ -1,0 +1,275 @@
+package workmem
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Rendering limits of BuildContext, in runes.
+const (
+	// TaskRunes caps the task line.
+	TaskRunes = 1000
+	// ThoughtRunes caps a round's thought and reflection.
+	ThoughtRunes = 400
+	// RawRunes caps one raw observation of a recent round.
+	RawRunes = 1500
+)
+
+// minCutTokens is the least room, in tokens, worth cutting a piece into.
+const minCutTokens = 24
+
+type section int
+
+const (
+	secTask section = iota
+	secFindings
+	secPlan
+	secRecent
+	secEarlier
+	nSections
+)
+
+var headings = [nSections]string{
+	secTask:     "## Task\n",
+	secFindings: "## Key findings\n",
+	secPlan:     "## Plan\n",
+	secRecent:   "## Recent rounds\n",
+	secEarlier:  "## Earlier rounds\n",
+}
+
+// piece is one unit of BuildContext output.
+type piece struct {
+	sec   section
+	order int    // position within its section
+	text  string // ends with "\n"
+	cut   bool   // may be cut to fit
+}
+
+// BuildContext renders the working memory as Markdown that is at most
+// tokenBudget tokens long, counted exactly by Options.Counter over the
+// returned string (seed 002 buildContext with its token budget). The most
+// important parts are chosen first: the task, findings of importance >=
+// [HighImportance], the plan, the recent rounds newest first (with raw
+// observations), the other findings, then one line per earlier round. Parts
+// are rendered in reading order (task, findings by importance, plan,
+// rounds oldest first); a part too big for the room left is cut, or left
+// out when less than a few tokens remain. It returns "" when there is
+// nothing to say or tokenBudget is too small for any part. Never panics.
+func (a *ActiveContext) BuildContext(tokenBudget int) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if tokenBudget <= 0 {
+		return ""
+	}
+	pieces := a.pieces()
+	if len(pieces) == 0 {
+		return ""
+	}
+	const title = "# Working memory\n"
+	used := a.counter.Count(title)
+	headCost := [nSections]int{}
+	for s := range headings {
+		headCost[s] = a.counter.Count("\n" + headings[s])
+	}
+	var chosen []piece
+	var open [nSections]bool
+	for _, p := range pieces {
+		need := a.counter.Count(p.text)
+		if !open[p.sec] {
+			need += headCost[p.sec]
+		}
+		room := tokenBudget - used
+		if need > room {
+			if !p.cut {
+				continue
+			}
+			avail := room - (need - a.counter.Count(p.text))
+			if avail < minCutTokens {
+				continue
+			}
+			p.text = a.fit(p.text, avail)
+			need = a.counter.Count(p.text)
+			if !open[p.sec] {
+				need += headCost[p.sec]
+			}
+		}
+		used += need
+		open[p.sec] = true
+		chosen = append(chosen, p)
+	}
+	// Token counts of joined text can differ from the sum of the parts'
+	// counts by a token at the seams; check the whole and drop the least
+	// important parts until it fits.
+	for len(chosen) > 0 {
+		out := render(title, chosen)
+		if a.counter.Count(out) <= tokenBudget {
+			return out
+		}
+		chosen = chosen[:len(chosen)-1]
+	}
+	return ""
+}
+
+// fit cuts text on a rune boundary so that it plus a cut marker counts at
+// most n tokens.
+func (a *ActiveContext) fit(text string, n int) string {
+	const marker = " …[cut]\n"
+	rs := []rune(strings.TrimSuffix(text, "\n"))
+	lo, hi := 0, len(rs)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if a.counter.Count(string(rs[:mid])+marker) <= n {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo == 0 {
+		return marker[1:]
+	}
+	return string(rs[:lo]) + marker
+}
+
+func render(title string, chosen []piece) string {
+	sorted := slices.Clone(chosen)
+	slices.SortStableFunc(sorted, func(x, y piece) int {
+		return cmp.Or(cmp.Compare(x.sec, y.sec), cmp.Compare(x.order, y.order))
+	})
+	var b strings.Builder
+	b.WriteString(title)
+	last := section(-1)
+	for _, p := range sorted {
+		if p.sec != last {
+			b.WriteString("\n")
+			b.WriteString(headings[p.sec])
+			last = p.sec
+		}
+		b.WriteString(p.text)
+	}
+	return b.String()
+}
+
+// pieces lists the output's parts in priority order. Called with a.mu held.
+func (a *ActiveContext) pieces() []piece {
+	var ps []piece
+	if t := strings.TrimSpace(a.st.Task); t != "" {
+		ps = append(ps, piece{sec: secTask, text: oneLine(t, TaskRunes) + "\n", cut: true})
+	}
+	findings := slices.Clone(a.st.Scratchpad)
+	slices.SortStableFunc(findings, func(x, y Finding) int { return cmp.Compare(y.Importance, x.Importance) })
+	var low []piece
+	for i, f := range findings {
+		line := fmt.Sprintf("- [%d] %s", f.Importance, oneLine(f.Finding, 300))
+		if f.Evidence != "" {
+			line += " (" + oneLine(f.Evidence, 120) + ")"
+		}
+		p := piece{sec: secFindings, order: i, text: line + "\n"}
+		if f.Importance >= HighImportance {
+			ps = append(ps, p)
+		} else {
+			low = append(low, p)
+		}
+	}
+	if a.st.Plan != nil {
+		var b strings.Builder
+		for i, s := range a.st.Plan.Steps {
+			fmt.Fprintf(&b, "%d. %s %s\n", i+1, statusMark(s.Status), s.Description)
+		}
+		ps = append(ps, piece{sec: secPlan, text: b.String(), cut: true})
+	}
+	n := len(a.st.Rounds)
+	first := max(0, n-a.opts.RecentRounds)
+	for i := n - 1; i >= first; i-- {
+		ps = append(ps, piece{sec: secRecent, order: i, text: renderRound(a.st.Rounds[i]), cut: true})
+	}
+	ps = append(ps, low...)
+	for i := first - 1; i >= 0; i-- {
+		ps = append(ps, piece{sec: secEarlier, order: i, text: roundLine(a.st.Rounds[i]) + "\n"})
+	}
+	return ps
+}
+
+func statusMark(s StepStatus) string {
+	switch s {
+	case StepDone:
+		return "[x]"
+	case StepInProgress:
+		return "[~]"
+	case StepSkipped:
+		return "[-]"
+	}
+	return "[ ]"
+}
+
+func renderRound(r Round) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Round %d\n", r.Iteration)
+	if r.Thought != "" {
+		fmt.Fprintf(&b, "Thought: %s\n", oneLine(r.Thought, ThoughtRunes))
+	}
+	for _, act := range r.Actions {
+		fmt.Fprintf(&b, "- call %s %s\n", act.Tool, oneLine(string(act.Arguments), 200))
+	}
+	for _, o := range r.Observations {
+		fmt.Fprintf(&b, "- result %s: %s, %d bytes", o.Tool, o.ResultType, o.Size)
+		if len(o.KeyFacts) > 0 {
+			fmt.Fprintf(&b, "; %s", strings.Join(o.KeyFacts, "; "))
+		}
+		b.WriteString("\n")
+		if o.Raw != "" {
+			raw := cutRunes(strings.TrimSpace(o.Raw), RawRunes)
+			fence := "```"
+			for strings.Contains(raw, fence) {
+				fence += "`"
+			}
+			fmt.Fprintf(&b, "%s\n%s\n%s\n", fence, raw, fence)
+		}
+	}
+	if r.Reflection != "" {
+		fmt.Fprintf(&b, "Reflection: %s\n", oneLine(r.Reflection, ThoughtRunes))
+	}
+	return b.String()
+}
+
+// roundLine is a round's one-line compressed form.
+func roundLine(r Round) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- Round %d:", r.Iteration)
+	if r.Thought != "" {
+		fmt.Fprintf(&b, " %s", oneLine(r.Thought, 120))
+	}
+	var tools []string
+	for _, act := range r.Actions {
+		tools = append(tools, act.Tool)
+	}
+	if len(tools) > 0 {
+		fmt.Fprintf(&b, " [%s]", strings.Join(tools, ", "))
+	}
+	newInfo, errs := 0, 0
+	var facts []string
+	for _, o := range r.Observations {
+		if o.GotNewInfo {
+			newInfo++
+		}
+		if o.IsError {
+			errs++
+		}
+		if len(o.KeyFacts) > 0 && len(facts) < 2 {
+			facts = append(facts, o.KeyFacts[0])
+		}
+	}
+	if len(r.Observations) > 0 {
+		fmt.Fprintf(&b, " → %d results, %d new, %d errors", len(r.Observations), newInfo, errs)
+	}
+	if len(facts) > 0 {
+		fmt.Fprintf(&b, " (%s)", oneLine(strings.Join(facts, "; "), 200))
+	}
+	return b.String()
+}
+
+// oneLine collapses whitespace and cuts to n runes.
+func oneLine(s string, n int) string {
+	return cutRunes(strings.Join(strings.Fields(s), " "), n)
+}

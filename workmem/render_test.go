@@ -1,0 +1,121 @@
+package workmem
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/agentctx/agentctx/chat"
+)
+
+var words = []string{"foo", "bar.go", "错误", "ünïcode", "\n", "  ", "```", "- item", "1. step", "{\"a\":1}", "\t", "error:", "🙂", "x"}
+
+func randText(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for range r.IntN(n + 1) {
+		b.WriteString(words[r.IntN(len(words))])
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+func randomContext(r *rand.Rand) *ActiveContext {
+	a := New(randText(r, 40), Options{RecentRounds: 1 + r.IntN(4), Now: fixedClock()})
+	for i := range r.IntN(12) {
+		a.StartRound(randText(r, 30))
+		for j := range r.IntN(4) {
+			id := fmt.Sprint(i, j)
+			a.AddAction(call(id, []string{"Bash", "Read", "Grep", "x"}[r.IntN(4)], `{"path":"a/b.go"}`))
+			a.Observe(chat.ToolResult{ToolCallID: id, Content: randText(r, 400), IsError: r.IntN(4) == 0})
+		}
+		if r.IntN(3) == 0 {
+			a.AddFinding(Finding{Finding: randText(r, 20), Evidence: randText(r, 3), Importance: r.IntN(11)})
+		}
+		if r.IntN(3) == 0 {
+			a.ExpectPlan()
+			a.SetPlanFromText("1. " + randText(r, 20) + "\n2. " + randText(r, 20))
+		}
+		a.EndRound(randText(r, 10))
+	}
+	return a
+}
+
+// TestBuildContextBudget is the property test: for random contents and
+// budgets, tiny ones included, the output never exceeds the budget in
+// exact tokens.
+func TestBuildContextBudget(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 60 {
+		a := randomContext(r)
+		for _, budget := range []int{-1, 0, 1, 5, 10, 25, 60, 150, 400, 1500, r.IntN(3000)} {
+			out := a.BuildContext(budget)
+			if n := a.counter.Count(out); n > budget && out != "" || budget <= 0 && out != "" {
+				t.Fatalf("case %d: BuildContext(%d) = %d tokens:\n%s", i, budget, n, out)
+			}
+		}
+	}
+}
+
+func TestBuildContextPriority(t *testing.T) {
+	t.Parallel()
+	a := newTest(t, Options{})
+	a.SetPlanFromText("1. reproduce the bug\n2. patch parser.c")
+	for i := range 6 {
+		a.StartRound(fmt.Sprintf("thought %d", i+1))
+		id := fmt.Sprint(i)
+		a.AddAction(call(id, "Bash", `{"command":"make"}`))
+		a.Observe(chat.ToolResult{ToolCallID: id, Content: strings.Repeat(fmt.Sprintf("output%d ", i+1), 100)})
+		a.EndRound("")
+	}
+	a.AddFinding(Finding{Finding: "critical: parser drops parens", Importance: 9})
+	a.AddFinding(Finding{Finding: "minor: style", Importance: 2})
+
+	full := a.BuildContext(100000)
+	for _, want := range []string{"## Task", "critical: parser", "minor: style", "## Plan", "1. [ ] reproduce", "### Round 6", "### Round 4", "- Round 3:", "output6"} {
+		if !strings.Contains(full, want) {
+			t.Errorf("full context lacks %q:\n%s", want, full)
+		}
+	}
+	if strings.Contains(full, "output3") {
+		t.Errorf("round 3's raw output is outside the sliding window but rendered")
+	}
+	if strings.Index(full, "critical") > strings.Index(full, "minor") || strings.Index(full, "### Round 4") > strings.Index(full, "### Round 6") {
+		t.Errorf("reading order wrong:\n%s", full)
+	}
+	small := a.BuildContext(120)
+	for _, want := range []string{"Fix the failing test", "critical: parser", "reproduce the bug"} {
+		if !strings.Contains(small, want) {
+			t.Errorf("small context lacks %q:\n%s", want, small)
+		}
+	}
+	if strings.Contains(small, "minor: style") || strings.Contains(small, "- Round 1:") {
+		t.Errorf("small context has low-priority parts before recent rounds:\n%s", small)
+	}
+	if got := New("", Options{}).BuildContext(1000); got != "" {
+		t.Errorf("empty memory renders %q", got)
+	}
+}
+
+func BenchmarkBuildContext(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	a := New("task", Options{})
+	for i := range 40 {
+		a.StartRound(randText(r, 40))
+		id := fmt.Sprint(i)
+		a.AddAction(call(id, "Bash", `{"command":"go test ./..."}`))
+		a.Observe(chat.ToolResult{ToolCallID: id, Content: randText(r, 800)})
+		a.AddFinding(Finding{Finding: randText(r, 15), Importance: 1 + r.IntN(10)})
+		a.EndRound("")
+	}
+	a.SetPlanFromText("1. a\n2. b\n3. c")
+	for _, budget := range []int{500, 4000} {
+		b.Run(fmt.Sprint("budget=", budget), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = a.BuildContext(budget)
+			}
+		})
+	}
+}
