@@ -14,8 +14,10 @@ import (
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/track"
 	"github.com/agentctx/agentctx/transcript"
 	"github.com/agentctx/agentctx/window"
+	"github.com/agentctx/agentctx/workmem"
 )
 
 // DefaultModel is the model assumed when neither the caller nor the
@@ -67,6 +69,18 @@ type Options struct {
 	// of the trajectory, as if the agent had been stopped there. Optional.
 	// Defaults to 0: every message.
 	StopAfter int
+	// LimitToolResults passes every tool result through the tool-result
+	// limiter (seed 003's limitToolResult, [compact.LimitToolResult]) at
+	// the window's usage ratio as it enters the window. Optional.
+	// Defaults to false; `agentctx replay` turns it on.
+	LimitToolResults bool
+	// WorkingMemory feeds every tool call and result to a runtime state
+	// tracker (package track) and an ActiveContext (package workmem), and
+	// reports them in [Result].Tracker, Distill, TrackerSection and
+	// Context. With Store, their state is saved in the session at each
+	// turn's end. Optional. Defaults to false; `agentctx replay` turns it
+	// on.
+	WorkingMemory bool
 }
 
 // Result is what one replay found. The JSON names are part of agentctx's
@@ -131,6 +145,19 @@ type Result struct {
 	// over all of them ([compact.Retention.Add]): per category and
 	// overall. Nil when no summarizing compaction ran.
 	Retention *compact.Retention `json:"retention,omitempty"`
+	// LimitedResults counts the tool results the limiter cut, and
+	// LimitedChars the runes it removed (with LimitToolResults).
+	LimitedResults int `json:"limited_results"`
+	LimitedChars   int `json:"limited_chars"`
+	// Tracker is the runtime state tracker's state at the end and Distill
+	// ActiveContext's report (with WorkingMemory).
+	Tracker *track.State    `json:"tracker,omitempty"`
+	Distill *workmem.Report `json:"distill,omitempty"`
+	// TrackerSection is the tracker's prompt section and Context
+	// ActiveContext's BuildContext in [ContextTokens] tokens, at the end
+	// (with WorkingMemory).
+	TrackerSection string `json:"-"`
+	Context        string `json:"-"`
 	// Summaries are the records of the summarizing compactions
 	// ([compact.LevelSummary]), in order, each with its own retention.
 	Summaries []compact.Record `json:"summaries,omitempty"`
@@ -244,6 +271,17 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	var mem *memory
+	if opts.WorkingMemory {
+		task := ""
+		for _, m := range msgs {
+			if m.Role == chat.RoleUser {
+				task = m.Text()
+				break
+			}
+		}
+		mem = newMemory(task, counter)
+	}
 	var sv *saver
 	if opts.Store != nil {
 		if sv, err = newSaver(ctx, tr, res, opts); err != nil {
@@ -324,6 +362,12 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 				anchor = token.Anchor{Reported: reported, Counted: shadow, Set: true}
 			}
 		}
+		if mem != nil {
+			mem.observe(m)
+		}
+		if opts.LimitToolResults {
+			m = limit(w, m, res)
+		}
 		err := w.Add(m)
 		if errors.Is(err, window.ErrOrphanToolResult) {
 			res.OrphanResults++
@@ -335,6 +379,12 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		}
 		if sv != nil {
 			sv.add(m)
+			if mem != nil && m.Role == chat.RoleAssistant && !m.HasToolCalls() {
+				// The end of a turn: save the working memory with it.
+				if err := sv.saveState(ctx, mem); err != nil {
+					return nil, err
+				}
+			}
 			if err := sv.maybeFlush(ctx); err != nil {
 				return nil, err
 			}
@@ -356,9 +406,21 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		}
 	}
 	if sv != nil {
+		if mem != nil {
+			if err := sv.saveState(ctx, mem); err != nil {
+				return nil, err
+			}
+		}
 		if err := sv.flush(ctx); err != nil {
 			return nil, err
 		}
+	}
+	if mem != nil {
+		st := mem.tracker.State()
+		d := mem.active.Distill()
+		res.Tracker, res.Distill = &st, &d
+		res.TrackerSection = mem.tracker.Section()
+		res.Context = mem.active.BuildContext(ContextTokens)
 	}
 	res.InvariantViolations += len(w.Check())
 	res.FinalPromptTokens = w.Size()

@@ -137,3 +137,20 @@ func (s *saver) compacted(ctx context.Context, w *window.Window, recs []compact.
 	}
 	return nil
 }
+
+// saveState appends the queued messages, then the working memory's state
+// as an agentctx_state entry (which the recorder re-writes after each
+// later compaction).
+func (s *saver) saveState(ctx context.Context, mem *memory) error {
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	st, err := mem.state()
+	if err != nil {
+		return err
+	}
+	if err := s.rec.SaveState(ctx, st); err != nil {
+		return fmt.Errorf("replay: save session %s: working memory: %w", s.id, err)
+	}
+	return nil
+}

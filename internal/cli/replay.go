@@ -30,6 +30,7 @@ type replayFlags struct {
 	verbose  bool
 	strict   bool
 	save     bool
+	limit    bool
 	project  string
 	home     string
 	sum      summarizerFlags
@@ -93,6 +94,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print a per-step table (step, role, tokens added, prompt tokens, usage %, provider's count, action)")
 	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, or an invariant broke")
 	fl.BoolVar(&f.save, "save", false, "store each replayed trajectory as a session and print its id")
+	fl.BoolVar(&f.limit, "limit-tool-results", true, "pass each tool result through the tool-result limiter (seed 003) as it enters the window; --limit-tool-results=false replays the results whole")
 	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
 	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
 	return cmd
@@ -170,7 +172,7 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 		}
 		for _, tr := range trs {
 			opts := replay.Options{Model: f.model, Budget: f.budget, Policy: policy, Strategy: strategy, Steps: f.verbose, Logger: e.logger,
-				Store: store, Project: project}
+				Store: store, Project: project, LimitToolResults: f.limit, WorkingMemory: true}
 			var bar *progressbar.ProgressBar
 			if tty && len(tr.Messages) >= 500 {
 				bar = progressbar.NewOptions(len(tr.Messages),
@@ -202,6 +204,7 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 			single := len(files) == 1 && len(trs) == 1
 			if f.verbose {
 				printSteps(e.stdout, res)
+				printMemory(e.stdout, res)
 			}
 			if f.verbose || single {
 				// Retention per summarizing compaction: with -v, or
@@ -439,4 +442,15 @@ func printTable(w io.Writer, rs []*replay.Result) {
 	fmt.Fprintf(tw, "TOTAL (%d trajectories)\t\t\t\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t\t%.0f\n", len(rs), num(tot.Messages), num(tot.ModelCalls),
 		num(tot.PeakPromptTokens), tot.CallsOverBudget, tot.InvariantViolations, levelCounts(&tot), num(tot.TokensRemoved), tot.WallMS)
 	_ = tw.Flush()
+}
+
+// printMemory prints the working memory at the end of a replay: the
+// tracker's prompt section and ActiveContext's BuildContext.
+func printMemory(w io.Writer, r *replay.Result) {
+	if r.TrackerSection != "" {
+		fmt.Fprintf(w, "\ntracker section at the end:\n%s\n", strings.TrimRight(r.TrackerSection, "\n"))
+	}
+	if r.Context != "" {
+		fmt.Fprintf(w, "\nActiveContext (BuildContext, %d tokens) at the end:\n%s\n\n", replay.ContextTokens, strings.TrimRight(r.Context, "\n"))
+	}
 }

@@ -1,0 +1,72 @@
+package replay_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/replay"
+	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/track"
+	"github.com/agentctx/agentctx/transcript"
+)
+
+// A replay with working memory feeds the tracker and ActiveContext, cuts
+// big tool results with the limiter, and saves the working memory's state
+// in the session so that a resumed session has the same tracker section.
+func TestWorkingMemoryAndLimiter(t *testing.T) {
+	t.Parallel()
+	tr := &transcript.Trajectory{File: "mem.jsonl", Format: transcript.FormatOpenAI}
+	add := func(m chat.Message) { tr.Messages = append(tr.Messages, m) }
+	add(chat.NewText(chat.RoleUser, "Find why the parser fails."))
+	add(chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{
+		chat.ToolCall{ID: "1", Name: "Read", Arguments: json.RawMessage(`{"file_path":"/repo/parse.go"}`)}}})
+	add(chat.NewToolResult("1", "Read", "package parse\n"+strings.Repeat("func f() {}\n", 3000), false))
+	add(chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{
+		chat.ToolCall{ID: "2", Name: "Bash", Arguments: json.RawMessage(`{"command":"go test ./..."}`)}}})
+	add(chat.NewToolResult("2", "Bash", "Exit code 1\n--- FAIL: TestParse (0.00s)", true))
+	add(chat.NewText(chat.RoleAssistant, "The parser fails on empty input."))
+
+	st := openStore(t)
+	res, err := replay.Run(t.Context(), tr, replay.Options{Budget: 50000, LimitToolResults: true, WorkingMemory: true, Store: st, Project: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LimitedResults != 1 || res.LimitedChars <= 0 {
+		t.Errorf("limited %d results, %d chars; want the big Read result cut", res.LimitedResults, res.LimitedChars)
+	}
+	if got := len(res.Window.At(2).Text()); got >= 3000*12 {
+		t.Errorf("the Read result entered the window whole (%d bytes)", got)
+	}
+	if res.Tracker == nil || len(res.Tracker.Files) != 1 || len(res.Tracker.Commands) != 1 {
+		t.Fatalf("tracker state = %+v, want one file read and one failed command", res.Tracker)
+	}
+	if !strings.Contains(res.TrackerSection, "/repo/parse.go") || !strings.Contains(res.TrackerSection, "go test ./...") {
+		t.Errorf("tracker section lacks the file or the command:\n%s", res.TrackerSection)
+	}
+	if !strings.Contains(res.Context, "Find why the parser fails.") || res.Distill == nil {
+		t.Errorf("ActiveContext: context %q, distill %v", res.Context, res.Distill)
+	}
+
+	loaded, err := st.Load(t.Context(), res.SessionID, session.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, ok := session.LastState(loaded.Entries)
+	if !ok {
+		t.Fatal("the session holds no working-memory state")
+	}
+	var saved struct {
+		Tracker track.State     `json:"tracker"`
+		Workmem json.RawMessage `json:"workmem"`
+	}
+	if err := json.Unmarshal(raw, &saved); err != nil {
+		t.Fatal(err)
+	}
+	resumed := track.New(track.Options{})
+	resumed.SetState(saved.Tracker)
+	if got := resumed.Section(); got != res.TrackerSection {
+		t.Errorf("resumed tracker section differs:\n%s\nwant:\n%s", got, res.TrackerSection)
+	}
+}
