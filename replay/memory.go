@@ -95,3 +95,9 @@ func limit(w *window.Window, msg chat.Message, res *Result) chat.Message {
 	msg.Parts = []chat.Part{out}
 	return msg
 }
+
+// sameParts reports whether a and b share their parts: the limiter left
+// the message as it was.
+func sameParts(a, b chat.Message) bool {
+	return len(a.Parts) == len(b.Parts) && (len(a.Parts) == 0 || &a.Parts[0] == &b.Parts[0])
+}

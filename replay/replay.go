@@ -365,6 +365,7 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		if mem != nil {
 			mem.observe(m)
 		}
+		orig := m
 		if opts.LimitToolResults {
 			m = limit(w, m, res)
 		}
@@ -390,7 +391,12 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			}
 		}
 		added := w.TokensAt(w.Len() - 1)
-		shadow += added
+		if m.Role == chat.RoleTool && orig.Role == chat.RoleTool && !sameParts(m, orig) {
+			// The original agent had the whole result in its context.
+			shadow += w.Count(orig)
+		} else {
+			shadow += added
+		}
 		if opts.Steps {
 			step.Step, step.Role, step.TokensAdded = i+1, string(m.Role), added
 			if m.Role != chat.RoleAssistant {

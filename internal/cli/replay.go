@@ -332,6 +332,9 @@ func printSummary(w io.Writer, r *replay.Result) {
 	}
 	fmt.Fprintf(w, "; invariant violations %d\n", r.InvariantViolations)
 	fmt.Fprintf(w, "  compactions  %s; tokens removed %s\n", levelCounts(r), num(r.TokensRemoved))
+	if r.LimitedResults > 0 {
+		fmt.Fprintf(w, "  limiter      %s tool results cut as they entered the window, %s characters removed\n", num(r.LimitedResults), num(r.LimitedChars))
+	}
 	if len(r.Summaries) > 0 {
 		fb := 0
 		for _, s := range r.Summaries {
