@@ -10,6 +10,7 @@ import (
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/track"
 	"github.com/agentctx/agentctx/transcript"
+	"github.com/agentctx/agentctx/workmem"
 )
 
 // A replay with working memory feeds the tracker and ActiveContext, cuts
@@ -53,6 +54,9 @@ func TestWorkingMemoryAndLimiter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if full, ok := session.ToolOutput(loaded.Entries, "1"); !ok || full.Content != tr.Messages[2].Parts[0].(chat.ToolResult).Content {
+		t.Errorf("the session does not keep the Read result's full output (found %v)", ok)
+	}
 	raw, ok := session.LastState(loaded.Entries)
 	if !ok {
 		t.Fatal("the session holds no working-memory state")
@@ -63,6 +67,13 @@ func TestWorkingMemoryAndLimiter(t *testing.T) {
 	}
 	if err := json.Unmarshal(raw, &saved); err != nil {
 		t.Fatal(err)
+	}
+	ac, err := workmem.FromJSON(saved.Workmem, workmem.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ac.BuildContext(replay.ContextTokens); got != res.Context {
+		t.Errorf("resumed ActiveContext renders differently:\n%s\nwant:\n%s", got, res.Context)
 	}
 	resumed := track.New(track.Options{})
 	resumed.SetState(saved.Tracker)

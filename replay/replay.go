@@ -379,6 +379,12 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			return nil, fmt.Errorf("replay: %s: message %d: %w", tr.File, i, err)
 		}
 		if sv != nil {
+			if m.Role == chat.RoleTool && orig.Role == chat.RoleTool && !sameParts(m, orig) {
+				// Keep what the limiter cut, for retrieval.
+				if err := sv.toolOutput(ctx, orig); err != nil {
+					return nil, err
+				}
+			}
 			sv.add(m)
 			if mem != nil && m.Role == chat.RoleAssistant && !m.HasToolCalls() {
 				// The end of a turn: save the working memory with it.

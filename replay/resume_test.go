@@ -154,7 +154,13 @@ func resumeAt(t *testing.T, store session.Store, tr *transcript.Trajectory, budg
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := replay.Run(ctx, tr, replay.Options{Budget: budget, Strategy: s, Store: store, Project: "/replay/" + strat, StopAfter: stop})
+	// The mask runs also pass tool results through the limiter and save
+	// the working memory, as `agentctx replay --save` does: the full
+	// outputs and state entries the session then holds must not change
+	// the resumed window.
+	extras := strat == "mask"
+	res, err := replay.Run(ctx, tr, replay.Options{Budget: budget, Strategy: s, Store: store, Project: "/replay/" + strat, StopAfter: stop,
+		LimitToolResults: extras, WorkingMemory: extras})
 	if err != nil {
 		t.Fatalf("stop %d: Run: %v", stop, err)
 	}

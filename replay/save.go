@@ -154,3 +154,19 @@ func (s *saver) saveState(ctx context.Context, mem *memory) error {
 	}
 	return nil
 }
+
+// toolOutput appends the queued messages, then the full output of the
+// tool message full, which the limiter cut before it entered the window.
+func (s *saver) toolOutput(ctx context.Context, full chat.Message) error {
+	r, ok := full.ToolResult()
+	if !ok {
+		return nil
+	}
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	if err := s.rec.AddToolOutput(ctx, r); err != nil {
+		return fmt.Errorf("replay: save session %s: %w", s.id, err)
+	}
+	return nil
+}

@@ -37,6 +37,14 @@ const (
 	// in [CompactMetadata.Messages]. [LastState] finds the latest.
 	// Extension; Claude Code has no such line.
 	TypeState = "agentctx_state"
+	// TypeToolOutput is the full output of a tool result that the
+	// tool-result limiter cut before it entered the window
+	// ([Entry.ToolResult], as on a tool_result entry). The window holds
+	// the cut result, on its own tool_result entry; this entry keeps the
+	// whole text for retrieval ([ToolOutput]), so that nothing the tool
+	// returned is lost (issue 5). Like a state entry it is part of the
+	// chain but records no message. Extension.
+	TypeToolOutput = "agentctx_tool_output"
 )
 
 // SubtypeCompactBoundary marks a system entry as a compact boundary (seed
@@ -223,7 +231,7 @@ func (e *Entry) IsBoundary() bool {
 // messages.
 func (e *Entry) Known() bool {
 	switch e.Type {
-	case TypeUser, TypeAssistant, TypeToolUse, TypeToolResult, TypeSystem, TypeState:
+	case TypeUser, TypeAssistant, TypeToolUse, TypeToolResult, TypeSystem, TypeState, TypeToolOutput:
 		return true
 	}
 	return false

@@ -43,16 +43,9 @@ func NewMessageEntry(m chat.Message) (Entry, error) {
 		if !ok {
 			return Entry{}, fmt.Errorf("session: message entry: %w: a tool message must hold a tool result, not %T", ErrInvalidEntry, m.Parts[0])
 		}
-		tr := &ToolResult{ID: r.ToolCallID, Name: r.ToolName}
-		if r.IsError {
-			c := r.Content
-			tr.Error = &c
-		} else {
-			out, err := marshalString(r.Content)
-			if err != nil {
-				return Entry{}, fmt.Errorf("session: message entry: %w: tool result %q: %v", ErrInvalidEntry, r.ToolCallID, err)
-			}
-			tr.Output = out
+		tr, err := toolResultField(r)
+		if err != nil {
+			return Entry{}, fmt.Errorf("session: message entry: %w: tool result %q: %v", ErrInvalidEntry, r.ToolCallID, err)
 		}
 		e := Entry{Type: TypeToolResult, ToolResult: tr}
 		if m.ID != "" || m.Name != "" || m.Model != "" || m.Usage != nil {
