@@ -208,7 +208,7 @@ func scanHistory(msgs []chat.Message) *history {
 			ev := &h.events[stack[len(stack)-1]]
 			open[r.ToolCallID] = stack[:len(stack)-1]
 			ev.done = true
-			ev.failed = r.IsError || nonZeroExit(r.Content)
+			ev.failed = r.Failed()
 			if ev.failed {
 				ev.errLine = errorLine(r.Content)
 				if c := causeLine(r.Content); c != ev.errLine {
@@ -639,51 +639,6 @@ func openTodos(name string, args map[string]any) ([]string, bool) {
 	return out, true
 }
 
-// Exit-code reports of the real tools, matched on a result's first and
-// last lines only (a file's content may mention exit codes anywhere).
-var exitCodeRes = []*regexp.Regexp{
-	regexp.MustCompile(`^Exit code:? (-?\d+)`),                       // Claude Code Bash
-	regexp.MustCompile(`^<returncode>(-?\d+)</returncode>`),          // mini-swe-agent
-	regexp.MustCompile(`^Process exited with code (-?\d+)`),          // Codex exec_command
-	regexp.MustCompile(`^\[Command finished with exit code (-?\d+)`), // OpenHands
-	regexp.MustCompile(`^<exit_code>(-?\d+)</exit_code>`),            // Claude Code TaskOutput
-	regexp.MustCompile(`"(?:exit_code|returncode)"\s*:\s*(-?\d+)`),   // Codex JSON output, others
-}
-
-// nonZeroExit reports whether a tool result reports a non-zero exit code.
-func nonZeroExit(content string) bool {
-	lines := edgeLines(content, 8, 3)
-	for _, l := range lines {
-		for _, re := range exitCodeRes {
-			if m := re.FindStringSubmatch(l); m != nil {
-				return m[1] != "0"
-			}
-		}
-	}
-	return false
-}
-
-// edgeLines returns up to head first and tail last lines of s, trimmed.
-func edgeLines(s string, head, tail int) []string {
-	var out []string
-	rest := s
-	for len(out) < head && rest != "" {
-		line, r, _ := strings.Cut(rest, "\n")
-		rest = r
-		out = append(out, strings.TrimSpace(line))
-	}
-	var back []string
-	for len(back) < tail && rest != "" {
-		i := strings.LastIndexByte(rest, '\n')
-		back = append(back, strings.TrimSpace(rest[i+1:]))
-		if i < 0 {
-			break
-		}
-		rest = rest[:i]
-	}
-	slices.Reverse(back)
-	return append(out, back...)
-}
 
 // wrapperLine matches lines of a result that only frame the output.
 var wrapperLine = regexp.MustCompile(`^(?:Exit code:? -?\d+|</?returncode>.*|</?output>|<output_head>|Process exited with code -?\d+|Chunk ID: .*|Wall time: .*|Original token count: .*|Output:|\[Command finished with exit code -?\d+\]|</?tool_use_error>|<exit_code>.*|<error>|</error>|\{?"?output"?:?\s*"?)$`)

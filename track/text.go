@@ -6,51 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// Exit-code reports of the real tools, looked for on a result's first 8
-// and last 3 lines only (a file's content may mention exit codes
-// anywhere).
-var exitCodeRes = []*regexp.Regexp{
-	regexp.MustCompile(`^Exit code:? (-?\d+)`),                                // Claude Code Bash
-	regexp.MustCompile(`^<returncode>(-?\d+)</returncode>`),                   // mini-swe-agent
-	regexp.MustCompile(`^Process exited with code (-?\d+)`),                   // Codex exec_command
-	regexp.MustCompile(`^\[Command finished with exit code (-?\d+)`),          // OpenHands
-	regexp.MustCompile(`^\[The command completed with exit code (-?\d+)`),     // OpenHands suffix
-	regexp.MustCompile(`^<exit_code>(-?\d+)</exit_code>`),                     // Claude Code TaskOutput
-	regexp.MustCompile(`^\{?"?(?:exit_code|returncode)"?\s*:\s*(-?\d+)[,}]?`), // JSON output
-}
-
-// nonZeroExit reports whether a tool result reports a non-zero exit code.
-func nonZeroExit(content string) bool {
-	for _, l := range edgeLines(content, 8, 3) {
-		for _, re := range exitCodeRes {
-			if m := re.FindStringSubmatch(l); m != nil {
-				return m[1] != "0"
-			}
-		}
-	}
-	return false
-}
-
-// edgeLines returns up to head first and tail last lines of s, trimmed.
-func edgeLines(s string, head, tail int) []string {
-	var out []string
-	rest := s
-	for len(out) < head && rest != "" {
-		line, r, _ := strings.Cut(rest, "\n")
-		rest = r
-		out = append(out, strings.TrimSpace(line))
-	}
-	for n := 0; n < tail && rest != ""; n++ {
-		i := strings.LastIndexByte(rest, '\n')
-		out = append(out, strings.TrimSpace(rest[i+1:]))
-		if i < 0 {
-			break
-		}
-		rest = rest[:i]
-	}
-	return out
-}
-
 // wrapperLine matches lines that only frame a tool's output.
 var wrapperLine = regexp.MustCompile(`^(?:Exit code:? -?\d+|<returncode>-?\d+</returncode>|</?output>|<output_head>|</output_head>|<warning>.*|Process exited with code -?\d+|Chunk ID: .*|Wall time: .*|Original token count: .*|Output:|\[Command finished with exit code -?\d+\]|\[The command completed with exit code -?\d+\.?\]|</?tool_use_error>|<exit_code>-?\d+</exit_code>|<error>|</error>)$`)
 

@@ -144,7 +144,7 @@ func osStat(path string) (time.Time, int64, error) {
 // Record never panics, whatever the arguments or content hold.
 func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
 	a := analyze(t.opts.Tools, call)
-	failed := result.IsError || nonZeroExit(result.Content)
+	failed := result.Failed()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !failed {

@@ -34,9 +34,6 @@ var toolKinds = map[string]ResultType{
 	"local_shell": ResultCommand,
 }
 
-// exitRe finds an exit code that a tool printed into its output.
-var exitRe = regexp.MustCompile(`(?i)(?:exit code:?|exited with code|exit_code[">:= ]*|<returncode>)\s*(-?\d+)`)
-
 // errorWordRe matches a line that names an error.
 var errorWordRe = regexp.MustCompile(`(?i)\b(?:[a-z]*error|[a-z]*exception|traceback|fatal|panic|failed|cannot|not found|no such file|denied)\b`)
 
@@ -68,21 +65,9 @@ func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
 	return o
 }
 
+// exitCode is the exit code content reports ([chat.ToolResult.ExitCode]).
 func exitCode(content string) (int, bool) {
-	// Exit codes are printed at the start or the end of an output.
-	head, tail := content, ""
-	if len(content) > 600 {
-		head = cutBytes(content, 300)
-		tail = content[len(content)-300:]
-	}
-	for _, s := range []string{head, tail} {
-		if m := exitRe.FindStringSubmatch(s); m != nil {
-			if n, err := strconv.Atoi(m[1]); err == nil {
-				return n, true
-			}
-		}
-	}
-	return 0, false
+	return chat.ToolResult{Content: content}.ExitCode()
 }
 
 func classify(act Action, content string, isError bool) ResultType {

@@ -1,0 +1,70 @@
+package chat
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// exitCodeRes match the exit code a tool reports in its output, one
+// pattern per agent format (FORMATS.md), each applied to one trimmed line.
+var exitCodeRes = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)^exit code:? (-?\d+)`),                        // Claude Code Bash, any case
+	regexp.MustCompile(`^<returncode>(-?\d+)</returncode>`),               // mini-swe-agent
+	regexp.MustCompile(`^Process exited with code (-?\d+)`),               // Codex exec_command
+	regexp.MustCompile(`^\[Command finished with exit code (-?\d+)`),      // OpenHands
+	regexp.MustCompile(`^\[The command completed with exit code (-?\d+)`), // OpenHands suffix
+	regexp.MustCompile(`^<exit_code>(-?\d+)</exit_code>`),                 // Claude Code TaskOutput
+	regexp.MustCompile(`"(?:exit_code|returncode)"\s*:\s*(-?\d+)`),        // Codex and other JSON output
+}
+
+// ExitCode returns the exit code the tool reported in r's content and
+// true, or 0 and false when the content reports none. Agents print it at
+// the start or the end of a command's output, each in its own way: Claude
+// Code "Exit code 1", mini-swe-agent "<returncode>1</returncode>", Codex
+// "Process exited with code 1", OpenHands "[Command finished with exit
+// code 1]", JSON {"exit_code": 1}; the first 8 and last 3 lines are
+// searched. A non-zero code marks a failure even where the transcript
+// sets no error flag (IsError).
+func (r ToolResult) ExitCode() (int, bool) {
+	for _, l := range edgeLines(r.Content, 8, 3) {
+		for _, re := range exitCodeRes {
+			if m := re.FindStringSubmatch(l); m != nil {
+				if n, err := strconv.Atoi(m[1]); err == nil {
+					return n, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// Failed reports whether r is a failure: its error flag is set, or its
+// content reports a non-zero exit code ([ToolResult.ExitCode]).
+func (r ToolResult) Failed() bool {
+	if r.IsError {
+		return true
+	}
+	code, ok := r.ExitCode()
+	return ok && code != 0
+}
+
+// edgeLines returns up to head first and tail last lines of s, trimmed.
+func edgeLines(s string, head, tail int) []string {
+	var out []string
+	rest := s
+	for len(out) < head && rest != "" {
+		line, r, _ := strings.Cut(rest, "\n")
+		rest = r
+		out = append(out, strings.TrimSpace(line))
+	}
+	for n := 0; n < tail && rest != ""; n++ {
+		i := strings.LastIndexByte(rest, '\n')
+		out = append(out, strings.TrimSpace(rest[i+1:]))
+		if i < 0 {
+			break
+		}
+		rest = rest[:i]
+	}
+	return out
+}
