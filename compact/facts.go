@@ -639,7 +639,6 @@ func openTodos(name string, args map[string]any) ([]string, bool) {
 	return out, true
 }
 
-
 // wrapperLine matches lines of a result that only frame the output.
 var wrapperLine = regexp.MustCompile(`^(?:Exit code:? -?\d+|</?returncode>.*|</?output>|<output_head>|Process exited with code -?\d+|Chunk ID: .*|Wall time: .*|Original token count: .*|Output:|\[Command finished with exit code -?\d+\]|</?tool_use_error>|<exit_code>.*|<error>|</error>|\{?"?output"?:?\s*"?)$`)
 
