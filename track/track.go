@@ -177,18 +177,37 @@ func (t *Tracker) recordRead(path, preview string) {
 		f.ModTime, f.Size, f.Known = mod, size, true
 	}
 	s := &t.state
-	if i := slices.IndexFunc(s.Files, func(e FileRead) bool { return e.Path == path }); i >= 0 {
-		old := s.Files[i]
-		f.Reads = old.Reads + 1
-		f.ChangedOnReread = old.Known && f.Known && (!old.ModTime.Equal(f.ModTime) || old.Size != f.Size)
-		s.Files = slices.Delete(s.Files, i, i+1)
+	var dropped int
+	s.Files, dropped = upsert(s.Files, func(e FileRead) bool { return e.Path == path }, t.opts.MaxFiles, func(old *FileRead) FileRead {
+		if old != nil {
+			f.Reads = old.Reads + 1
+			f.ChangedOnReread = old.Known && f.Known && (!old.ModTime.Equal(f.ModTime) || old.Size != f.Size)
+		}
+		return f
+	})
+	s.OmittedFiles += dropped
+}
+
+// upsert moves the entry of list that match selects to the end, replaced
+// by make(the old entry), or appends make(nil) when there is none; then it
+// drops the oldest entries beyond max (when positive) and returns how many
+// it dropped. The tracker's lists are ordered by last use, so a cap drops
+// what was least recently touched.
+func upsert[T any](list []T, match func(T) bool, max int, make func(old *T) T) ([]T, int) {
+	var e T
+	if i := slices.IndexFunc(list, match); i >= 0 {
+		old := list[i]
+		e = make(&old)
+		list = slices.Delete(list, i, i+1)
+	} else {
+		e = make(nil)
 	}
-	s.Files = append(s.Files, f)
-	if n := t.opts.MaxFiles; n > 0 && len(s.Files) > n {
-		drop := len(s.Files) - n
-		s.Files = slices.Delete(s.Files, 0, drop)
-		s.OmittedFiles += drop
+	list = append(list, e)
+	if max > 0 && len(list) > max {
+		drop := len(list) - max
+		return slices.Delete(list, 0, drop), drop
 	}
+	return list, 0
 }
 
 func (t *Tracker) recordWrite(path, op string) {
@@ -196,17 +215,15 @@ func (t *Tracker) recordWrite(path, op string) {
 	if i := slices.IndexFunc(s.Files, func(e FileRead) bool { return e.Path == path }); i >= 0 {
 		s.Files[i].Stale = true
 	}
-	c := FileChange{Path: path, Op: op, Count: 1}
-	if i := slices.IndexFunc(s.Changes, func(e FileChange) bool { return e.Path == path }); i >= 0 {
-		c.Count = s.Changes[i].Count + 1
-		s.Changes = slices.Delete(s.Changes, i, i+1)
-	}
-	s.Changes = append(s.Changes, c)
-	if n := t.opts.MaxFiles; n > 0 && len(s.Changes) > n {
-		drop := len(s.Changes) - n
-		s.Changes = slices.Delete(s.Changes, 0, drop)
-		s.OmittedChanges += drop
-	}
+	var dropped int
+	s.Changes, dropped = upsert(s.Changes, func(e FileChange) bool { return e.Path == path }, t.opts.MaxFiles, func(old *FileChange) FileChange {
+		c := FileChange{Path: path, Op: op, Count: 1}
+		if old != nil {
+			c.Count = old.Count + 1
+		}
+		return c
+	})
+	s.OmittedChanges += dropped
 }
 
 func (t *Tracker) recordSearch(query, summary string) {
@@ -220,17 +237,15 @@ func (t *Tracker) recordSearch(query, summary string) {
 
 func (t *Tracker) recordFailure(command, errLine string) {
 	s := &t.state
-	c := FailedCommand{Command: command, Error: errLine, Failures: 1}
-	if i := slices.IndexFunc(s.Commands, func(e FailedCommand) bool { return e.Command == command }); i >= 0 {
-		c.Failures = s.Commands[i].Failures + 1
-		s.Commands = slices.Delete(s.Commands, i, i+1)
-	}
-	s.Commands = append(s.Commands, c)
-	if n := t.opts.MaxCommands; n > 0 && len(s.Commands) > n {
-		drop := len(s.Commands) - n
-		s.Commands = slices.Delete(s.Commands, 0, drop)
-		s.OmittedCommands += drop
-	}
+	var dropped int
+	s.Commands, dropped = upsert(s.Commands, func(e FailedCommand) bool { return e.Command == command }, t.opts.MaxCommands, func(old *FailedCommand) FailedCommand {
+		c := FailedCommand{Command: command, Error: errLine, Failures: 1}
+		if old != nil {
+			c.Failures = old.Failures + 1
+		}
+		return c
+	})
+	s.OmittedCommands += dropped
 }
 
 // Stale checks the disk now and returns, sorted, the paths of files read
