@@ -35,6 +35,20 @@ type Request struct {
 	MaxTokens int
 	// Temperature, when non-nil, sets the sampling temperature.
 	Temperature *float64
+	// CacheAfter lists prompt cache breakpoints: indexes into Messages,
+	// ascending, such that the prompt up to and including that message is
+	// a prefix worth caching (the static system prompt; the history
+	// before the newest turn). Optional. The Anthropic adapter puts
+	// "cache_control": {"type": "ephemeral"} on the last content block of
+	// each (at most 4, the API's limit, keeping the last 4; see
+	// https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching);
+	// OpenAI caches prefixes by itself and ignores it. Indexes out of
+	// range are an [ErrBadRequest].
+	CacheAfter []int
+	// CacheKey groups requests that share a prefix, to raise the prompt
+	// cache hit rate: OpenAI's "prompt_cache_key" (the session id is a
+	// good key). Optional; the Anthropic adapter ignores it.
+	CacheKey string
 }
 
 // Response is a model's reply: the assistant message (text, tool calls,

@@ -229,16 +229,29 @@ func (m *Model) params(req provider.Request, model string) (anthropic.MessageNew
 		MaxTokens: int64(cmp.Or(req.MaxTokens, m.maxTokens)),
 		Messages:  make([]anthropic.MessageParam, len(wire)),
 	}
+	marks, err := cachePoints(req.Messages, req.CacheAfter)
+	if err != nil {
+		return p, err
+	}
 	for i, b := range system {
 		if b.Type != "text" {
 			return p, fmt.Errorf("system[%d]: the system prompt takes text, not %s: %w", i, b.Type, provider.ErrBadRequest)
 		}
-		p.System = append(p.System, anthropic.TextBlockParam{Text: b.Text})
+		tb := anthropic.TextBlockParam{Text: b.Text}
+		if marks.system[i] {
+			tb.CacheControl = anthropic.NewCacheControlEphemeralParam()
+		}
+		p.System = append(p.System, tb)
 	}
 	for i, w := range wire {
 		b, err := json.Marshal(w.ForRequest())
 		if err != nil {
 			return p, fmt.Errorf("message %d: %w", i, err)
+		}
+		if blocks := marks.blocks[i]; len(blocks) > 0 {
+			if b, err = withCacheControl(b, blocks); err != nil {
+				return p, fmt.Errorf("message %d: %w", i, err)
+			}
 		}
 		p.Messages[i] = param.Override[anthropic.MessageParam](json.RawMessage(b))
 	}

@@ -152,6 +152,41 @@ func TestSendRequestBodies(t *testing.T) {
 			},
 		},
 		{
+			name: "cache breakpoints",
+			req: provider.Request{
+				Messages: []chat.Message{
+					chat.NewText(chat.RoleSystem, "You are a coding agent."),
+					chat.NewText(chat.RoleSystem, "Files read before the summary."),
+					chat.NewText(chat.RoleUser, "List the files."),
+					{Role: chat.RoleAssistant, Parts: []chat.Part{
+						chat.ToolCall{ID: "toolu_1", Name: "bash", Arguments: json.RawMessage(`{"cmd":"ls"}`)},
+					}},
+					chat.NewToolResult("toolu_1", "bash", "a.go", false),
+					chat.NewText(chat.RoleUser, "<system-reminder>\nTodo list changed.\n</system-reminder>\n"),
+				},
+				CacheAfter: []int{4, 0, 1, 0},
+				CacheKey:   "ignored-by-anthropic",
+			},
+			reply: plainReply,
+			wantBody: `{"model":"claude-test","max_tokens":4096,
+			  "system":[{"type":"text","text":"You are a coding agent.","cache_control":{"type":"ephemeral"}},
+			    {"type":"text","text":"Files read before the summary.","cache_control":{"type":"ephemeral"}}],
+			  "messages":[
+			    {"role":"user","content":[{"type":"text","text":"List the files."}]},
+			    {"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"bash","input":{"cmd":"ls"}}]},
+			    {"role":"user","content":[
+			      {"type":"tool_result","tool_use_id":"toolu_1","content":"a.go","cache_control":{"type":"ephemeral"}},
+			      {"type":"text","text":"<system-reminder>\nTodo list changed.\n</system-reminder>\n"}]}]}`,
+			want: provider.Response{
+				Message: chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: "Hi there."}},
+					ID: "msg_01", Model: "claude-test-2025",
+					Usage: &chat.Usage{InputTokens: 20, OutputTokens: 30, CacheReadTokens: 100, CacheWriteTokens: 50}},
+				Usage:      chat.Usage{InputTokens: 20, OutputTokens: 30, CacheReadTokens: 100, CacheWriteTokens: 50},
+				StopReason: "end_turn",
+				Model:      "claude-test-2025",
+			},
+		},
+		{
 			name: "tool calls, results and thinking",
 			req: provider.Request{
 				Messages: []chat.Message{
@@ -584,6 +619,8 @@ func TestSendRejectsBadInput(t *testing.T) {
 		{},
 		{Messages: []chat.Message{chat.NewText(chat.RoleSystem, "only a system prompt")}},
 		{Messages: []chat.Message{{Role: chat.RoleSystem, Parts: []chat.Part{chat.Image{Source: "https://x/a.png"}}}, chat.NewText(chat.RoleUser, "hi")}},
+		{Messages: []chat.Message{chat.NewText(chat.RoleUser, "hi")}, CacheAfter: []int{1}},
+		{Messages: []chat.Message{chat.NewText(chat.RoleUser, "hi")}, CacheAfter: []int{-1}},
 	} {
 		if _, err := m.Send(t.Context(), req); err == nil {
 			t.Errorf("Send(%+v) = nil error", req)

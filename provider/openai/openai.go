@@ -233,6 +233,10 @@ func (m *Model) params(req provider.Request, model string) (openai.ChatCompletio
 	if req.Temperature != nil {
 		p.Temperature = openai.Float(*req.Temperature)
 	}
+	if req.CacheKey != "" && m.official {
+		// Other OpenAI-compatible servers may reject unknown fields.
+		p.PromptCacheKey = openai.String(req.CacheKey)
+	}
 	for i, t := range req.Tools {
 		b, err := json.Marshal(wireTool{Type: "function", Function: wireFunction{
 			Name:        t.Name,
