@@ -45,6 +45,14 @@ const (
 	// returned is lost (issue 5). Like a state entry it is part of the
 	// chain but records no message. Extension.
 	TypeToolOutput = "agentctx_tool_output"
+	// TypeReminder records the system reminders sent with one model
+	// request ([Entry.Reminders]). Reminders are injected into the
+	// outgoing request only, never into the stored history, so the
+	// session keeps them on their own entries: what the model was told,
+	// and which reminder keys a resumed session must not repeat. Like a
+	// state entry it is part of the chain but records no message.
+	// Extension; Claude Code stores its reminders as user text.
+	TypeReminder = "agentctx_reminder"
 )
 
 // SubtypeCompactBoundary marks a system entry as a compact boundary (seed
@@ -121,6 +129,9 @@ type Entry struct {
 	// example {"tracker": …, "workmem": …}); the session package only
 	// stores it. Nil on other entries. Extension.
 	State json.RawMessage `json:"state,omitempty"`
+	// Reminders are the system reminders of a [TypeReminder] entry, in
+	// the order they were sent. Extension.
+	Reminders []Reminder `json:"reminders,omitempty"`
 
 	// Raw is the line as it was read, without its newline; nil for an
 	// entry built in memory. A store writes Raw byte for byte instead of
@@ -231,7 +242,7 @@ func (e *Entry) IsBoundary() bool {
 // messages.
 func (e *Entry) Known() bool {
 	switch e.Type {
-	case TypeUser, TypeAssistant, TypeToolUse, TypeToolResult, TypeSystem, TypeState, TypeToolOutput:
+	case TypeUser, TypeAssistant, TypeToolUse, TypeToolResult, TypeSystem, TypeState, TypeToolOutput, TypeReminder:
 		return true
 	}
 	return false

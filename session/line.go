@@ -36,6 +36,7 @@ type wireEntry struct {
 	IsCompactSummary  bool             `json:"isCompactSummary,omitempty"`
 	CompactMetadata   *CompactMetadata `json:"compactMetadata,omitempty"`
 	State             json.RawMessage  `json:"state,omitempty"`
+	Reminders         []Reminder       `json:"reminders,omitempty"`
 }
 
 // MarshalLine encodes e as one transcript line, without the newline.
@@ -83,6 +84,7 @@ func MarshalLine(e Entry) ([]byte, error) {
 		IsCompactSummary:  e.IsCompactSummary,
 		CompactMetadata:   e.CompactMetadata,
 		State:             e.State,
+		Reminders:         e.Reminders,
 	}
 	if e.ParentUUID != "" {
 		p := e.ParentUUID
@@ -134,6 +136,7 @@ func DecodeLine(line []byte) (Entry, error) {
 		IsCompactSummary:  w.IsCompactSummary,
 		CompactMetadata:   w.CompactMetadata,
 		State:             w.State,
+		Reminders:         w.Reminders,
 		Raw:               bytes.Clone(line),
 	}
 	// encoding/json copies every RawMessage out of the line; the line is
@@ -239,5 +242,6 @@ func rawMatches(e *Entry) bool {
 		d.CWD == e.CWD && d.GitBranch == e.GitBranch && d.Version == e.Version && d.IsSidechain == e.IsSidechain &&
 		d.IsCompactSummary == e.IsCompactSummary && bytes.Equal(d.Message, e.Message) &&
 		reflect.DeepEqual(d.Tool, e.Tool) && reflect.DeepEqual(d.ToolResult, e.ToolResult) &&
-		reflect.DeepEqual(d.CompactMetadata, e.CompactMetadata) && bytes.Equal(d.State, e.State)
+		reflect.DeepEqual(d.CompactMetadata, e.CompactMetadata) && bytes.Equal(d.State, e.State) &&
+		reflect.DeepEqual(d.Reminders, e.Reminders)
 }
