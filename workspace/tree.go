@@ -1,0 +1,872 @@
+package workspace
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/agentctx/agentctx/token"
+)
+
+// treeHeader is the first line of the directory structure block (seed
+// 004's directoryStructure, with the note that it is a snapshot).
+const treeHeader = "Below is a snapshot of this project's file structure at the start of the session. It does not update during the session."
+
+// Walk tuning.
+const (
+	// ctxEvery is how many entries the walk visits between checks of ctx.
+	ctxEvery = 256
+	// readBatch is how many entries one ReadDir call returns, so that the
+	// MaxFiles bound holds inside a huge folder too.
+	readBatch = 1024
+	// maxIgnoreFile caps the bytes read from one .gitignore file.
+	maxIgnoreFile = 1 << 20
+)
+
+// treeStats is what the walk learned besides the tree: for code style.
+type treeStats struct {
+	// Files counts the files seen (not ignored) in the whole walk, shown
+	// in the tree or not. Symbolic links count as files.
+	Files int
+	// Folders counts the folders seen (not ignored), dir itself excluded.
+	Folders int
+	// Langs counts files by programming language name ("Go", "Python"…),
+	// from their extensions ([langByExt]).
+	Langs map[string]int
+	// Markers are the formatter, linter and build configuration files
+	// found at the root, in dir, or one level below dir, as slash paths
+	// relative to the root (".editorconfig", "go.mod", ".golangci.yml",
+	// "pyproject.toml", "web/package.json"…), sorted.
+	Markers []string
+	// Visited counts the directory entries the walk examined, ignored
+	// ones included; the MaxFiles bound applies to it.
+	Visited int
+	// Stopped reports that the walk stopped at MaxFiles.
+	Stopped bool
+}
+
+// node is one folder of the walked tree. Its children are sorted by name
+// (byte order): folders in dirs, everything else (files, symbolic links,
+// devices) in files.
+type node struct {
+	name  string
+	dirs  []*node
+	files []string
+	// unread reports that the walk stopped before reading the folder.
+	unread bool
+	// partial reports that the walk stopped while reading the folder.
+	partial bool
+	// failed reports that the folder could not be read.
+	failed bool
+	// show is the number of children the current render lists: the first
+	// show of dirs then files. Set by allocate.
+	show int
+}
+
+func (n *node) total() int { return len(n.dirs) + len(n.files) }
+
+// rule is one gitignore pattern with what the matcher needs to evaluate
+// it against a single entry.
+type rule struct {
+	p gitignore.Pattern
+	// simple reports a pattern without a slash (other than a trailing
+	// one): git matches it against the entry's name only.
+	simple bool
+	// domain is the number of path components of the folder whose
+	// .gitignore holds the pattern (0 for the root).
+	domain int
+	// fast, for a simple pattern that is a literal name ("vendor"), a
+	// literal suffix ("*.log") or a literal prefix ("tmp_*"), is how the
+	// walker matches it without go-git: fastExact, fastSuffix or
+	// fastPrefix with lit, negated and dirOnly as parsed. go-git's
+	// Match calls filepath.Match per pattern, which is most of the
+	// walk's matching time on a large tree (BenchmarkGather100k).
+	fast    fastKind
+	lit     string
+	negated bool
+	dirOnly bool
+}
+
+// fastKind is how a simple pattern is matched without go-git.
+type fastKind uint8
+
+const (
+	fastNone fastKind = iota
+	fastExact
+	fastSuffix
+	fastPrefix
+)
+
+// walker is the state of one walk. Not safe for concurrent use.
+type walker struct {
+	ctx     context.Context
+	limit   int
+	visited int
+	stats   treeStats
+	// defaults are DefaultIgnore's names: folders skipped by name.
+	defaults map[string]bool
+	// extra are opts.Ignore, above every .gitignore in priority.
+	extra   []rule
+	scratch []string
+	markers map[string]bool
+	notices []Notice
+	// unreadable counts the folders that could not be read; firstErr is
+	// the first such error.
+	unreadable int
+	firstErr   error
+}
+
+// queued is a folder waiting to be read in the breadth-first walk.
+type queued struct {
+	n     *node
+	abs   string
+	path  []string // components relative to the root
+	rules []rule   // active .gitignore rules, lowest priority first
+	depth int      // 0 for dir
+}
+
+// walkTree builds the directory structure block for dir (whose project
+// root is root), honouring .gitignore files from root down (plus
+// .git/info/exclude), DefaultIgnore and opts.
+//
+// The walk is breadth first over directory entries (no stat per file),
+// does not follow symbolic links, skips DefaultIgnore folders without
+// reading them, stops after opts.MaxFiles entries (a Notice says so) and
+// checks ctx every [ctxEvery] entries; the only error it returns is ctx's,
+// wrapped. Folders it cannot read are reported in one Notice.
+//
+// Gitignore patterns are parsed and matched by go-git's gitignore
+// package. Each entry is matched against its own path only, since the
+// walk never enters an ignored folder: a pattern without a slash is
+// given the entry's name alone, as git does, which also keeps a
+// negation such as "!logs" from re-including the contents of logs/.
+// Known deviations from git, inherited from go-git: "[!a]" is not a
+// negated class (use "[^a]"), "foo/**" also matches foo itself, and a
+// negated pattern with a slash that matches a folder re-includes the
+// folder's contents. The global excludes file (core.excludesFile) is not
+// read, so that the block depends on the project only.
+func walkTree(ctx context.Context, root, dir string, counter token.Counter, opts TreeOptions) (Block, treeStats, []Notice, error) {
+	if counter == nil {
+		counter = token.Estimator{}
+	}
+	w := &walker{
+		ctx:      ctx,
+		limit:    opts.MaxFiles,
+		defaults: make(map[string]bool, len(DefaultIgnore)),
+		markers:  map[string]bool{},
+	}
+	if w.limit <= 0 {
+		w.limit = DefaultTreeWalk
+	}
+	w.stats.Langs = map[string]int{}
+	for _, name := range DefaultIgnore {
+		w.defaults[name] = true
+	}
+	for _, p := range opts.Ignore {
+		if r, ok := parseRule(p, nil); ok {
+			w.extra = append(w.extra, r)
+		}
+	}
+
+	base := relPath(root, dir)
+	rules := w.ancestorRules(root, base)
+	top := &node{name: dir}
+	if root != dir {
+		w.rootMarkers(root)
+	}
+	if err := w.walk(top, dir, base, rules); err != nil {
+		return Block{}, w.stats, w.notices, err
+	}
+	w.stats.Markers = make([]string, 0, len(w.markers))
+	for m := range w.markers {
+		w.stats.Markers = append(w.stats.Markers, m)
+	}
+	slices.Sort(w.stats.Markers)
+	w.stats.Visited = w.visited
+	if w.unreadable > 0 {
+		w.notices = append(w.notices, Notice{
+			Source:  BlockDirectory,
+			Message: fmt.Sprintf("%s could not be read: %v", plural(w.unreadable, "folder", "folders"), w.firstErr),
+		})
+	}
+	if w.stats.Stopped {
+		w.notices = append(w.notices, Notice{
+			Source:  BlockDirectory,
+			Message: "walk stopped after " + commas(w.visited) + " entries",
+		})
+	}
+	if opts.Disabled {
+		return Block{}, w.stats, w.notices, nil
+	}
+	maxEntries, maxTokens := opts.MaxEntries, opts.MaxTokens
+	if maxEntries <= 0 {
+		maxEntries = DefaultTreeEntries
+	}
+	if maxTokens <= 0 {
+		maxTokens = DefaultTreeTokens
+	}
+	b, ok := renderTree(top, counter, maxEntries, maxTokens, w.stats.Stopped, w.visited)
+	if !ok {
+		w.notices = append(w.notices, Notice{
+			Source:  BlockDirectory,
+			Message: fmt.Sprintf("the directory structure does not fit in %d tokens; left out", maxTokens),
+		})
+	}
+	return b, w.stats, w.notices, nil
+}
+
+// relPath returns dir's path components relative to root; nil when dir
+// is root or not below it.
+func relPath(root, dir string) []string {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	return strings.Split(filepath.ToSlash(rel), "/")
+}
+
+// ancestorRules reads .git/info/exclude and the .gitignore files of root
+// and of every folder between root and dir (dir's own is read by the
+// walk), lowest priority first.
+func (w *walker) ancestorRules(root string, base []string) []rule {
+	rules := w.readRules(filepath.Join(gitDir(root), "info", "exclude"), nil)
+	for i := range base {
+		rules = append(rules, w.readRules(filepath.Join(root, filepath.Join(base[:i]...), ".gitignore"), base[:i])...)
+	}
+	return rules
+}
+
+// gitDir returns the git folder of the work tree at root: root/.git, or
+// for a linked work tree or submodule (where .git is a file saying
+// "gitdir: …") the common git folder it points to.
+func gitDir(root string) string {
+	dot := filepath.Join(root, ".git")
+	b, err := os.ReadFile(dot)
+	if err != nil {
+		return dot // a folder (ReadFile fails) or absent
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	gd, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return dot
+	}
+	gd = strings.TrimSpace(gd)
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(root, gd)
+	}
+	if c, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+		cd := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(cd) {
+			cd = filepath.Join(gd, cd)
+		}
+		return cd
+	}
+	return gd
+}
+
+// readRules parses one ignore file whose patterns are relative to the
+// folder with components domain. A missing file has no rules; another
+// read error is reported as a Notice.
+func (w *walker) readRules(file string, domain []string) []rule {
+	f, err := os.Open(file)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			w.notices = append(w.notices, Notice{Source: file, Message: err.Error()})
+		}
+		return nil
+	}
+	defer f.Close()
+	var rules []rule
+	sc := bufio.NewScanner(io.LimitReader(f, maxIgnoreFile))
+	sc.Buffer(make([]byte, 0, 4096), maxIgnoreFile)
+	for sc.Scan() {
+		if r, ok := parseRule(sc.Text(), domain); ok {
+			rules = append(rules, r)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		w.notices = append(w.notices, Notice{Source: file, Message: err.Error()})
+	}
+	return rules
+}
+
+// parseRule parses one gitignore line; ok is false for blank lines and
+// comments.
+func parseRule(line string, domain []string) (rule, bool) {
+	line = strings.TrimSuffix(line, "\r")
+	if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+		return rule{}, false
+	}
+	// Mirror go-git's parse to learn whether the pattern has a slash.
+	p := strings.TrimPrefix(line, "!")
+	if !strings.HasSuffix(p, "\\ ") {
+		p = strings.TrimRight(p, " ")
+	}
+	dirOnly := strings.HasSuffix(p, "/")
+	p = strings.TrimSuffix(p, "/")
+	if p == "" {
+		return rule{}, false
+	}
+	r := rule{
+		p:       gitignore.ParsePattern(line, domain),
+		simple:  !strings.Contains(p, "/"),
+		domain:  len(domain),
+		negated: strings.HasPrefix(line, "!"),
+		dirOnly: dirOnly,
+	}
+	if r.simple {
+		switch {
+		case !strings.ContainsAny(p, `*?[\`):
+			r.fast, r.lit = fastExact, p
+		case strings.HasPrefix(p, "*") && !strings.ContainsAny(p[1:], `*?[\`):
+			r.fast, r.lit = fastSuffix, p[1:]
+		case strings.HasSuffix(p, "*") && !strings.ContainsAny(p[:len(p)-1], `*?[\`):
+			r.fast, r.lit = fastPrefix, p[:len(p)-1]
+		}
+	}
+	return r, true
+}
+
+// ignored reports whether the entry at path (components relative to the
+// root, the last one its name) is ignored by rules or by opts.Ignore.
+// The highest priority pattern that matches decides.
+func (w *walker) ignored(path []string, rules []rule, isDir bool) bool {
+	if r := w.match(path, w.extra, isDir); r != gitignore.NoMatch {
+		return r == gitignore.Exclude
+	}
+	return w.match(path, rules, isDir) == gitignore.Exclude
+}
+
+func (w *walker) match(path []string, rules []rule, isDir bool) gitignore.MatchResult {
+	name := path[len(path)-1]
+	for i := len(rules) - 1; i >= 0; i-- {
+		r := &rules[i]
+		if r.fast != fastNone {
+			var hit bool
+			switch r.fast {
+			case fastExact:
+				hit = name == r.lit
+			case fastSuffix:
+				hit = strings.HasSuffix(name, r.lit)
+			case fastPrefix:
+				hit = strings.HasPrefix(name, r.lit)
+			}
+			if !hit || (r.dirOnly && !isDir) {
+				continue
+			}
+			if r.negated {
+				return gitignore.Include
+			}
+			return gitignore.Exclude
+		}
+		q := path
+		if r.simple && r.domain+1 < len(path) {
+			w.scratch = append(append(w.scratch[:0], path[:r.domain]...), name)
+			q = w.scratch
+		}
+		if res := r.p.Match(q, isDir); res != gitignore.NoMatch {
+			return res
+		}
+	}
+	return gitignore.NoMatch
+}
+
+// walk reads top and the folders below it breadth first.
+func (w *walker) walk(top *node, dir string, base []string, rules []rule) error {
+	queue := []queued{{n: top, abs: dir, path: base, rules: rules}}
+	for len(queue) > 0 {
+		q := queue[0]
+		queue[0] = queued{}
+		queue = queue[1:]
+		if w.visited >= w.limit {
+			w.stats.Stopped = true
+			q.n.unread = true
+			for _, r := range queue {
+				r.n.unread = true
+			}
+			return nil
+		}
+		next, err := w.readFolder(q)
+		if err != nil {
+			return err
+		}
+		queue = append(queue, next...)
+	}
+	return nil
+}
+
+// readFolder lists one folder and returns its subfolders to walk.
+func (w *walker) readFolder(q queued) ([]queued, error) {
+	f, err := os.Open(q.abs)
+	if err != nil {
+		w.fail(q.n, err)
+		return nil, nil
+	}
+	defer f.Close()
+	var entries []fs.DirEntry
+	for {
+		batch, err := f.ReadDir(readBatch)
+		if room := w.limit - w.visited - len(entries); len(batch) > room {
+			entries = append(entries, batch[:room]...)
+			q.n.partial = true
+			w.stats.Stopped = true
+			break
+		}
+		entries = append(entries, batch...)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				w.fail(q.n, err)
+			}
+			break
+		}
+	}
+	hasRule := false
+	for _, e := range entries {
+		if e.Name() == ".gitignore" && e.Type().IsRegular() {
+			hasRule = true
+		}
+	}
+	rules := q.rules
+	if hasRule {
+		own := w.readRules(filepath.Join(q.abs, ".gitignore"), q.path)
+		if len(own) > 0 {
+			rules = append(rules[:len(rules):len(rules)], own...)
+		}
+	}
+	path := append(q.path[:len(q.path):len(q.path)], "")
+	var next []queued
+	for _, e := range entries {
+		w.visited++
+		if w.visited%ctxEvery == 0 {
+			if err := w.ctx.Err(); err != nil {
+				return nil, fmt.Errorf("walk %s: %w", q.abs, err)
+			}
+		}
+		name := e.Name()
+		isDir := e.IsDir()
+		if name == ".git" || (isDir && w.defaults[name]) {
+			continue
+		}
+		path[len(path)-1] = name
+		if w.ignored(path, rules, isDir) {
+			continue
+		}
+		if isDir {
+			w.stats.Folders++
+			child := &node{name: name}
+			q.n.dirs = append(q.n.dirs, child)
+			next = append(next, queued{
+				n:     child,
+				abs:   filepath.Join(q.abs, name),
+				path:  slices.Clone(path),
+				rules: rules,
+				depth: q.depth + 1,
+			})
+			continue
+		}
+		w.stats.Files++
+		q.n.files = append(q.n.files, name)
+		if l := langOf(name); l != "" {
+			w.stats.Langs[l]++
+		}
+		if q.depth <= 1 && isMarker(name) {
+			w.markers[strings.Join(path, "/")] = true
+		}
+	}
+	slices.SortFunc(q.n.dirs, func(a, b *node) int { return strings.Compare(a.name, b.name) })
+	slices.Sort(q.n.files)
+	slices.SortFunc(next, func(a, b queued) int { return strings.Compare(a.n.name, b.n.name) })
+	return next, nil
+}
+
+// fail records a folder that could not be read.
+func (w *walker) fail(n *node, err error) {
+	n.failed = true
+	if w.unreadable == 0 {
+		w.firstErr = err
+	}
+	w.unreadable++
+}
+
+// rootMarkers adds the markers found in root itself, when the walk starts
+// below it.
+func (w *walker) rootMarkers(root string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() && isMarker(e.Name()) {
+			w.markers[e.Name()] = true
+		}
+	}
+}
+
+// markerNames are the formatter, linter and build configuration files
+// codeStyle reads; markerPrefixes match families such as .eslintrc.json.
+var (
+	markerNames = map[string]bool{
+		".editorconfig": true, "go.mod": true,
+		".golangci.yml": true, ".golangci.yaml": true, ".golangci.toml": true, ".golangci.json": true,
+		"biome.json": true, "biome.jsonc": true,
+		"pyproject.toml": true, "ruff.toml": true, ".ruff.toml": true, "setup.cfg": true,
+		".flake8": true, ".pylintrc": true, "mypy.ini": true,
+		"rustfmt.toml": true, ".rustfmt.toml": true, "clippy.toml": true, "Cargo.toml": true,
+		"package.json": true, "tsconfig.json": true, ".clang-format": true, ".rubocop.yml": true,
+		".pre-commit-config.yaml": true, "Makefile": true, "GNUmakefile": true,
+		"justfile": true, "Justfile": true,
+	}
+	markerPrefixes = []string{".prettierrc", "prettier.config.", ".eslintrc", "eslint.config.", ".stylelintrc"}
+)
+
+// isMarker reports whether a file name is a formatter, linter or build
+// configuration file.
+func isMarker(name string) bool {
+	if markerNames[name] {
+		return true
+	}
+	for _, p := range markerPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// langByExt maps a lower-case file extension to its programming
+// language. Markup, styles, data and prose (HTML, CSS, Markdown, JSON,
+// YAML, SQL…) are not programming languages here: the code style block
+// lists what the project is written in.
+var langByExt = map[string]string{
+	".go": "Go",
+	".py": "Python", ".pyi": "Python",
+	".ts": "TypeScript", ".tsx": "TypeScript", ".mts": "TypeScript", ".cts": "TypeScript",
+	".js": "JavaScript", ".jsx": "JavaScript", ".mjs": "JavaScript", ".cjs": "JavaScript",
+	".rs":   "Rust",
+	".java": "Java",
+	".kt":   "Kotlin", ".kts": "Kotlin",
+	".c": "C", ".h": "C",
+	".cc": "C++", ".cpp": "C++", ".cxx": "C++", ".hpp": "C++", ".hh": "C++", ".hxx": "C++",
+	".cs":    "C#",
+	".rb":    "Ruby",
+	".php":   "PHP",
+	".swift": "Swift",
+	".m":     "Objective-C", ".mm": "Objective-C",
+	".sh": "Shell", ".bash": "Shell", ".zsh": "Shell",
+	".scala": "Scala",
+	".lua":   "Lua",
+	".dart":  "Dart",
+	".ex":    "Elixir", ".exs": "Elixir",
+	".erl": "Erlang",
+	".hs":  "Haskell",
+	".ml":  "OCaml", ".mli": "OCaml",
+	".clj": "Clojure",
+	".zig": "Zig",
+	".jl":  "Julia",
+	".r":   "R",
+	".pl":  "Perl", ".pm": "Perl",
+	".vue":    "Vue",
+	".svelte": "Svelte",
+	".fs":     "F#",
+	".groovy": "Groovy",
+	".nim":    "Nim",
+	".v":      "V",
+	".sol":    "Solidity",
+}
+
+// langOf returns the programming language of a file name, or "".
+func langOf(name string) string {
+	ext := filepath.Ext(name)
+	if ext == "" || ext == name {
+		return ""
+	}
+	return langByExt[strings.ToLower(ext)]
+}
+
+// renderTree renders the walked tree under the entry and token caps. It
+// tries the entry cap first and otherwise searches for the largest entry
+// budget whose text fits in maxTokens. ok is false, and the Block empty,
+// when not even the top folder's line fits.
+func renderTree(top *node, counter token.Counter, maxEntries, maxTokens int, stopped bool, visited int) (Block, bool) {
+	try := func(budget int) (string, int, bool) {
+		text, cut := renderBudget(top, budget, stopped, visited)
+		return text, counter.Count(text), cut
+	}
+	text, tokens, cut := try(maxEntries)
+	if tokens > maxTokens {
+		// The largest budget in [0, maxEntries) that fits; lo < 0: none.
+		lo, hi := -1, maxEntries
+		text = ""
+		for lo+1 < hi {
+			mid := lo + (hi-lo)/2
+			t, n, c := try(mid)
+			if n <= maxTokens {
+				lo, text, tokens, cut = mid, t, n, c
+			} else {
+				hi = mid
+			}
+		}
+		if lo < 0 {
+			return Block{}, false
+		}
+	}
+	return Block{
+		Name:      BlockDirectory,
+		Text:      text,
+		Tokens:    tokens,
+		Source:    "walk",
+		Truncated: cut,
+	}, true
+}
+
+// renderBudget renders the tree listing at most budget entries, chosen
+// by allocate, and reports whether anything was left out.
+func renderBudget(top *node, budget int, stopped bool, visited int) (string, bool) {
+	allocate(top, budget)
+	var b strings.Builder
+	b.WriteString(treeHeader)
+	b.WriteString("\n\n")
+	name := filepath.ToSlash(top.name)
+	if !strings.HasSuffix(name, "/") {
+		name += "/"
+	}
+	cut := writeNode(&b, top, name, 0)
+	if stopped {
+		b.WriteString("\n(the walk stopped after ")
+		b.WriteString(commas(visited))
+		b.WriteString(" entries: folders marked \"not walked\" were not read)")
+		cut = true
+	}
+	return strings.TrimSuffix(b.String(), "\n"), cut
+}
+
+// allocate sets show on every folder: breadth first, each level's folders
+// share what is left of budget max-min fairly (water-filling), so that
+// the top levels are listed in full before deeper ones and one huge
+// folder cannot starve its siblings. Ties go to the earlier folder in
+// listing order.
+func allocate(top *node, budget int) {
+	var reset func(n *node)
+	reset = func(n *node) {
+		n.show = 0
+		for _, d := range n.dirs {
+			reset(d)
+		}
+	}
+	reset(top)
+	level := []*node{top}
+	demand := []int{}
+	for len(level) > 0 && budget > 0 {
+		demand = demand[:0]
+		for _, n := range level {
+			demand = append(demand, n.total())
+		}
+		shares := waterfill(demand, budget)
+		var next []*node
+		for i, n := range level {
+			n.show = shares[i]
+			budget -= shares[i]
+			next = append(next, n.dirs[:min(n.show, len(n.dirs))]...)
+		}
+		level = next
+	}
+}
+
+// waterfill shares budget among demands max-min fairly: every demand
+// gets min(d, L) for the largest level L that fits, and what remains
+// goes one each to the earliest demands above L.
+func waterfill(demand []int, budget int) []int {
+	shares := make([]int, len(demand))
+	sum := 0
+	for _, d := range demand {
+		sum += d
+	}
+	if sum <= budget {
+		copy(shares, demand)
+		return shares
+	}
+	sorted := slices.Clone(demand)
+	slices.Sort(sorted)
+	// Find L: walk the sorted demands; with k demands left (all >= the
+	// current one), a level of rest/k fits.
+	rest := budget
+	level := 0
+	for i, d := range sorted {
+		k := len(sorted) - i
+		if d*k > rest {
+			level = rest / k
+			break
+		}
+		rest -= d
+		level = d
+	}
+	left := budget
+	for i, d := range demand {
+		shares[i] = min(d, level)
+		left -= shares[i]
+	}
+	for i, d := range demand {
+		if left == 0 {
+			break
+		}
+		if d > shares[i] {
+			shares[i]++
+			left--
+		}
+	}
+	return shares
+}
+
+// writeNode writes n's line (label, at depth) and its listed children,
+// and reports whether anything below n was left out. Folders end with
+// "/"; each level is indented by two spaces. A folder none of whose
+// entries are listed says what it holds, "src/ (3 folders, 12 files)";
+// a folder partly listed ends with "… N more" where N counts the
+// folder's own entries not listed (files and folders, not recursively).
+func writeNode(b *strings.Builder, n *node, label string, depth int) bool {
+	indent(b, depth)
+	b.WriteString(label)
+	cut := n.unread || n.partial || n.failed
+	switch {
+	case n.unread:
+		b.WriteString(" (not walked)")
+	case n.show == 0 && n.total() > 0:
+		b.WriteString(" (")
+		b.WriteString(counts(len(n.dirs), len(n.files)))
+		if n.partial {
+			b.WriteString("; more not walked")
+		}
+		b.WriteString(")")
+		cut = true
+	case n.show == 0 && n.partial:
+		b.WriteString(" (not walked)")
+	case n.show == 0 && n.failed:
+		b.WriteString(" (unreadable)")
+	}
+	b.WriteByte('\n')
+	if n.show == 0 {
+		return cut
+	}
+	for i := range n.show {
+		if i < len(n.dirs) {
+			d := n.dirs[i]
+			if writeNode(b, d, displayName(d.name)+"/", depth+1) {
+				cut = true
+			}
+			continue
+		}
+		indent(b, depth+1)
+		b.WriteString(displayName(n.files[i-len(n.dirs)]))
+		b.WriteByte('\n')
+	}
+	if more := n.total() - n.show; more > 0 {
+		dirs := max(0, len(n.dirs)-n.show)
+		indent(b, depth+1)
+		b.WriteString("… ")
+		b.WriteString(moreText(dirs, more-dirs))
+		b.WriteByte('\n')
+		cut = true
+	}
+	switch {
+	case n.partial:
+		indent(b, depth+1)
+		b.WriteString("… more not walked\n")
+	case n.failed:
+		indent(b, depth+1)
+		b.WriteString("… more unreadable\n")
+	}
+	return cut
+}
+
+// moreText says how many of a folder's entries were not listed:
+// "12 more files", "3 more folders", "15 more (3 folders, 12 files)".
+func moreText(dirs, files int) string {
+	switch {
+	case dirs == 0:
+		return commas(files) + " more " + word(files, "file", "files")
+	case files == 0:
+		return commas(dirs) + " more " + word(dirs, "folder", "folders")
+	}
+	return commas(dirs+files) + " more (" + counts(dirs, files) + ")"
+}
+
+// counts says "3 folders, 12 files", leaving out a zero part.
+func counts(dirs, files int) string {
+	switch {
+	case dirs == 0:
+		return plural(files, "file", "files")
+	case files == 0:
+		return plural(dirs, "folder", "folders")
+	}
+	return plural(dirs, "folder", "folders") + ", " + plural(files, "file", "files")
+}
+
+func plural(n int, one, many string) string { return commas(n) + " " + word(n, one, many) }
+
+func word(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func indent(b *strings.Builder, depth int) {
+	for range depth {
+		b.WriteString("  ")
+	}
+}
+
+// displayName returns a file name as it can appear on one line of the
+// prompt: as is, or Go-quoted when it holds control characters or
+// invalid UTF-8 (a newline in a name must not start a line of its own).
+func displayName(name string) string {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c < 0x20 || c == 0x7f || c >= utf8.RuneSelf {
+			if c >= utf8.RuneSelf && utf8.ValidString(name) && !hasControl(name) {
+				return name
+			}
+			return strconv.Quote(name)
+		}
+	}
+	return name
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
+			return true
+		}
+	}
+	return false
+}
+
+// commas formats n in decimal with a comma every three digits: 1,234.
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 || len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	pre := len(s) % 3
+	b.WriteString(s[:pre])
+	for i := pre; i < len(s); i += 3 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}
