@@ -1,0 +1,70 @@
+package reminder
+
+import (
+	"strings"
+
+	"github.com/agentctx/agentctx/chat"
+)
+
+// Render formats rs as seed 004 sends them: each reminder as
+// "<system-reminder>\n" + Text + "\n</system-reminder>\n", concatenated in
+// order. It returns "" for none.
+func Render(rs []Reminder) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	const open, closing = "<system-reminder>\n", "\n</system-reminder>\n"
+	n := 0
+	for _, r := range rs {
+		n += len(open) + len(r.Text) + len(closing)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, r := range rs {
+		b.WriteString(open)
+		b.WriteString(r.Text)
+		b.WriteString(closing)
+	}
+	return b.String()
+}
+
+// Inject returns the messages of an outgoing request with rs rendered
+// ([Render]) into the user's turn, and whether it placed them (seed 004:
+// reminders are prepended to the last user message of the request only,
+// never stored as user text):
+//
+//   - last message RoleUser: the message is cloned and a [chat.Text] part
+//     with the rendered reminders is put before its parts;
+//   - last message RoleTool (a tool loop, the results are the user's
+//     turn): a new RoleUser message holding the rendered reminders is
+//     appended; the Anthropic conversion merges it into the tool-result
+//     user turn, and OpenAI accepts a user message after tool messages;
+//   - otherwise (no messages, or a system or assistant message last), and
+//     when rs is empty: msgs itself and false.
+//
+// msgs and its messages and parts are never modified: the result is a new
+// slice whose other messages are shallow copies sharing their parts with
+// msgs, so callers must not modify those parts in place. Safe for
+// concurrent use on distinct or read-only inputs.
+func Inject(msgs []chat.Message, rs []Reminder) ([]chat.Message, bool) {
+	if len(rs) == 0 || len(msgs) == 0 {
+		return msgs, false
+	}
+	last := msgs[len(msgs)-1]
+	switch last.Role {
+	case chat.RoleUser:
+		out := make([]chat.Message, len(msgs))
+		copy(out, msgs)
+		c := last.Clone()
+		parts := make([]chat.Part, 0, len(c.Parts)+1)
+		parts = append(parts, chat.Text{Text: Render(rs)})
+		c.Parts = append(parts, c.Parts...)
+		out[len(out)-1] = c
+		return out, true
+	case chat.RoleTool:
+		out := make([]chat.Message, len(msgs), len(msgs)+1)
+		copy(out, msgs)
+		return append(out, chat.NewText(chat.RoleUser, Render(rs))), true
+	}
+	return msgs, false
+}
