@@ -1,0 +1,213 @@
+package prompt
+
+import (
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/provider"
+	"github.com/agentctx/agentctx/reminder"
+	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/window"
+)
+
+// Kinds of the tail sections that are not generated reminders: the
+// tracker's section and the working memory's context travel in the same
+// <system-reminder> blocks, but are rebuilt for every request and never
+// count against the reminder caps.
+const (
+	KindTracker       = "tracker"
+	KindWorkingMemory = "working_memory"
+)
+
+// Input is what [Assemble] builds a request from.
+type Input struct {
+	// Static is the session's static system prompt ([BuildStatic]).
+	Static Static
+	// Rehydration is the text a summarizing compaction left to re-include
+	// (recent files, todo and plan state), placed as a second system
+	// message after the static prompt. Optional.
+	Rehydration string
+	// Window holds the conversation. Required. Assemble reads its
+	// messages and their cached counts; it does not change it.
+	Window *window.Window
+	// Tracker is the runtime state tracker's section and WorkingMemory
+	// the working memory's context, both optional; they go first in the
+	// tail.
+	Tracker, WorkingMemory string
+	// Reminders are the generated system reminders for this request, in
+	// order. Optional.
+	Reminders []reminder.Reminder
+	// Tools are the tool schemas, and ToolTokens their size in tokens
+	// (token.Tools), counted once by the caller.
+	Tools      []chat.ToolDef
+	ToolTokens int
+	// Counter counts the tail's parts for the token table. Optional.
+	// Defaults to the window's counter; a caching counter (token.Cache)
+	// over the same encoding saves recounting the parts that did not
+	// change since the last request.
+	Counter token.Counter
+	// Model, MaxTokens and CacheKey are copied to the provider request.
+	Model     string
+	MaxTokens int
+	CacheKey  string
+}
+
+// Request is an assembled model request and its accounting.
+type Request struct {
+	// Request is the provider-neutral request: the messages to send, the
+	// tools and the cache breakpoints (CacheAfter).
+	provider.Request
+	// Rows is the token table, part by part; the rows sum to Tokens.
+	Rows []Row
+	// Tokens is the prompt's size in tokens: every message with its
+	// framing, the tool schemas and the reply priming.
+	Tokens int
+	// Budget is the window's token budget (0: none), and Over how many
+	// tokens the prompt exceeds it by (0 when it fits).
+	Budget, Over int
+	// CachedTokens is the size of the prefix up to the last cache
+	// breakpoint, in tokens: what a warm provider cache can serve.
+	CachedTokens int
+	// Tail is the tail sections and reminders injected, in order.
+	Tail []reminder.Reminder
+}
+
+// Assemble builds the request: the static system prompt, the rehydration
+// block, the window's messages and the tail injected into the last user
+// turn (reminder.Inject). It changes nothing it is given: the window and
+// its messages are left as they are, so the stored history never holds
+// the tail. Cache breakpoints go after the static prompt, after the
+// rehydration block and on the last message before the tail (or the last
+// message when there is no tail). O(messages) for the slice and O(size of
+// the last message and the tail) for counting: the window's messages are
+// not counted again.
+func Assemble(in Input) *Request {
+	w := in.Window
+	counter := w.Counter()
+	ov := w.Overhead()
+	req := &Request{Budget: w.Budget()}
+	req.Model, req.MaxTokens, req.CacheKey, req.Tools = in.Model, in.MaxTokens, in.CacheKey, in.Tools
+
+	var msgs []chat.Message
+	framing := ov.ReplyPriming
+	var cached int
+	if in.Static.Text != "" {
+		msgs = append(msgs, chat.NewText(chat.RoleSystem, in.Static.Text))
+		req.Rows = append(req.Rows, in.Static.Rows...)
+		n := token.Message(counter, ov, msgs[len(msgs)-1])
+		framing += n - sumRows(in.Static.Rows)
+		req.CacheAfter = append(req.CacheAfter, len(msgs)-1)
+	}
+	if in.ToolTokens > 0 {
+		req.Rows = append(req.Rows, Row{Name: PartTools, Tokens: in.ToolTokens})
+	}
+	if in.Rehydration != "" {
+		msgs = append(msgs, chat.NewText(chat.RoleSystem, in.Rehydration))
+		n := token.Message(counter, ov, msgs[len(msgs)-1])
+		content := counter.Count(in.Rehydration)
+		req.Rows = append(req.Rows, Row{Name: PartRehydration, Tokens: content})
+		framing += n - content
+		req.CacheAfter = append(req.CacheAfter, len(msgs)-1)
+	}
+	base := len(msgs)
+	history := w.Messages()
+	msgs = append(msgs, history...)
+	msgTokens := 0
+	for i := range history {
+		msgTokens += w.TokensAt(i)
+	}
+	req.Rows = append(req.Rows, Row{Name: PartMessages, Tokens: msgTokens})
+
+	var tail []reminder.Reminder
+	if in.Tracker != "" {
+		tail = append(tail, reminder.Reminder{Kind: KindTracker, Text: in.Tracker})
+	}
+	if in.WorkingMemory != "" {
+		tail = append(tail, reminder.Reminder{Kind: KindWorkingMemory, Text: in.WorkingMemory})
+	}
+	tail = append(tail, in.Reminders...)
+	last := len(msgs) - 1
+	if out, ok := reminder.Inject(msgs, tail); ok {
+		req.Tail = tail
+		// The tail either replaced the last message or appended one.
+		delta := 0
+		if len(out) == len(msgs) {
+			delta = token.Message(counter, ov, out[last]) - w.TokensAt(last-base)
+			if last > base {
+				req.CacheAfter = append(req.CacheAfter, last-1)
+			}
+		} else {
+			delta = token.Message(counter, ov, out[len(out)-1])
+			req.CacheAfter = append(req.CacheAfter, last)
+		}
+		tc := in.Counter
+		if tc == nil {
+			tc = counter
+		}
+		rows := tailRows(tail, tc)
+		framing += delta - sumRows(rows)
+		req.Rows = append(req.Rows, rows...)
+		msgs = out
+	} else if len(history) > 0 {
+		req.CacheAfter = append(req.CacheAfter, last)
+	}
+	req.Rows = append(req.Rows, Row{Name: PartFraming, Tokens: framing})
+	req.Messages = msgs
+
+	total := sumRows(req.Rows)
+	req.Tokens = total
+	if req.Budget > 0 && total > req.Budget {
+		req.Over = total - req.Budget
+	}
+	// What a warm cache serves: everything up to the last breakpoint.
+	if n := len(req.CacheAfter); n > 0 {
+		end := req.CacheAfter[n-1]
+		cached = in.ToolTokens
+		for i := 0; i <= end && i < len(msgs); i++ {
+			if i >= base && i-base < len(history) && i != last {
+				cached += w.TokensAt(i - base)
+			} else {
+				cached += token.Message(counter, ov, msgs[i])
+			}
+		}
+		for i := range req.Rows {
+			switch req.Rows[i].Name {
+			case PartTracker, PartWorkingMemory, PartReminders, PartFraming:
+			case PartMessages:
+				req.Rows[i].Cached = end >= base
+			default:
+				req.Rows[i].Cached = true
+			}
+		}
+	}
+	req.CachedTokens = cached
+	return req
+}
+
+// tailRows counts the tail's parts: the tracker, the working memory and
+// the reminders together.
+func tailRows(tail []reminder.Reminder, counter token.Counter) []Row {
+	var rows []Row
+	rem := 0
+	for _, r := range tail {
+		n := counter.Count(reminder.Render([]reminder.Reminder{r}))
+		switch r.Kind {
+		case KindTracker:
+			rows = append(rows, Row{Name: PartTracker, Tokens: n})
+		case KindWorkingMemory:
+			rows = append(rows, Row{Name: PartWorkingMemory, Tokens: n})
+		default:
+			rem += n
+		}
+	}
+	if rem > 0 {
+		rows = append(rows, Row{Name: PartReminders, Tokens: rem})
+	}
+	return rows
+}
+
+func sumRows(rows []Row) int {
+	n := 0
+	for _, r := range rows {
+		n += r.Tokens
+	}
+	return n
+}
