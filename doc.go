@@ -2,10 +2,17 @@
 // every model call, what is kept when the context window fills, what is
 // written to disk, and how a session comes back.
 //
-// This root package will hold the Engine, the one object an agent embeds
-// (seed 001's ContextManager: one session's window, store, tracker, working
-// memory and prompt assembly). Until then, the sub-packages are the API, and
-// each is usable on its own:
+// This root package holds the [Engine], the one object an agent embeds
+// (seed 001's ContextManager): one session's context window, its
+// compaction, its session file, the runtime state tracker, the working
+// memory, the static workspace context, system reminders and prompt
+// assembly. [Open] starts a session, [Engine.Add] records every message,
+// [Engine.Request] returns the next model call's request (compacted first
+// when needed, always within the budget), [Engine.Compact] summarizes on
+// demand, [Resume] brings a stored session back and [Engine.Close] ends
+// it. See Example.
+//
+// The sub-packages are usable on their own:
 //
 //   - [github.com/agentctx/agentctx/chat]: the one message model (roles,
 //     sealed content parts, usage, rounds) and loss-free conversion to and
@@ -23,9 +30,21 @@
 //     trajectories (Claude Code, Codex, SWE-agent, mini-swe-agent,
 //     OpenHands, OpenAI message arrays).
 //   - [github.com/agentctx/agentctx/replay]: replay a trajectory under a
-//     budget and report what compaction did.
+//     budget through an Engine and report what compaction did.
+//   - [github.com/agentctx/agentctx/session]: the session format (Claude
+//     Code's JSONL lines), the Store interface and its JSONL store.
+//   - [github.com/agentctx/agentctx/track] and
+//     [github.com/agentctx/agentctx/workmem]: the runtime state tracker and
+//     the working memory.
+//   - [github.com/agentctx/agentctx/workspace]: the static project context
+//     (tree, git, instruction files with @imports, README, code style).
+//   - [github.com/agentctx/agentctx/reminder]: system reminders.
+//   - [github.com/agentctx/agentctx/prompt]: request assembly with a
+//     cache-stable static prefix and a token table.
+//   - [github.com/agentctx/agentctx/provider]: the small model interface
+//     and its OpenAI and Anthropic adapters.
 //
-// # Embedding, today
+// # Embedding the window alone
 //
 // Build a window for a model, add messages as the agent produces them, and
 // compact before each model call:

@@ -11,10 +11,10 @@ import (
 	"github.com/agentctx/agentctx/window"
 )
 
-// Example shows the embedding path of the README: a window for a model,
+// Example_window shows the window on its own: a window for a model,
 // messages added as the agent produces them, and compaction before each
 // model call keeping the prompt within the budget.
-func Example() {
+func Example_window() {
 	ctx := context.Background()
 	info := model.Lookup("claude-sonnet-4-5")
 	counter, err := model.Counter(info)

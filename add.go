@@ -1,0 +1,175 @@
+package agentctx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/reminder"
+	"github.com/agentctx/agentctx/window"
+	"github.com/agentctx/agentctx/workmem"
+)
+
+// todoTools are the tool names that write the agent's todo list or plan:
+// Claude Code's TodoWrite, Codex's update_plan, and the snake-case
+// spelling other agents use.
+var todoTools = map[string]bool{"TodoWrite": true, "todo_write": true, "update_plan": true}
+
+func isTodoTool(name string) bool { return todoTools[name] }
+
+// Add appends messages to the session as the agent produces them: user
+// messages, assistant replies (with the provider's usage, which anchors
+// the window's count), and tool results. Each message is, in order:
+//
+//   - fed to the runtime state tracker and the working memory (tool
+//     results with the call they answer, before any cut), and its todo
+//     calls to the todo list the reminders follow;
+//   - for a tool result, sized by the tool-result limiter at the window's
+//     usage ratio (the full output is kept in the session);
+//   - added to the window (a tool result whose call is not in the window
+//     goes in as user text saying so);
+//   - appended to the session, before Add returns.
+//
+// At the end of a turn (an assistant message without tool calls) the
+// working-memory state is saved too. Add does not compact: [Engine.Request]
+// does, before each model call. Errors: [ErrClosed], a message the window
+// rejects (window.ErrInvalidMessage, naming its index; the messages
+// before it are kept), and the store's.
+func (e *Engine) Add(ctx context.Context, msgs ...chat.Message) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	var pending []chat.Message
+	flush := func() error {
+		if e.rec == nil || len(pending) == 0 {
+			return nil
+		}
+		err := e.rec.Add(ctx, pending...)
+		pending = pending[:0]
+		if err != nil {
+			return fmt.Errorf("agentctx: add to %s: %w", e.id, err)
+		}
+		return nil
+	}
+	turnEnd := false
+	for i, m := range msgs {
+		e.observe(m)
+		orig := m
+		if !e.opts.NoLimit {
+			m = e.limit(m)
+		}
+		err := e.w.Add(m)
+		if errors.Is(err, window.ErrOrphanToolResult) {
+			e.stats.OrphanResults++
+			m = orphanAsUser(m)
+			err = e.w.Add(m)
+		}
+		if err != nil {
+			if ferr := flush(); ferr != nil {
+				return ferr
+			}
+			return fmt.Errorf("agentctx: add message %d: %w", i, err)
+		}
+		if e.rec != nil {
+			if m.Role == chat.RoleTool && !sameParts(m, orig) {
+				if err := flush(); err != nil {
+					return err
+				}
+				r, _ := orig.ToolResult()
+				if err := e.rec.AddToolOutput(ctx, r); err != nil {
+					return fmt.Errorf("agentctx: add to %s: %w", e.id, err)
+				}
+			}
+			pending = append(pending, m)
+		}
+		turnEnd = m.Role == chat.RoleAssistant && !m.HasToolCalls()
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if turnEnd && e.rec != nil {
+		return e.saveState(ctx)
+	}
+	return nil
+}
+
+// observe feeds m to the tracker, the working memory and the todo list.
+func (e *Engine) observe(m chat.Message) {
+	switch m.Role {
+	case chat.RoleUser:
+		if e.active == nil && !e.opts.NoWorkingMemory {
+			e.active = workmem.New(m.Text(), workmem.Options{Counter: e.memo})
+		}
+	case chat.RoleAssistant:
+		for _, c := range m.ToolCalls() {
+			e.open[c.ID] = append(e.open[c.ID], c)
+			if isTodoTool(c.Name) {
+				e.todoTool = true
+				if todos, ok := reminder.TodosFromCall(c); ok {
+					e.todos = todos
+				}
+			}
+		}
+	case chat.RoleTool:
+		r, ok := m.ToolResult()
+		if !ok {
+			return
+		}
+		e.results = append(e.results, r)
+		if stack := e.open[r.ToolCallID]; len(stack) > 0 {
+			call := stack[len(stack)-1]
+			if len(stack) == 1 {
+				delete(e.open, r.ToolCallID)
+			} else {
+				e.open[r.ToolCallID] = stack[:len(stack)-1]
+			}
+			if e.tracker != nil {
+				e.tracker.Record(call, r)
+			}
+		}
+	default:
+		return
+	}
+	if e.opts.NoWorkingMemory {
+		return
+	}
+	if e.active == nil {
+		e.active = workmem.New("", workmem.Options{Counter: e.memo})
+	}
+	e.active.ObserveMessage(m)
+}
+
+// limit passes a tool message through the tool-result limiter at the
+// window's usage ratio.
+func (e *Engine) limit(m chat.Message) chat.Message {
+	r, ok := m.ToolResult()
+	if !ok || m.Role != chat.RoleTool {
+		return m
+	}
+	out, info := compact.LimitToolResult(r, r.ToolName, e.w.Ratio())
+	if !info.Cut {
+		return m
+	}
+	e.stats.LimitedResults++
+	e.stats.LimitedChars += info.Chars - info.KeptChars
+	m = m.Clone()
+	m.Parts = []chat.Part{out}
+	return m
+}
+
+// orphanAsUser turns a tool result that answers no call into user text,
+// as OpenHands does with observations that answer no tool call.
+func orphanAsUser(m chat.Message) chat.Message {
+	r, _ := m.ToolResult()
+	return chat.NewText(chat.RoleUser, fmt.Sprintf("[tool result for call %s (%s), whose call is not in the context]\n%s", r.ToolCallID, r.ToolName, r.Content))
+}
+
+// sameParts reports whether a and b share their parts: the limiter left
+// the message as it was.
+func sameParts(a, b chat.Message) bool {
+	return len(a.Parts) == len(b.Parts) && (len(a.Parts) == 0 || &a.Parts[0] == &b.Parts[0])
+}

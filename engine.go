@@ -1,0 +1,432 @@
+package agentctx
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/model"
+	"github.com/agentctx/agentctx/prompt"
+	"github.com/agentctx/agentctx/reminder"
+	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/track"
+	"github.com/agentctx/agentctx/window"
+	"github.com/agentctx/agentctx/workmem"
+	"github.com/agentctx/agentctx/workspace"
+)
+
+// ErrClosed reports a call on an [Engine] after [Engine.Close]. Nothing
+// was done; open or resume the session again.
+var ErrClosed = errors.New("agentctx: engine closed")
+
+// ErrNoStore reports a [Resume] without [Options].Store: there is nothing
+// to resume from. Pass the store the session was saved in.
+var ErrNoStore = errors.New("agentctx: no session store")
+
+// Engine manages the context of one agent session (seed 001's
+// ContextManager): the context window, its compaction, the session file,
+// the runtime state tracker, the working memory, the static workspace
+// context, system reminders and prompt assembly. An agent adds every
+// message as it happens ([Engine.Add]) and asks for each model call's
+// request ([Engine.Request]), which always fits the budget.
+//
+// An Engine is safe for concurrent use: its methods are serialized.
+// Different Engines (sessions) share nothing but the store, and work in
+// parallel.
+type Engine struct {
+	mu     sync.Mutex
+	closed bool
+
+	opts    Options
+	log     *slog.Logger
+	id      string
+	store   session.Store
+	rec     *session.Recorder
+	info    model.Info
+	counter token.Counter
+	// memo counts the texts rebuilt for every request (tail, working
+	// memory) once while they stay the same.
+	memo     token.Counter
+	w        *window.Window
+	strategy compact.Strategy
+	warnings []string
+
+	ws         *workspace.Context
+	static     prompt.Static
+	toolTokens int
+
+	tracker *track.Tracker
+	active  *workmem.ActiveContext
+	open    map[string][]chat.ToolCall
+
+	reminders *reminder.Manager
+	todos     []reminder.Todo
+	todoTool  bool
+	results   []chat.ToolResult
+
+	rehydration string
+	compactions int
+	stats       Stats
+}
+
+// Stats counts what an Engine did, since it was opened or resumed.
+type Stats struct {
+	// Requests counts the requests assembled, and RequestsOverBudget
+	// those that still exceeded the budget (the pinned parts alone were
+	// too large).
+	Requests           int `json:"requests"`
+	RequestsOverBudget int `json:"requests_over_budget"`
+	// Compactions counts compaction levels applied, by level name.
+	Compactions map[string]int `json:"compactions"`
+	// LimitedResults counts the tool results the limiter cut, and
+	// LimitedChars the runes it removed.
+	LimitedResults int `json:"limited_results"`
+	LimitedChars   int `json:"limited_chars"`
+	// OrphanResults counts tool results that answered no call in the
+	// window and were added as user text instead.
+	OrphanResults int `json:"orphan_results"`
+	// Reminders counts the system reminders sent, and TailDropped the
+	// tail parts left out of a request to fit the budget.
+	Reminders   int `json:"reminders"`
+	TailDropped int `json:"tail_dropped"`
+	// Rehydrations counts the rehydration blocks built after summaries.
+	Rehydrations int `json:"rehydrations"`
+}
+
+// Open starts a session: a new one, or the one [Options].SessionID names
+// when it exists in the store (then as [Resume] does). It gathers the
+// workspace context once, for the whole session. Errors: from the store
+// (session.ErrInvalidID, session.ErrSessionBusy…), from workspace.Gather
+// (Dir missing), and a cancelled ctx.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Store != nil && opts.SessionID != "" {
+		if _, err := opts.Store.Get(ctx, opts.SessionID); err == nil {
+			return Resume(ctx, opts.SessionID, opts)
+		} else if !errors.Is(err, session.ErrNotFound) {
+			return nil, fmt.Errorf("agentctx: open %s: %w", opts.SessionID, err)
+		}
+	}
+	e, err := newEngine(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	e.id = opts.SessionID
+	if e.id == "" {
+		e.id = session.NewID()
+	} else if err := session.ValidateID(e.id); err != nil {
+		return nil, fmt.Errorf("agentctx: open: %w", err)
+	}
+	if e.store != nil {
+		s, err := e.store.Create(ctx, session.Session{
+			ID: e.id, Project: e.opts.Dir, Model: e.info.Name, Origin: opts.Origin, Metadata: opts.Metadata,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("agentctx: open: %w", err)
+		}
+		e.id = s.ID
+		e.rec = session.NewRecorder(e.store, e.id)
+	}
+	return e, nil
+}
+
+// Resume reopens session id from [Options].Store: the window as it was
+// when the session was last written (session.Restore, from the last
+// complete compact boundary), and the tracker, working memory, reminder
+// history and rehydration block from its last saved state. Messages
+// written after that state are fed to the tracker and working memory
+// again, so nothing acknowledged is lost. Errors: [ErrNoStore],
+// session.ErrNotFound and the store's.
+func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
+	if opts.Store == nil {
+		return nil, fmt.Errorf("agentctx: resume %s: %w", id, ErrNoStore)
+	}
+	tr, err := opts.Store.Load(ctx, id, session.LoadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("agentctx: resume %s: %w", id, err)
+	}
+	if opts.Model == "" {
+		opts.Model = tr.Session.Model
+	}
+	if opts.Dir == "" && tr.Session.Project != "" {
+		if fi, err := os.Stat(tr.Session.Project); err == nil && fi.IsDir() {
+			opts.Dir = tr.Session.Project
+		}
+	}
+	e, err := newEngine(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	e.id = tr.Session.ID
+	e.rec = session.NewRecorder(e.store, e.id)
+	if err := e.restore(tr); err != nil {
+		return nil, fmt.Errorf("agentctx: resume %s: %w", id, err)
+	}
+	return e, nil
+}
+
+// newEngine builds an engine without a session.
+func newEngine(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("agentctx: %w", err)
+		}
+		opts.Dir = wd
+	}
+	if abs, err := filepath.Abs(opts.Dir); err == nil {
+		opts.Dir = abs
+	}
+	opts.Model = cmp.Or(opts.Model, DefaultModel)
+	e := &Engine{
+		opts:  opts,
+		log:   opts.Logger,
+		store: opts.Store,
+		open:  map[string][]chat.ToolCall{},
+		stats: Stats{Compactions: map[string]int{}},
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	e.info = model.Lookup(opts.Model)
+	if w := model.Warning(e.info); w != "" {
+		e.warnings = append(e.warnings, w)
+	}
+	counter, err := model.Counter(e.info)
+	if err != nil {
+		return nil, fmt.Errorf("agentctx: %w", err)
+	}
+	e.counter = counter
+	e.memo = token.NewCache(counter, 1024)
+	budget := opts.Budget
+	if budget <= 0 {
+		policy := opts.Policy
+		if policy == nil {
+			policy = model.DefaultPolicy
+		}
+		budget = policy.Budget(e.info)
+	}
+	e.toolTokens = token.Tools(counter, opts.Tools)
+	if e.w, err = window.New(window.Options{Budget: budget, Counter: counter, Reserved: e.toolTokens}); err != nil {
+		return nil, fmt.Errorf("agentctx: %w", err)
+	}
+	e.strategy = opts.Strategy
+	if e.strategy == nil {
+		e.strategy = &compact.Summarize{Summarizer: opts.Summarizer, Logger: opts.Logger}
+	}
+	if !opts.NoWorkspace {
+		wopts := opts.Workspace
+		if wopts.Dir == "" {
+			wopts.Dir = opts.Dir
+		}
+		if wopts.Counter == nil {
+			wopts.Counter = counter
+		}
+		if e.ws, err = workspace.Gather(ctx, wopts); err != nil {
+			return nil, fmt.Errorf("agentctx: %w", err)
+		}
+	}
+	ratio := opts.StaticRatio
+	if ratio <= 0 {
+		ratio = 0.25
+	}
+	e.static = prompt.BuildStatic(opts.SystemPrompt, e.ws, counter, prompt.StaticOptions{MaxTokens: int(ratio * float64(budget))})
+	for _, d := range e.static.Dropped {
+		e.warnings = append(e.warnings, fmt.Sprintf("context block %s left out: the static prompt is capped at %.0f%% of the %d-token budget", d, 100*ratio, budget))
+	}
+	if e.static.Cut {
+		e.warnings = append(e.warnings, "instruction files cut to fit the static prompt's share of the budget")
+	}
+	if !opts.NoWorkingMemory {
+		topts := opts.Tracker
+		if topts.Counter == nil {
+			topts.Counter = e.memo
+		}
+		if topts.MaxTokens == 0 {
+			// At most 1,500 tokens (track.DefaultMaxTokens), and no more
+			// than a tenth of a small budget.
+			topts.MaxTokens = max(200, min(track.DefaultMaxTokens, budget/10))
+		}
+		e.tracker = track.New(topts)
+		// The working memory starts with the first user message, its
+		// task (Add).
+	}
+	if !opts.NoReminders {
+		e.reminders = reminder.New(opts.Reminders)
+	}
+	for _, t := range opts.Tools {
+		if isTodoTool(t.Name) {
+			e.todoTool = true
+		}
+	}
+	return e, nil
+}
+
+// ID returns the session's id.
+func (e *Engine) ID() string { return e.id }
+
+// Model returns the model the engine counts tokens for.
+func (e *Engine) Model() model.Info { return e.info }
+
+// Budget returns the prompt budget in tokens.
+func (e *Engine) Budget() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.w.Budget()
+}
+
+// Warnings returns what the engine noticed and worked around: an unknown
+// model, context blocks left out of the static prompt.
+func (e *Engine) Warnings() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.warnings...)
+}
+
+// Workspace returns the static project context gathered when the session
+// was opened; nil with [Options].NoWorkspace. Read it only.
+func (e *Engine) Workspace() *workspace.Context { return e.ws }
+
+// Static returns the static system prompt: the same bytes on every
+// request of the session.
+func (e *Engine) Static() prompt.Static { return e.static }
+
+// Stats returns the engine's counters.
+func (e *Engine) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.stats
+	s.Compactions = make(map[string]int, len(e.stats.Compactions))
+	for k, v := range e.stats.Compactions {
+		s.Compactions[k] = v
+	}
+	return s
+}
+
+// Messages returns the window's messages as they stand: the history the
+// next request will carry, without the static prompt and the tail. The
+// messages share their parts with the window: do not modify them.
+func (e *Engine) Messages() []chat.Message {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.w.Messages()
+}
+
+// Window returns the engine's context window, for inspection (Check,
+// Breakdown, Tokens). It is the engine's own: read it only, and not
+// concurrently with the engine's methods.
+func (e *Engine) Window() *window.Window { return e.w }
+
+// TrackerSection returns the runtime state tracker's section as the next
+// request will carry it ("" without working memory or with nothing
+// tracked yet).
+func (e *Engine) TrackerSection() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.tracker == nil {
+		return ""
+	}
+	return e.tracker.Section()
+}
+
+// WorkingMemory returns the working memory's context in tokens tokens
+// (workmem.ActiveContext.BuildContext), and its report; "" and a zero
+// report without working memory.
+func (e *Engine) WorkingMemory(tokens int) (string, workmem.Report) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.active == nil {
+		return "", workmem.Report{}
+	}
+	return e.active.BuildContext(tokens), e.active.Distill()
+}
+
+// TrackerState returns the tracker's state; false without working
+// memory.
+func (e *Engine) TrackerState() (track.State, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.tracker == nil {
+		return track.State{}, false
+	}
+	return e.tracker.State(), true
+}
+
+// Rehydration returns the rehydration block the requests carry since the
+// last summarizing compaction ("" when none).
+func (e *Engine) Rehydration() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.rehydration
+}
+
+// Close saves the working-memory state and syncs the session to stable
+// storage. Later calls return [ErrClosed]; Close itself may be called
+// again. It does not close the store, which may serve other sessions.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	if e.rec == nil {
+		return nil
+	}
+	ctx := context.Background()
+	if err := e.saveState(ctx); err != nil {
+		return err
+	}
+	if err := e.store.Sync(ctx, e.id); err != nil {
+		return fmt.Errorf("agentctx: close %s: %w", e.id, err)
+	}
+	return nil
+}
+
+// AddFinding notes a finding in the working memory's scratchpad (seed
+// 002's noteKeyFinding): never compressed, carried in every request's
+// working-memory context, most important first. It returns false when
+// nothing was recorded (empty finding, working memory off). Errors:
+// [ErrClosed].
+func (e *Engine) AddFinding(f workmem.Finding) (bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return false, ErrClosed
+	}
+	if e.opts.NoWorkingMemory {
+		return false, nil
+	}
+	if e.active == nil {
+		e.active = workmem.New("", workmem.Options{Counter: e.memo})
+	}
+	return e.active.AddFinding(f), nil
+}
+
+// ExpectPlan tells the working memory that the next assistant message
+// answers a request for a plan, so a list in it replaces the current plan
+// (seed 002: a plan is only overwritten when one was asked for). Errors:
+// [ErrClosed].
+func (e *Engine) ExpectPlan() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	if e.opts.NoWorkingMemory {
+		return nil
+	}
+	if e.active == nil {
+		e.active = workmem.New("", workmem.Options{Counter: e.memo})
+	}
+	e.active.ExpectPlan()
+	return nil
+}

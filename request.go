@@ -1,0 +1,360 @@
+package agentctx
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/prompt"
+	"github.com/agentctx/agentctx/reminder"
+	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/track"
+)
+
+// Request is the next model call's request, assembled by
+// [Engine.Request], with its accounting.
+type Request struct {
+	// Request is the assembled request: the provider-neutral request to
+	// send (Messages, Tools, CacheAfter…), the token table, and the size
+	// against the budget.
+	*prompt.Request
+	// Compactions are the compaction levels applied before assembly, in
+	// order; none when the window fitted.
+	Compactions []compact.Record
+	// Dropped names the tail parts left out to fit the budget
+	// (prompt.KindTracker, prompt.KindWorkingMemory, reminder kinds,
+	// "rehydration").
+	Dropped []string
+}
+
+// tailSlack is the tokens reserved on top of the tail's own count: the
+// BPE merge at the join between the tail and the user text it is
+// prepended to, and the framing of a message appended for it.
+const tailSlack = 8
+
+// Request compacts the window when needed and assembles the next model
+// call's request, in this order (seed 004's query):
+//
+//  1. the tail is prepared: the tracker's section, the working memory's
+//     context and the pending system reminders; with the static prompt,
+//     the rehydration block and the tool schemas, its size is reserved
+//     out of the budget;
+//  2. the strategy compacts the window within what is left (seed 003:
+//     compact before every model call); a summarizing compaction is
+//     followed by rehydration (recent files, todo list, plan) and is
+//     recorded in the session;
+//  3. the request is assembled (prompt.Assemble); if it is still over the
+//     budget, tail parts are dropped, lowest priority first, and as a
+//     last resort the rehydration block;
+//  4. the reminders sent are marked (never repeated) and recorded in the
+//     session on their own entry.
+//
+// The returned request fits the budget unless the pinned parts alone (the
+// static prompt, the first user message, the last round) do not:
+// [prompt.Request].Over then says by how much, and Stats counts it. The
+// stored history never holds the tail. Errors: [ErrClosed], a compaction
+// failure (a summarizer error is not one: Summarize falls back) and the
+// store's.
+func (e *Engine) Request(ctx context.Context) (*Request, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	out := &Request{}
+	trackerText, memText := e.tailTexts()
+	pend := e.pendingReminders()
+	e.w.SetReserved(e.reserve(trackerText, memText, pend))
+	recs, err := e.strategy.Compact(ctx, e.w)
+	if err != nil {
+		return nil, fmt.Errorf("agentctx: request %s: compact: %w", e.id, err)
+	}
+	if summarized(recs) {
+		e.compactions++
+		e.rehydrate()
+		memText = e.memText()
+		if e.w.SetReserved(e.reserve(trackerText, memText, pend)); !e.w.Fits() {
+			more, err := (&compact.Tiered{Logger: e.opts.Logger}).Compact(ctx, e.w)
+			if err != nil {
+				return nil, fmt.Errorf("agentctx: request %s: compact: %w", e.id, err)
+			}
+			recs = append(recs, more...)
+		}
+	} else if len(recs) > 0 {
+		e.compactions++
+	}
+	if len(recs) > 0 {
+		if err := e.recordCompaction(ctx, recs, "auto"); err != nil {
+			return nil, err
+		}
+	}
+	out.Compactions = recs
+	pend = e.pendingReminders()
+
+	in := prompt.Input{
+		Static: e.static, Rehydration: e.rehydration, Window: e.w,
+		Tracker: trackerText, WorkingMemory: memText, Reminders: pend,
+		Tools: e.opts.Tools, ToolTokens: e.toolTokens,
+		Model: e.info.Name, MaxTokens: e.opts.MaxTokens, CacheKey: e.id, Counter: e.memo,
+	}
+	req := prompt.Assemble(in)
+	for req.Over > 0 {
+		switch {
+		case len(in.Reminders) > 0:
+			// Reminders are sorted by priority: drop the last.
+			r := in.Reminders[len(in.Reminders)-1]
+			in.Reminders = in.Reminders[:len(in.Reminders)-1]
+			out.Dropped = append(out.Dropped, r.Kind)
+		case in.WorkingMemory != "":
+			in.WorkingMemory = ""
+			out.Dropped = append(out.Dropped, prompt.KindWorkingMemory)
+		case in.Tracker != "":
+			in.Tracker = ""
+			out.Dropped = append(out.Dropped, prompt.KindTracker)
+		case in.Rehydration != "":
+			in.Rehydration = ""
+			out.Dropped = append(out.Dropped, "rehydration")
+		default:
+			goto done
+		}
+		req = prompt.Assemble(in)
+	}
+done:
+	e.stats.TailDropped += len(out.Dropped)
+	if len(out.Dropped) > 0 {
+		e.log.Debug("tail parts dropped to fit the budget", "session", e.id, "dropped", out.Dropped, "tokens", req.Tokens, "budget", req.Budget)
+	}
+	e.stats.Requests++
+	if req.Over > 0 {
+		e.stats.RequestsOverBudget++
+	}
+	if len(in.Reminders) > 0 {
+		e.reminders.MarkSent(in.Reminders...)
+		e.stats.Reminders += len(in.Reminders)
+		if e.rec != nil {
+			rs := make([]session.Reminder, len(in.Reminders))
+			for i, r := range in.Reminders {
+				rs[i] = session.Reminder{Kind: r.Kind, Key: r.Key, Text: r.Text}
+			}
+			if err := e.rec.AddReminders(ctx, rs...); err != nil {
+				return nil, fmt.Errorf("agentctx: request %s: %w", e.id, err)
+			}
+		}
+	}
+	e.results = nil
+	// Keep the window's reserve equal to what this request held outside
+	// the window, so that its size and ratio are the request's.
+	e.w.SetReserved(req.Tokens - (e.w.Tokens() - e.w.Reserved()))
+	out.Request = req
+	return out, nil
+}
+
+// Compact summarizes the history now, whatever the usage ratio (Claude
+// Code's /compact): the older history becomes a summary written with
+// instructions (optional) and the recent part is kept, followed by
+// rehydration. It returns the levels applied (none when there was nothing
+// to summarize). Errors: [ErrClosed], the strategy's and the store's.
+func (e *Engine) Compact(ctx context.Context, instructions string) ([]compact.Record, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	s := &compact.Summarize{Summarizer: e.opts.Summarizer, Instructions: instructions, Force: true, Logger: e.opts.Logger}
+	if base, ok := e.strategy.(*compact.Summarize); ok {
+		c := *base
+		c.Instructions, c.Force = instructions, true
+		s = &c
+	}
+	recs, err := s.Compact(ctx, e.w)
+	if err != nil {
+		return nil, fmt.Errorf("agentctx: compact %s: %w", e.id, err)
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	e.compactions++
+	if summarized(recs) {
+		e.rehydrate()
+	}
+	if err := e.recordCompaction(ctx, recs, "manual"); err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// tailTexts returns the tracker's section and the working memory's
+// context for the next request.
+func (e *Engine) tailTexts() (string, string) {
+	tr := ""
+	if e.tracker != nil && !e.opts.NoTrackerSection {
+		tr = e.tracker.Section()
+	}
+	return tr, e.memText()
+}
+
+// memText returns the working memory's context for the next request. It
+// is left out while nothing was compacted and the agent noted no finding
+// and has no plan: the window then holds the whole history, which the
+// working memory's recent rounds would only repeat.
+func (e *Engine) memText() string {
+	if e.active == nil {
+		return ""
+	}
+	if e.compactions == 0 {
+		_, plan := e.active.Plan()
+		if !plan && e.active.Stats().Findings == 0 {
+			return ""
+		}
+	}
+	n := e.contextTokens()
+	if n <= 0 {
+		return ""
+	}
+	return e.active.BuildContext(n)
+}
+
+// contextTokens is the working memory's share of a request, in tokens.
+func (e *Engine) contextTokens() int {
+	if e.opts.ContextTokens != 0 {
+		return e.opts.ContextTokens
+	}
+	return min(2000, e.w.Budget()/20)
+}
+
+// reserve returns the tokens a request holds outside the window's
+// messages: the tool schemas, the static prompt and the rehydration block
+// (each a system message) and the tail.
+func (e *Engine) reserve(trackerText, memText string, pend []reminder.Reminder) int {
+	ov := e.w.Overhead()
+	n := e.toolTokens
+	if e.static.Text != "" {
+		n += token.Message(e.counter, ov, chat.NewText(chat.RoleSystem, e.static.Text))
+	}
+	if e.rehydration != "" {
+		n += token.Message(e.counter, ov, chat.NewText(chat.RoleSystem, e.rehydration))
+	}
+	var tail []reminder.Reminder
+	if trackerText != "" {
+		tail = append(tail, reminder.Reminder{Kind: prompt.KindTracker, Text: trackerText})
+	}
+	if memText != "" {
+		tail = append(tail, reminder.Reminder{Kind: prompt.KindWorkingMemory, Text: memText})
+	}
+	tail = append(tail, pend...)
+	for _, r := range tail {
+		n += e.memo.Count(reminder.Render([]reminder.Reminder{r}))
+	}
+	if len(tail) > 0 {
+		n += ov.PerMessage + tailSlack
+	}
+	return n
+}
+
+// pendingReminders returns the reminders the next request would carry.
+func (e *Engine) pendingReminders() []reminder.Reminder {
+	if e.reminders == nil {
+		return nil
+	}
+	s := reminder.State{
+		Todos: slices.Clone(e.todos), TodosKnown: e.todoTool,
+		Results: e.results, Ratio: e.w.Ratio(), Threshold: threshold(e.strategy),
+		Tokens: e.w.Size(), Budget: e.w.Budget(), Compactions: e.compactions,
+	}
+	if e.tracker != nil {
+		s.ChangedFiles = externalChanges(e.tracker)
+	}
+	return e.reminders.Pending(s)
+}
+
+// threshold is the usage ratio at which s compacts, 0 when unknown.
+func threshold(s compact.Strategy) float64 {
+	switch s := s.(type) {
+	case *compact.Summarize:
+		if s.Threshold > 0 {
+			return s.Threshold
+		}
+		return 0.8
+	case *compact.Tiered:
+		if s.L2 > 0 {
+			return s.L2
+		}
+		return 0.8
+	}
+	return 0
+}
+
+func summarized(recs []compact.Record) bool {
+	for _, r := range recs {
+		if r.Level == compact.LevelSummary {
+			return true
+		}
+	}
+	return false
+}
+
+// recordCompaction writes a compact boundary and the window as compaction
+// left it, followed by the current working-memory state.
+func (e *Engine) recordCompaction(ctx context.Context, recs []compact.Record, trigger string) error {
+	for _, r := range recs {
+		e.stats.Compactions[r.Level.String()]++
+	}
+	if e.rec == nil {
+		return nil
+	}
+	top := recs[0].Level
+	for _, r := range recs[1:] {
+		top = max(top, r.Level)
+	}
+	meta := session.CompactMetadata{
+		Trigger:    trigger,
+		PreTokens:  recs[0].TokensBefore,
+		PostTokens: recs[len(recs)-1].TokensAfter,
+		Strategy:   recs[0].Strategy,
+		Level:      top.String(),
+	}
+	for _, r := range recs {
+		if r.Level == compact.LevelSummary {
+			meta.FilesIncluded = r.FilesIncluded
+			meta.Fallback = r.Fallback
+			meta.Summarizer, meta.DurationMS, meta.Usage = r.Summarizer, r.DurationMS, r.Usage
+		}
+	}
+	st, err := e.state()
+	if err != nil {
+		return err
+	}
+	e.rec.KeepState(st)
+	start := time.Now()
+	if err := e.rec.Compacted(ctx, e.w, meta); err != nil {
+		return fmt.Errorf("agentctx: record compaction of %s: %w", e.id, err)
+	}
+	e.log.Debug("compaction recorded", "session", e.id, "level", top.String(), "took", time.Since(start))
+	return nil
+}
+
+// externalChanges returns the files read that changed on disk since, not
+// by the agent: the tracker's stale files less those the agent wrote or
+// edited itself (it knows what it changed; Claude Code reminds only of
+// changes made by others).
+func externalChanges(t *track.Tracker) []string {
+	stale := t.Stale()
+	if len(stale) == 0 {
+		return nil
+	}
+	own := map[string]bool{}
+	for _, c := range t.State().Changes {
+		own[c.Path] = true
+	}
+	out := stale[:0:0]
+	for _, p := range stale {
+		if !own[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,176 @@
+package agentctx
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"context"
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/reminder"
+	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/track"
+	"github.com/agentctx/agentctx/window"
+	"github.com/agentctx/agentctx/workmem"
+)
+
+// savedState is the engine's persisted state, one session.TypeState entry:
+// the tracker's state and the working memory's JSON under the keys
+// `agentctx replay --save` writes, plus the engine's own.
+type savedState struct {
+	Tracker *track.State    `json:"tracker,omitempty"`
+	Workmem json.RawMessage `json:"workmem,omitempty"`
+	Engine  *engineState    `json:"engine,omitempty"`
+}
+
+// engineState is what the engine itself must carry across a resume.
+type engineState struct {
+	Reminders   *reminder.ManagerState `json:"reminders,omitempty"`
+	Todos       []reminder.Todo        `json:"todos,omitempty"`
+	TodoTool    bool                   `json:"todo_tool,omitempty"`
+	Rehydration string                 `json:"rehydration,omitempty"`
+	Compactions int                    `json:"compactions,omitempty"`
+}
+
+// state encodes the engine's state.
+func (e *Engine) state() (json.RawMessage, error) {
+	var s savedState
+	if e.tracker != nil {
+		st := e.tracker.State()
+		s.Tracker = &st
+	}
+	if e.active != nil {
+		raw, err := e.active.ToJSON()
+		if err != nil {
+			return nil, fmt.Errorf("agentctx: working memory: %w", err)
+		}
+		s.Workmem = raw
+	}
+	es := &engineState{Todos: e.todos, TodoTool: e.todoTool, Rehydration: e.rehydration, Compactions: e.compactions}
+	if e.reminders != nil {
+		ms := e.reminders.State()
+		es.Reminders = &ms
+	}
+	s.Engine = es
+	return json.Marshal(s)
+}
+
+// saveState appends the engine's state to the session.
+func (e *Engine) saveState(ctx context.Context) error {
+	if e.rec == nil {
+		return nil
+	}
+	st, err := e.state()
+	if err != nil {
+		return err
+	}
+	if err := e.rec.SaveState(ctx, st); err != nil {
+		return fmt.Errorf("agentctx: save state of %s: %w", e.id, err)
+	}
+	return nil
+}
+
+// restore rebuilds the engine from a loaded session: the window, then the
+// last saved state, then what was written after that state.
+func (e *Engine) restore(tr *session.Transcript) error {
+	w, problems, err := session.Restore(tr.Entries, window.Options{
+		Budget: e.w.Budget(), Counter: e.counter, Reserved: e.w.Reserved(),
+	})
+	if err != nil {
+		return err
+	}
+	e.w = w
+	for _, p := range problems {
+		e.warnings = append(e.warnings, fmt.Sprintf("resume: line %d (byte %d): %s: %s", p.Line, p.Offset, p.Kind, p.Detail))
+	}
+	last := -1
+	for i, en := range tr.Entries {
+		if en.Type == session.TypeState && !en.IsSidechain {
+			last = i
+		}
+	}
+	after := tr.Entries[last+1:]
+	if last >= 0 {
+		var s savedState
+		if err := json.Unmarshal(tr.Entries[last].State, &s); err != nil {
+			e.warnings = append(e.warnings, fmt.Sprintf("resume: state at line %d unreadable, working memory starts empty: %v", tr.Entries[last].Line, err))
+			after = tr.Entries
+		} else {
+			e.applyState(s)
+		}
+		e.rec.KeepState(tr.Entries[last].State)
+	}
+	// Reminders sent after the state was saved are not sent again.
+	if e.reminders != nil {
+		if rs := session.Reminders(after); len(rs) > 0 {
+			sent := make([]reminder.Reminder, len(rs))
+			for i, r := range rs {
+				sent[i] = reminder.Reminder{Kind: r.Kind, Key: r.Key, Text: r.Text}
+			}
+			e.reminders.MarkSent(sent...)
+		}
+	}
+	// Messages written after the state: feed them to the tracker and the
+	// working memory again. Calls answered in them may have been made
+	// before; pair against the window's earlier messages first.
+	var tail []chat.Message
+	for i := range after {
+		en := &after[i]
+		if en.IsSidechain {
+			continue
+		}
+		ms, err := en.Messages()
+		if err != nil {
+			continue
+		}
+		tail = append(tail, ms...)
+	}
+	msgs := w.Messages()
+	k := min(len(tail), len(msgs))
+	for _, m := range msgs[:len(msgs)-k] {
+		e.pair(m)
+	}
+	for _, m := range tail {
+		e.observe(m)
+	}
+	return nil
+}
+
+// applyState loads a saved state.
+func (e *Engine) applyState(s savedState) {
+	if e.tracker != nil && s.Tracker != nil {
+		e.tracker.SetState(*s.Tracker)
+	}
+	if !e.opts.NoWorkingMemory && len(s.Workmem) > 0 && string(s.Workmem) != "null" {
+		if a, err := workmem.FromJSON(s.Workmem, workmem.Options{Counter: e.memo}); err == nil {
+			e.active = a
+		} else {
+			e.warnings = append(e.warnings, "resume: working memory unreadable, starting empty: "+err.Error())
+		}
+	}
+	if s.Engine != nil {
+		if e.reminders != nil && s.Engine.Reminders != nil {
+			e.reminders.SetState(*s.Engine.Reminders)
+		}
+		e.todos, e.todoTool = s.Engine.Todos, e.todoTool || s.Engine.TodoTool
+		e.rehydration, e.compactions = s.Engine.Rehydration, s.Engine.Compactions
+	}
+}
+
+// pair tracks the tool calls of a message already accounted for in the
+// saved state, so that later results find their call.
+func (e *Engine) pair(m chat.Message) {
+	switch m.Role {
+	case chat.RoleAssistant:
+		for _, c := range m.ToolCalls() {
+			e.open[c.ID] = append(e.open[c.ID], c)
+		}
+	case chat.RoleTool:
+		if r, ok := m.ToolResult(); ok {
+			if stack := e.open[r.ToolCallID]; len(stack) > 1 {
+				e.open[r.ToolCallID] = stack[:len(stack)-1]
+			} else {
+				delete(e.open, r.ToolCallID)
+			}
+		}
+	}
+}
