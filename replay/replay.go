@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/prompt"
 	"log/slog"
 	"math"
 	"strings"
@@ -74,6 +76,10 @@ type Options struct {
 	// the window's usage ratio as it enters the window. Optional.
 	// Defaults to false; `agentctx replay` turns it on.
 	LimitToolResults bool
+	// Reminders turns system reminders on (package reminder): todo list,
+	// security, context pressure; [Result].Reminders lists those sent.
+	// Optional. Defaults to false; `agentctx replay` turns it on.
+	Reminders bool
 	// WorkingMemory feeds every tool call and result to a runtime state
 	// tracker (package track) and an ActiveContext (package workmem), and
 	// reports them in [Result].Tracker, Distill, TrackerSection and
@@ -161,6 +167,9 @@ type Result struct {
 	// Summaries are the records of the summarizing compactions
 	// ([compact.LevelSummary]), in order, each with its own retention.
 	Summaries []compact.Record `json:"summaries,omitempty"`
+	// Reminders are the system reminders sent with the model calls (with
+	// [Options].Reminders), in order.
+	Reminders []Reminder `json:"reminders,omitempty"`
 	// SessionID is the id of the session the replay was saved as, when
 	// [Options].Store was set.
 	SessionID string `json:"session_id,omitempty"`
@@ -168,6 +177,15 @@ type Result struct {
 	// caller (not safe for concurrent use, like any window). It is not
 	// part of the JSON form.
 	Window *window.Window `json:"-"`
+}
+
+// Reminder is one system reminder sent with the model call before
+// message Step (1-based).
+type Reminder struct {
+	Step int    `json:"step"`
+	Kind string `json:"kind"`
+	Key  string `json:"key"`
+	Text string `json:"text"`
 }
 
 // UsageDiff compares, call by call, agentctx's own size of the prompt the
@@ -212,11 +230,17 @@ type Step struct {
 	ProviderPromptTokens int `json:"provider_prompt_tokens,omitempty"`
 }
 
-// Run replays one trajectory. It returns an error only when the model's
-// counter cannot be built, ctx is cancelled, or saving to [Options].Store
-// fails (an error wrapping the store's); everything about the trajectory
-// itself is in the [Result]. Messages is the number of messages replayed
-// (fewer than the trajectory's with [Options].StopAfter).
+// Run replays one trajectory through an [agentctx.Engine], as the agent
+// would have used it: every message is added to the engine, and before
+// each assistant message the engine assembles the request for that model
+// call (compacting first when needed), which is measured against the
+// budget. The engine runs without workspace context (the trajectory's
+// workspace is not here) and with the transcript's own system prompt in
+// the window. It returns an error only when the model's counter cannot be
+// built, ctx is cancelled, or saving to [Options].Store fails (an error
+// wrapping the store's); everything about the trajectory itself is in the
+// [Result]. Messages is the number of messages replayed (fewer than the
+// trajectory's with [Options].StopAfter).
 func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result, error) {
 	msgs := tr.Messages
 	if opts.StopAfter > 0 && opts.StopAfter < len(msgs) {
@@ -267,27 +291,29 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	start := time.Now()
 	res.ToolTokens = token.Tools(counter, tr.Tools)
 
-	w, err := window.New(window.Options{Budget: res.Budget, Counter: counter, Reserved: res.ToolTokens})
-	if err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
+	eopts := agentctx.Options{
+		Model: res.Model, Budget: res.Budget, Strategy: strategy, Tools: tr.Tools,
+		NoWorkspace: true, NoLimit: !opts.LimitToolResults, NoWorkingMemory: !opts.WorkingMemory,
+		NoReminders: !opts.Reminders, Logger: opts.Logger,
+		// The files the trajectory touched are not on this disk: never
+		// judge them by it, never re-read them.
+		Tracker:   track.Options{Stat: noStat},
+		Rehydrate: agentctx.RehydrateOptions{ReadFile: noFile},
 	}
-	var mem *memory
-	if opts.WorkingMemory {
-		task := ""
-		for _, m := range msgs {
-			if m.Role == chat.RoleUser {
-				task = m.Text()
-				break
-			}
-		}
-		mem = newMemory(task, counter)
-	}
-	var sv *saver
 	if opts.Store != nil {
-		if sv, err = newSaver(ctx, tr, res, opts); err != nil {
+		if eopts, err = saveOptions(tr, res, opts, eopts); err != nil {
 			return nil, err
 		}
 	}
+	eng, err := agentctx.Open(ctx, eopts)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %s: %w", tr.File, err)
+	}
+	res.SessionID = ""
+	if opts.Store != nil {
+		res.SessionID = eng.ID()
+	}
+	w := eng.Window()
 	ov := w.Overhead()
 	recorded := map[int]transcript.Compaction{}
 	for _, c := range tr.Compactions {
@@ -312,10 +338,11 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		}
 		var step Step
 		if m.Role == chat.RoleAssistant {
-			recs, err := strategy.Compact(ctx, w)
+			req, err := eng.Request(ctx)
 			if err != nil {
-				return nil, fmt.Errorf("replay: %s: compact before message %d: %w", tr.File, i, err)
+				return nil, fmt.Errorf("replay: %s: request before message %d: %w", tr.File, i, err)
 			}
+			recs := req.Compactions
 			var actions []string
 			for _, r := range recs {
 				res.Compactions[r.Level.String()]++
@@ -331,16 +358,20 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 					}
 				}
 			}
-			if sv != nil && len(recs) > 0 {
-				if err := sv.compacted(ctx, w, recs); err != nil {
-					return nil, err
+			for _, r := range req.Tail {
+				if r.Kind == prompt.KindTracker || r.Kind == prompt.KindWorkingMemory {
+					continue
 				}
+				res.Reminders = append(res.Reminders, Reminder{Step: i + 1, Kind: r.Kind, Key: r.Key, Text: r.Text})
+			}
+			if len(req.Dropped) > 0 {
+				actions = append(actions, "dropped "+strings.Join(req.Dropped, ", "))
 			}
 			res.InvariantViolations += len(w.Check())
-			size := w.Size()
+			size := req.Tokens
 			res.ModelCalls++
 			res.PeakPromptTokens = max(res.PeakPromptTokens, size)
-			if !w.Fits() {
+			if req.Over > 0 {
 				res.CallsOverBudget++
 				if len(recs) > 0 && recs[len(recs)-1].Level == compact.LevelCut {
 					res.CallsOverBudgetPinned++
@@ -362,49 +393,20 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 				anchor = token.Anchor{Reported: reported, Counted: shadow, Set: true}
 			}
 		}
-		if mem != nil {
-			mem.observe(m)
-		}
-		orig := m
-		if opts.LimitToolResults {
-			m = limit(w, m, res)
-		}
-		err := w.Add(m)
-		if errors.Is(err, window.ErrOrphanToolResult) {
-			res.OrphanResults++
-			m = orphanAsUser(m)
-			err = w.Add(m)
-		}
-		if err != nil {
+		before := eng.Stats()
+		if err := eng.Add(ctx, m); err != nil {
 			return nil, fmt.Errorf("replay: %s: message %d: %w", tr.File, i, err)
 		}
-		if sv != nil {
-			if m.Role == chat.RoleTool && orig.Role == chat.RoleTool && !sameParts(m, orig) {
-				// Keep what the limiter cut, for retrieval.
-				if err := sv.toolOutput(ctx, orig); err != nil {
-					return nil, err
-				}
-			}
-			sv.add(m)
-			if mem != nil && m.Role == chat.RoleAssistant && !m.HasToolCalls() {
-				// The end of a turn: save the working memory with it.
-				if err := sv.saveState(ctx, mem); err != nil {
-					return nil, err
-				}
-			}
-			if err := sv.maybeFlush(ctx); err != nil {
-				return nil, err
-			}
-		}
+		after := eng.Stats()
 		added := w.TokensAt(w.Len() - 1)
-		if m.Role == chat.RoleTool && orig.Role == chat.RoleTool && !sameParts(m, orig) {
+		if after.LimitedResults > before.LimitedResults {
 			// The original agent had the whole result in its context.
-			shadow += w.Count(orig)
+			shadow += token.Message(counter, ov, m)
 		} else {
 			shadow += added
 		}
 		if opts.Steps {
-			step.Step, step.Role, step.TokensAdded = i+1, string(m.Role), added
+			step.Step, step.Role, step.TokensAdded = i+1, string(w.At(w.Len()-1).Role), added
 			if m.Role != chat.RoleAssistant {
 				step.PromptTokens = w.Size()
 			}
@@ -417,23 +419,24 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			opts.Progress(i+1, len(msgs))
 		}
 	}
-	if sv != nil {
-		if mem != nil {
-			if err := sv.saveState(ctx, mem); err != nil {
-				return nil, err
-			}
+	st := eng.Stats()
+	res.OrphanResults = st.OrphanResults
+	res.LimitedResults, res.LimitedChars = st.LimitedResults, st.LimitedChars
+	if opts.WorkingMemory {
+		if ts, ok := eng.TrackerState(); ok {
+			res.Tracker = &ts
 		}
-		if err := sv.flush(ctx); err != nil {
-			return nil, err
-		}
+		res.TrackerSection = eng.TrackerSection()
+		text, d := eng.WorkingMemory(ContextTokens)
+		res.Context, res.Distill = text, &d
 	}
-	if mem != nil {
-		st := mem.tracker.State()
-		d := mem.active.Distill()
-		res.Tracker, res.Distill = &st, &d
-		res.TrackerSection = mem.tracker.Section()
-		res.Context = mem.active.BuildContext(ContextTokens)
+	if err := eng.Close(); err != nil {
+		return nil, fmt.Errorf("replay: %s: %w", tr.File, err)
 	}
+	// The window ends holding what the last request reserved outside it
+	// (its tail); give it back the tool schemas alone, as a resumed
+	// window has them before its first request.
+	w.SetReserved(res.ToolTokens)
 	res.InvariantViolations += len(w.Check())
 	res.FinalPromptTokens = w.Size()
 	res.Window = w
@@ -448,12 +451,12 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	return res, nil
 }
 
-// orphanAsUser turns a tool result that answers no call into user text,
-// as OpenHands does with observations that answer no tool call.
-func orphanAsUser(m chat.Message) chat.Message {
-	r, _ := m.ToolResult()
-	return chat.NewText(chat.RoleUser, fmt.Sprintf("[tool result for call %s (%s), whose call is not in the context]\n%s", r.ToolCallID, r.ToolName, r.Content))
-}
+// errNotHere is what the tracker and rehydration get for the replayed
+// trajectory's files, which are not on this disk.
+var errNotHere = errors.New("replay: the trajectory's files are not on this disk")
+
+func noStat(string) (time.Time, int64, error) { return time.Time{}, 0, errNotHere }
+func noFile(string) ([]byte, error)           { return nil, errNotHere }
 
 func describe(r compact.Record) string {
 	var parts []string

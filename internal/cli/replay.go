@@ -21,19 +21,20 @@ import (
 )
 
 type replayFlags struct {
-	model    string
-	budget   int
-	policy   string
-	strategy string
-	format   string
-	json     bool
-	verbose  bool
-	strict   bool
-	save     bool
-	limit    bool
-	project  string
-	home     string
-	sum      summarizerFlags
+	model     string
+	budget    int
+	policy    string
+	strategy  string
+	format    string
+	json      bool
+	verbose   bool
+	strict    bool
+	save      bool
+	limit     bool
+	reminders bool
+	project   string
+	home      string
+	sum       summarizerFlags
 }
 
 func newReplayCmd(e *env) *cobra.Command {
@@ -95,6 +96,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, or an invariant broke")
 	fl.BoolVar(&f.save, "save", false, "store each replayed trajectory as a session and print its id")
 	fl.BoolVar(&f.limit, "limit-tool-results", true, "pass each tool result through the tool-result limiter (seed 003) as it enters the window; --limit-tool-results=false replays the results whole")
+	fl.BoolVar(&f.reminders, "reminders", true, "send system reminders (todo list, changed files, secrets, context pressure) with the model calls; -v lists them")
 	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
 	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
 	return cmd
@@ -172,7 +174,7 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 		}
 		for _, tr := range trs {
 			opts := replay.Options{Model: f.model, Budget: f.budget, Policy: policy, Strategy: strategy, Steps: f.verbose, Logger: e.logger,
-				Store: store, Project: project, LimitToolResults: f.limit, WorkingMemory: true}
+				Store: store, Project: project, LimitToolResults: f.limit, WorkingMemory: true, Reminders: f.reminders}
 			var bar *progressbar.ProgressBar
 			if tty && len(tr.Messages) >= 500 {
 				bar = progressbar.NewOptions(len(tr.Messages),
@@ -450,6 +452,16 @@ func printTable(w io.Writer, rs []*replay.Result) {
 // printMemory prints the working memory at the end of a replay: the
 // tracker's prompt section and ActiveContext's BuildContext.
 func printMemory(w io.Writer, r *replay.Result) {
+	if len(r.Reminders) > 0 {
+		fmt.Fprintf(w, "\nsystem reminders sent (%d):\n", len(r.Reminders))
+		for _, rm := range r.Reminders {
+			text := strings.ReplaceAll(strings.TrimSpace(rm.Text), "\n", " ⏎ ")
+			if n := []rune(text); len(n) > 160 {
+				text = string(n[:160]) + "…"
+			}
+			fmt.Fprintf(w, "  before step %d  %-16s %s\n", rm.Step, rm.Kind, text)
+		}
+	}
 	if r.TrackerSection != "" {
 		fmt.Fprintf(w, "\ntracker section at the end:\n%s\n", strings.TrimRight(r.TrackerSection, "\n"))
 	}
