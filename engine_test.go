@@ -237,6 +237,7 @@ func TestResumeEngine(t *testing.T) {
 	}
 	e.Add(ctx, chat.NewText(chat.RoleAssistant, "Parse is fixed."))
 	live := e.Messages()
+	liveTokens, liveAnchor := e.Window().Tokens(), e.Window().Anchor()
 	section, rehydration := e.TrackerSection(), e.Rehydration()
 	wm, _ := e.WorkingMemory(2000)
 	sent := map[string]bool{}
@@ -259,6 +260,9 @@ func TestResumeEngine(t *testing.T) {
 	defer r.Close()
 	if diff := cmp.Diff(live, r.Messages()); diff != "" {
 		t.Errorf("resumed window differs (-live +resumed):\n%s", diff)
+	}
+	if got := r.Window().Tokens(); got != liveTokens || r.Window().Anchor() != liveAnchor {
+		t.Errorf("resumed window: %d tokens, anchor %+v; live %d, %+v", got, r.Window().Anchor(), liveTokens, liveAnchor)
 	}
 	if r.TrackerSection() != section {
 		t.Errorf("tracker section differs:\n%s\nwant\n%s", r.TrackerSection(), section)

@@ -146,9 +146,10 @@ done:
 		}
 	}
 	e.results = nil
-	// Keep the window's reserve equal to what this request held outside
-	// the window, so that its size and ratio are the request's.
-	e.w.SetReserved(req.Tokens - (e.w.Tokens() - e.w.Reserved()))
+	// Between requests the window reserves the stable parts only (tool
+	// schemas, static prompt, rehydration block): a resumed window gets
+	// the same reserve, so sizes and usage anchors agree across a resume.
+	e.w.SetReserved(e.baseReserve())
 	out.Request = req
 	return out, nil
 }
@@ -180,6 +181,7 @@ func (e *Engine) Compact(ctx context.Context, instructions string) ([]compact.Re
 	e.compactions++
 	if summarized(recs) {
 		e.rehydrate()
+		e.w.SetReserved(e.baseReserve())
 	}
 	if err := e.recordCompaction(ctx, recs, "manual"); err != nil {
 		return nil, err
@@ -224,6 +226,13 @@ func (e *Engine) contextTokens() int {
 		return e.opts.ContextTokens
 	}
 	return min(2000, e.w.Budget()/20)
+}
+
+// baseReserve returns the stable tokens a request holds outside the
+// window's messages: the tool schemas, the static prompt and the
+// rehydration block.
+func (e *Engine) baseReserve() int {
+	return e.reserve("", "", nil)
 }
 
 // reserve returns the tokens a request holds outside the window's

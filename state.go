@@ -72,16 +72,6 @@ func (e *Engine) saveState(ctx context.Context) error {
 // restore rebuilds the engine from a loaded session: the window, then the
 // last saved state, then what was written after that state.
 func (e *Engine) restore(tr *session.Transcript) error {
-	w, problems, err := session.Restore(tr.Entries, window.Options{
-		Budget: e.w.Budget(), Counter: e.counter, Reserved: e.w.Reserved(),
-	})
-	if err != nil {
-		return err
-	}
-	e.w = w
-	for _, p := range problems {
-		e.warnings = append(e.warnings, fmt.Sprintf("resume: line %d (byte %d): %s: %s", p.Line, p.Offset, p.Kind, p.Detail))
-	}
 	last := -1
 	for i, en := range tr.Entries {
 		if en.Type == session.TypeState && !en.IsSidechain {
@@ -98,6 +88,18 @@ func (e *Engine) restore(tr *session.Transcript) error {
 			e.applyState(s)
 		}
 		e.rec.KeepState(tr.Entries[last].State)
+	}
+	// The window, with the reserve the live engine had between requests
+	// (which depends on the rehydration block the state holds).
+	w, problems, err := session.Restore(tr.Entries, window.Options{
+		Budget: e.w.Budget(), Counter: e.counter, Reserved: e.baseReserve(),
+	})
+	if err != nil {
+		return err
+	}
+	e.w = w
+	for _, p := range problems {
+		e.warnings = append(e.warnings, fmt.Sprintf("resume: line %d (byte %d): %s: %s", p.Line, p.Offset, p.Kind, p.Detail))
 	}
 	// Reminders sent after the state was saved are not sent again.
 	if e.reminders != nil {
