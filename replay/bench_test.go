@@ -27,15 +27,21 @@ func BenchmarkReplayLargest(b *testing.B) {
 		name     string
 		budget   int
 		strategy compact.Strategy
+		// extras replays as `agentctx replay` does: limiter, working
+		// memory and reminders on.
+		extras bool
 	}{
-		{"tiered/budget=8000", 8000, &compact.Tiered{}},
-		{"mask/budget=8000", 8000, &compact.Mask{}},
-		{"tiered/default", 0, &compact.Tiered{}},
+		{"tiered/budget=8000", 8000, &compact.Tiered{}, false},
+		{"mask/budget=8000", 8000, &compact.Mask{}, false},
+		{"tiered/default", 0, &compact.Tiered{}, false},
+		{"tiered/budget=16000/engine-extras", 16000, &compact.Tiered{}, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := replay.Run(b.Context(), trs[0], replay.Options{Budget: bc.budget, Strategy: bc.strategy}); err != nil {
+				opts := replay.Options{Budget: bc.budget, Strategy: bc.strategy,
+					LimitToolResults: bc.extras, WorkingMemory: bc.extras, Reminders: bc.extras}
+				if _, err := replay.Run(b.Context(), trs[0], opts); err != nil {
 					b.Fatal(err)
 				}
 			}
