@@ -3,6 +3,7 @@ package agentctx_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -419,4 +420,59 @@ func TestConcurrentEngines(t *testing.T) {
 		}
 	}
 	wg.Wait()
+}
+
+// TestEngineErrors: bad input gets a clear error and leaves what is
+// stored intact.
+func TestEngineErrors(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	store, err := jsonlstore.Open(jsonlstore.Options{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, err := agentctx.Open(ctx, agentctx.Options{Store: store, SessionID: "../../etc", NoWorkspace: true}); !errors.Is(err, session.ErrInvalidID) {
+		t.Errorf("Open with a path as id: %v, want ErrInvalidID", err)
+	}
+	if _, err := agentctx.Resume(ctx, "no-such-session", agentctx.Options{Store: store, NoWorkspace: true}); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("Resume of a missing session: %v, want ErrNotFound", err)
+	}
+	if _, err := agentctx.Resume(ctx, "x", agentctx.Options{}); !errors.Is(err, agentctx.ErrNoStore) {
+		t.Errorf("Resume without a store: %v, want ErrNoStore", err)
+	}
+	if _, err := agentctx.Open(ctx, agentctx.Options{Dir: filepath.Join(t.TempDir(), "missing")}); err == nil {
+		t.Errorf("Open in a missing folder: nil error")
+	}
+	e, err := agentctx.Open(ctx, agentctx.Options{Store: store, NoWorkspace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Add(ctx, chat.NewText(chat.RoleUser, "hello")); err != nil {
+		t.Fatal(err)
+	}
+	err = e.Add(ctx, chat.NewText(chat.RoleAssistant, "kept"), chat.Message{Role: "robot"})
+	if err == nil || !strings.Contains(err.Error(), "message 1") {
+		t.Errorf("Add of an invalid message: %v, want an error naming message 1", err)
+	}
+	if got := len(e.Messages()); got != 2 {
+		t.Errorf("%d messages after the failed Add, want 2 (the valid one before it kept)", got)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Add(ctx, chat.NewText(chat.RoleUser, "late")); !errors.Is(err, agentctx.ErrClosed) {
+		t.Errorf("Add after Close: %v, want ErrClosed", err)
+	}
+	if _, err := e.Request(ctx); !errors.Is(err, agentctx.ErrClosed) {
+		t.Errorf("Request after Close: %v, want ErrClosed", err)
+	}
+	r, err := agentctx.Resume(ctx, e.ID(), agentctx.Options{Store: store, NoWorkspace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := r.Messages(); len(got) != 2 || got[1].Text() != "kept" {
+		t.Errorf("resumed %d messages, want the 2 stored", len(got))
+	}
 }
