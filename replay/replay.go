@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/prompt"
+	"github.com/agentctx/agentctx/provider"
 	"log/slog"
 	"math"
+	"reflect"
 	"strings"
 	"time"
 
@@ -167,6 +169,15 @@ type Result struct {
 	// Summaries are the records of the summarizing compactions
 	// ([compact.LevelSummary]), in order, each with its own retention.
 	Summaries []compact.Record `json:"summaries,omitempty"`
+	// PromptTokens is the sum of every request's size, in tokens, and
+	// CacheReadTokens the part of it a provider's prompt cache would
+	// serve: for each request, the previous request's cached prefix (up
+	// to its last cache breakpoint) when this request starts with exactly
+	// those messages. CacheHitRatio is their ratio. Compaction that
+	// rewrites the history (an L1 cut, a summary) breaks the prefix.
+	PromptTokens    int     `json:"prompt_tokens"`
+	CacheReadTokens int     `json:"cache_read_tokens"`
+	CacheHitRatio   float64 `json:"cache_hit_ratio"`
 	// Reminders are the system reminders sent with the model calls (with
 	// [Options].Reminders), in order.
 	Reminders []Reminder `json:"reminders,omitempty"`
@@ -325,6 +336,10 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		diffs    diffAcc
 		anchored diffAcc
 		firstGap int
+		// prev is the previous request's cached prefix, prevCached its
+		// size in tokens.
+		prev       []chat.Message
+		prevCached int
 	)
 	for i, m := range msgs {
 		if i%64 == 0 {
@@ -369,6 +384,11 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			}
 			res.InvariantViolations += len(w.Check())
 			size := req.Tokens
+			res.PromptTokens += size
+			if prev != nil && prefixOf(prev, req.Request.Request) {
+				res.CacheReadTokens += prevCached
+			}
+			prev, prevCached = cachedPrefix(req.Request.Request), req.CachedTokens
 			res.ModelCalls++
 			res.PeakPromptTokens = max(res.PeakPromptTokens, size)
 			if req.Over > 0 {
@@ -447,8 +467,39 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			FirstCallGap: firstGap,
 		}
 	}
+	if res.PromptTokens > 0 {
+		res.CacheHitRatio = float64(res.CacheReadTokens) / float64(res.PromptTokens)
+	}
 	res.WallMS = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
+}
+
+// cachedPrefix returns the messages of req up to its last cache
+// breakpoint.
+func cachedPrefix(req provider.Request) []chat.Message {
+	if len(req.CacheAfter) == 0 {
+		return nil
+	}
+	return req.Messages[:req.CacheAfter[len(req.CacheAfter)-1]+1]
+}
+
+// prefixOf reports whether req starts with the messages of prefix.
+// Messages that share their parts (the window hands out the same ones
+// until compaction replaces them) compare in O(1).
+func prefixOf(prefix []chat.Message, req provider.Request) bool {
+	if len(prefix) == 0 || len(prefix) > len(req.Messages) {
+		return false
+	}
+	for i, m := range prefix {
+		n := req.Messages[i]
+		if len(m.Parts) > 0 && len(m.Parts) == len(n.Parts) && &m.Parts[0] == &n.Parts[0] && m.Role == n.Role {
+			continue
+		}
+		if !reflect.DeepEqual(m, n) {
+			return false
+		}
+	}
+	return true
 }
 
 // errNotHere is what the tracker and rehydration get for the replayed

@@ -126,3 +126,42 @@ func TestUsageDiff(t *testing.T) {
 		t.Errorf("steps = %d, want one per message (%d)", len(res.Steps), res.Messages)
 	}
 }
+
+// TestPromptCache: with nothing compacted, each request's cached prefix
+// is a prefix of the next (the cache would serve nearly every token but
+// the new turn's); summarizing compaction, which rewrites the history
+// rarely, keeps most of that, and both count no more than was sent.
+func TestPromptCache(t *testing.T) {
+	t.Parallel()
+	var none, sum [2]int // cached, prompt
+	for _, file := range sharedtest.Files(t) {
+		trs, err := transcript.ReadFile(file, transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			acc      *[2]int
+			budget   int
+			strategy compact.Strategy
+		}{{&none, 10_000_000, compact.None{}}, {&sum, 16000, &compact.Summarize{}}} {
+			res, err := replay.Run(t.Context(), trs[0], replay.Options{Budget: c.budget, Strategy: c.strategy,
+				LimitToolResults: true, WorkingMemory: true, Reminders: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.CacheReadTokens > res.PromptTokens || res.CacheReadTokens < 0 {
+				t.Errorf("%s: %d cached of %d prompt tokens", file, res.CacheReadTokens, res.PromptTokens)
+			}
+			c.acc[0] += res.CacheReadTokens
+			c.acc[1] += res.PromptTokens
+		}
+	}
+	ratio := func(a [2]int) float64 { return float64(a[0]) / float64(max(a[1], 1)) }
+	t.Logf("prompt cache: %.1f%% without compaction, %.1f%% with summaries at 16,000", 100*ratio(none), 100*ratio(sum))
+	if ratio(none) < 0.9 {
+		t.Errorf("without compaction only %.1f%% of prompt tokens were a cached prefix, want ≥ 90%%", 100*ratio(none))
+	}
+	if ratio(sum) < 0.6 {
+		t.Errorf("with summaries only %.1f%% of prompt tokens were a cached prefix, want ≥ 60%%", 100*ratio(sum))
+	}
+}

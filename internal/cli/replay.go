@@ -231,6 +231,14 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 				n += len(r.Summaries)
 			}
 		}
+		var prompt, cached int
+		for _, r := range results {
+			prompt += r.PromptTokens
+			cached += r.CacheReadTokens
+		}
+		if prompt > 0 {
+			fmt.Fprintf(e.stdout, "prompt cache: %s of %s prompt tokens (%s) were the previous request's cached prefix\n", num(cached), num(prompt), pct(float64(cached)/float64(prompt)))
+		}
 		if total != nil {
 			fmt.Fprintf(e.stdout, "retention over %d summaries: ", n)
 			printRetention(e.stdout, "", total)
@@ -333,6 +341,9 @@ func printSummary(w io.Writer, r *replay.Result) {
 		fmt.Fprintf(w, " (%d where even the pinned parts could not fit)", r.CallsOverBudgetPinned)
 	}
 	fmt.Fprintf(w, "; invariant violations %d\n", r.InvariantViolations)
+	if r.PromptTokens > 0 {
+		fmt.Fprintf(w, "  prompt cache %s of %s prompt tokens (%s) were the previous request's cached prefix\n", num(r.CacheReadTokens), num(r.PromptTokens), pct(r.CacheHitRatio))
+	}
 	fmt.Fprintf(w, "  compactions  %s; tokens removed %s\n", levelCounts(r), num(r.TokensRemoved))
 	if r.LimitedResults > 0 {
 		fmt.Fprintf(w, "  limiter      %s tool results cut as they entered the window, %s characters removed\n", num(r.LimitedResults), num(r.LimitedChars))
