@@ -30,6 +30,14 @@ type Mask struct {
 	// KeepRounds is the number of most recent rounds whose tool results are
 	// kept. Optional. Defaults to 10.
 	KeepRounds int
+	// Batch is how many old rounds (out of the last KeepRounds) with
+	// unmasked results masking waits for before it masks them all at
+	// once, unless the window is over budget. Each masking rewrites the
+	// history where it starts, which ends the prefix a provider's prompt
+	// cache can serve; masking in batches keeps the prefix stable for
+	// Batch calls instead of one. Optional. Defaults to
+	// min(5, KeepRounds); 1 masks a round as soon as it falls out.
+	Batch int
 	// Escalation configures the tiered levels used when masking is not
 	// enough. Optional. Defaults to the zero [Tiered].
 	Escalation Tiered
@@ -58,7 +66,11 @@ func (m *Mask) Compact(_ context.Context, w *window.Window) ([]Record, error) {
 			rounds = append(rounds, u)
 		}
 	}
-	if len(rounds) > keep {
+	batch := m.Batch
+	if batch <= 0 {
+		batch = min(5, keep)
+	}
+	if len(rounds) > keep && (!w.Fits() || maskable(w, rounds[:len(rounds)-keep]) >= batch) {
 		for _, u := range rounds[:len(rounds)-keep] {
 			names := callNames(w.At(u.Start))
 			for i := u.Start + 1; i < u.End; i++ {
@@ -113,4 +125,20 @@ func placeholder(tool, content string, tokens int) string {
 	lines := strings.Count(content, "\n") + 1
 	return fmt.Sprintf("%s: %s output of %d chars, %d lines, ~%d tokens; only the last rounds' outputs are kept]",
 		maskMark, tool, utf8.RuneCountInString(content), lines, tokens)
+}
+
+// maskable counts the rounds that hold a result that masking would
+// shorten.
+func maskable(w *window.Window, rounds []window.Unit) int {
+	n := 0
+	for _, u := range rounds {
+		for i := u.Start + 1; i < u.End; i++ {
+			r, ok := w.At(i).ToolResult()
+			if ok && !strings.HasPrefix(r.Content, maskMark) && len(placeholder(r.ToolName, r.Content, w.TokensAt(i))) < len(r.Content) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }

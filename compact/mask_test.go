@@ -3,6 +3,7 @@ package compact_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -135,5 +136,39 @@ func TestMaskHugeCallArguments(t *testing.T) {
 		if len(c) != 1 || c[0].ID != "w" || c[0].Name != "Write" || !json.Valid(c[0].Arguments) {
 			t.Errorf("%s: call after the cut: %+v", s.Name(), c)
 		}
+	}
+}
+
+// TestMaskBatches: rounds falling out of the last KeepRounds are masked
+// Batch at a time, so the history (and the prompt cache's prefix) is
+// rewritten once per Batch calls, not on every call; over budget, masking
+// does not wait.
+func TestMaskBatches(t *testing.T) {
+	t.Parallel()
+	msgs := maskWindow(20)
+	m := &compact.Mask{KeepRounds: 2, Batch: 4}
+	w := newWindow(t, window.Options{}, msgs[:1]...)
+	var maskedAt []int
+	for r := range 20 {
+		for _, msg := range msgs[1+2*r : 3+2*r] {
+			if err := w.Add(msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if recs := run(t, m, w); len(recs) > 0 {
+			maskedAt = append(maskedAt, r+1)
+			if recs[0].ResultsCut != 4 {
+				t.Errorf("after %d rounds: %d results masked, want a batch of 4", r+1, recs[0].ResultsCut)
+			}
+		}
+	}
+	if want := []int{6, 10, 14, 18}; !reflect.DeepEqual(maskedAt, want) {
+		t.Errorf("masked after rounds %v, want %v", maskedAt, want)
+	}
+	// Over budget: masking does not wait for a batch.
+	w = newWindow(t, window.Options{}, msgs[:9]...) // 4 rounds: 2 old
+	w.SetBudget(w.Tokens() - 1)
+	if recs := run(t, m, w); len(recs) == 0 || recs[0].Level != compact.LevelMask || recs[0].ResultsCut != 2 {
+		t.Errorf("over budget with 2 old rounds: %+v, want both masked at once", recs)
 	}
 }
