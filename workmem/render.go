@@ -20,6 +20,10 @@ const (
 // minCutTokens is the least room, in tokens, worth cutting a piece into.
 const minCutTokens = 24
 
+// maxMisses is how many earlier-round lines in a row may fail to fit
+// before BuildContext stops looking at older ones.
+const maxMisses = 16
+
 type section int
 
 const (
@@ -63,8 +67,8 @@ func (a *ActiveContext) BuildContext(tokenBudget int) string {
 	if tokenBudget <= 0 {
 		return ""
 	}
-	pieces := a.pieces()
-	if len(pieces) == 0 {
+	pieces, earlier := a.pieces()
+	if len(pieces) == 0 && earlier == 0 {
 		return ""
 	}
 	const title = "# Working memory\n"
@@ -75,7 +79,22 @@ func (a *ActiveContext) BuildContext(tokenBudget int) string {
 	}
 	var chosen []piece
 	var open [nSections]bool
-	for _, p := range pieces {
+	misses := 0
+	for i := 0; ; i++ {
+		var p piece
+		if i < len(pieces) {
+			p = pieces[i]
+		} else {
+			// One line per earlier round, newest first, rendered only
+			// as long as they may fit: after maxMisses lines in a row
+			// that did not, the rest are not looked at, so a memory of
+			// thousands of rounds costs what fits, not what it holds.
+			j := earlier - 1 - (i - len(pieces))
+			if j < 0 || misses >= maxMisses {
+				break
+			}
+			p = piece{sec: secEarlier, order: j, text: roundLine(a.st.Rounds[j]) + "\n"}
+		}
 		need := a.counter.Count(p.text)
 		if !open[p.sec] {
 			need += headCost[p.sec]
@@ -83,6 +102,9 @@ func (a *ActiveContext) BuildContext(tokenBudget int) string {
 		room := tokenBudget - used
 		if need > room {
 			if !p.cut {
+				if p.sec == secEarlier {
+					misses++
+				}
 				continue
 			}
 			avail := room - (need - a.counter.Count(p.text))
@@ -151,8 +173,10 @@ func render(title string, chosen []piece) string {
 	return b.String()
 }
 
-// pieces lists the output's parts in priority order. Called with a.mu held.
-func (a *ActiveContext) pieces() []piece {
+// pieces lists the output's parts in priority order, and the number of
+// earlier rounds (0 to earlier-1), whose one-line pieces come last and
+// are rendered lazily by BuildContext. Called with a.mu held.
+func (a *ActiveContext) pieces() ([]piece, int) {
 	var ps []piece
 	if t := strings.TrimSpace(a.st.Task); t != "" {
 		ps = append(ps, piece{sec: secTask, text: oneLine(t, TaskRunes) + "\n", cut: true})
@@ -185,10 +209,7 @@ func (a *ActiveContext) pieces() []piece {
 		ps = append(ps, piece{sec: secRecent, order: i, text: renderRound(a.st.Rounds[i]), cut: true})
 	}
 	ps = append(ps, low...)
-	for i := first - 1; i >= 0; i-- {
-		ps = append(ps, piece{sec: secEarlier, order: i, text: roundLine(a.st.Rounds[i]) + "\n"})
-	}
-	return ps
+	return ps, first
 }
 
 func statusMark(s StepStatus) string {

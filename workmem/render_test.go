@@ -119,3 +119,25 @@ func BenchmarkBuildContext(b *testing.B) {
 		})
 	}
 }
+
+// TestBuildContextLongMemory: a memory of thousands of rounds fits the
+// budget with the newest earlier rounds, and stops looking once older
+// lines no longer fit (BenchmarkBuildContext covers the cost).
+func TestBuildContextLongMemory(t *testing.T) {
+	t.Parallel()
+	a := New("fix the parser", Options{Now: fixedClock()})
+	for i := range 3000 {
+		a.StartRound(fmt.Sprintf("step %d", i))
+		id := fmt.Sprint(i)
+		a.AddAction(call(id, "Read", fmt.Sprintf(`{"path":"pkg/f%d.go"}`, i)))
+		a.Observe(chat.ToolResult{ToolCallID: id, Content: fmt.Sprintf("package f%d", i)})
+		a.EndRound("")
+	}
+	out := a.BuildContext(800)
+	if n := a.counter.Count(out); n > 800 || n < 600 {
+		t.Errorf("BuildContext(800) = %d tokens, want the budget nearly filled", n)
+	}
+	if !strings.Contains(out, "pkg/f2990.go") || strings.Contains(out, "pkg/f10.go") {
+		t.Errorf("want the newest earlier rounds, not the oldest:\n%s", out)
+	}
+}

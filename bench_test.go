@@ -1,0 +1,53 @@
+package agentctx_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/chat"
+)
+
+// BenchmarkEngineStep is one step of a long session: a tool call and its
+// result added, then the next request assembled (with compaction when it
+// is due), in a session already thousands of steps long. Working memory,
+// the limiter and reminders are on; no workspace, no store.
+func BenchmarkEngineStep(b *testing.B) {
+	for _, budget := range []int{16_000, 128_000} {
+		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
+			ctx := context.Background()
+			e, err := agentctx.Open(ctx, agentctx.Options{Model: "claude-sonnet-4-5", Budget: budget, NoWorkspace: true,
+				Tools: []chat.ToolDef{{Name: "Read"}, {Name: "Bash"}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			out := strings.Repeat("func Parse(s string) (Node, error) { return parse(s) }\n", 40)
+			step := 0
+			add := func() {
+				id := fmt.Sprintf("c%d", step)
+				args := fmt.Sprintf(`{"file_path":"pkg%d/file%d.go"}`, step%7, step%50)
+				if err := e.Add(ctx, chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: "Reading the next file."},
+					chat.ToolCall{ID: id, Name: "Read", Arguments: []byte(args)}}},
+					chat.NewToolResult(id, "Read", out, false)); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := e.Request(ctx); err != nil {
+					b.Fatal(err)
+				}
+				step++
+			}
+			_ = e.Add(ctx, chat.NewText(chat.RoleUser, "Read the parser package and fix the bug."))
+			for range 2000 {
+				add()
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				add()
+			}
+		})
+	}
+}
