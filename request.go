@@ -67,7 +67,11 @@ func (e *Engine) Request(ctx context.Context) (*Request, error) {
 	}
 	out := &Request{}
 	trackerText, memText := e.tailTexts()
-	pend := e.pendingReminders()
+	var changed []string // files changed on disk by others: stat once per request
+	if e.reminders != nil && e.tracker != nil {
+		changed = externalChanges(e.tracker)
+	}
+	pend := e.pendingReminders(changed)
 	e.w.SetReserved(e.reserve(trackerText, memText, pend))
 	recs, err := e.strategy.Compact(ctx, e.w)
 	if err != nil {
@@ -93,7 +97,11 @@ func (e *Engine) Request(ctx context.Context) (*Request, error) {
 		}
 	}
 	out.Compactions = recs
-	pend = e.pendingReminders()
+	if len(recs) > 0 {
+		// The usage ratio changed (the pressure reminder depends on it);
+		// otherwise the reminders reserved are the ones to send.
+		pend = e.pendingReminders(changed)
+	}
 
 	in := prompt.Input{
 		Static: e.static, Rehydration: e.rehydration, Window: e.w,
@@ -264,8 +272,9 @@ func (e *Engine) reserve(trackerText, memText string, pend []reminder.Reminder) 
 	return n
 }
 
-// pendingReminders returns the reminders the next request would carry.
-func (e *Engine) pendingReminders() []reminder.Reminder {
+// pendingReminders returns the reminders the next request would carry,
+// given the files changed on disk by others.
+func (e *Engine) pendingReminders(changed []string) []reminder.Reminder {
 	if e.reminders == nil {
 		return nil
 	}
@@ -273,9 +282,7 @@ func (e *Engine) pendingReminders() []reminder.Reminder {
 		Todos: slices.Clone(e.todos), TodosKnown: e.todoTool,
 		Results: e.results, Ratio: e.w.Ratio(), Threshold: threshold(e.strategy),
 		Tokens: e.w.Size(), Budget: e.w.Budget(), Compactions: e.compactions,
-	}
-	if e.tracker != nil {
-		s.ChangedFiles = externalChanges(e.tracker)
+		ChangedFiles: changed,
 	}
 	return e.reminders.Pending(s)
 }
