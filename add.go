@@ -14,20 +14,37 @@ import (
 
 // todoTools are the tool names that write the agent's todo list or plan:
 // Claude Code's TodoWrite, Codex's update_plan, and the snake-case
-// spelling other agents use.
-var todoTools = map[string]bool{"TodoWrite": true, "todo_write": true, "update_plan": true}
+// spelling other agents use, and OpenHands' task_tracker.
+var todoTools = map[string]bool{"TodoWrite": true, "todo_write": true, "update_plan": true, "task_tracker": true}
 
 func isTodoTool(name string) bool { return todoTools[name] }
+
+// InterruptedResult is the text of the synthetic tool result that answers
+// a tool call left without a result: the run was interrupted (the user
+// typed, the process stopped) between the call and its result. The
+// result has IsError set. Both the OpenAI and the Anthropic APIs reject a
+// request in which a tool call is not followed by its result, so the
+// Engine never sends one (the most reported resume failure of coding
+// agents); Claude Code writes "[Request interrupted by user for tool use]"
+// in the same place.
+const InterruptedResult = "[interrupted] This tool call was interrupted and did not complete: no result was returned. Run it again if it is still needed."
 
 // Add appends messages to the session as the agent produces them: user
 // messages, assistant replies (with the provider's usage, which anchors
 // the window's count), and tool results. Each message is, in order:
 //
+//   - for a user or assistant message, when tool calls in the window have
+//     no result yet: a synthetic result for each ([InterruptedResult]),
+//     added and recorded like any tool result, so that the window never
+//     holds a call without its result before a later message;
+//   - for an assistant message, the reply to the last [Engine.Request]:
+//     that request is committed ([Request.Sent]);
 //   - fed to the runtime state tracker and the working memory (tool
 //     results with the call they answer, before any cut), and its todo
 //     calls to the todo list the reminders follow;
 //   - for a tool result, sized by the tool-result limiter at the window's
-//     usage ratio (the full output is kept in the session);
+//     usage ratio (the full output is kept in the session, or in memory
+//     without a store, for [Engine.Recall]);
 //   - added to the window (a tool result whose call is not in the window
 //     goes in as user text saying so);
 //   - appended to the session, before Add returns.
@@ -43,56 +60,115 @@ func (e *Engine) Add(ctx context.Context, msgs ...chat.Message) error {
 	if e.closed {
 		return ErrClosed
 	}
-	var pending []chat.Message
-	flush := func() error {
-		if e.rec == nil || len(pending) == 0 {
-			return nil
-		}
-		err := e.rec.Add(ctx, pending...)
-		pending = pending[:0]
-		if err != nil {
-			return fmt.Errorf("agentctx: add to %s: %w", e.id, err)
-		}
-		return nil
-	}
+	b := &batch{e: e}
 	turnEnd := false
 	for i, m := range msgs {
-		e.observe(m)
-		orig := m
-		if !e.opts.NoLimit {
-			m = e.limit(m)
-		}
-		err := e.w.Add(m)
-		if errors.Is(err, window.ErrOrphanToolResult) {
-			e.stats.OrphanResults++
-			m = orphanAsUser(m)
-			err = e.w.Add(m)
-		}
-		if err != nil {
-			if ferr := flush(); ferr != nil {
-				return ferr
-			}
-			return fmt.Errorf("agentctx: add message %d: %w", i, err)
-		}
-		if e.rec != nil {
-			if m.Role == chat.RoleTool && !sameParts(m, orig) {
-				if err := flush(); err != nil {
-					return err
+		if m.Role == chat.RoleUser || m.Role == chat.RoleAssistant {
+			if open := e.w.Unanswered(); len(open) > 0 {
+				for _, c := range open {
+					if err := b.add(ctx, interrupted(c)); err != nil {
+						return errors.Join(err, b.flush(ctx))
+					}
 				}
-				r, _ := orig.ToolResult()
-				if err := e.rec.AddToolOutput(ctx, r); err != nil {
-					return fmt.Errorf("agentctx: add to %s: %w", e.id, err)
-				}
+				e.stats.Interrupted += len(open)
 			}
-			pending = append(pending, m)
+		}
+		if m.Role == chat.RoleAssistant {
+			if err := b.flush(ctx); err != nil {
+				return err
+			}
+			if err := e.commit(ctx); err != nil {
+				return err
+			}
+		}
+		if err := b.add(ctx, m); err != nil {
+			return errors.Join(fmt.Errorf("agentctx: add message %d: %w", i, err), b.flush(ctx))
 		}
 		turnEnd = m.Role == chat.RoleAssistant && !m.HasToolCalls()
 	}
-	if err := flush(); err != nil {
+	if err := b.flush(ctx); err != nil {
 		return err
 	}
 	if turnEnd && e.rec != nil {
 		return e.saveState(ctx)
+	}
+	return nil
+}
+
+// answerInterrupted adds a synthetic result for each call in open (see
+// [InterruptedResult]) and records them.
+func (e *Engine) answerInterrupted(ctx context.Context, open []chat.ToolCall) error {
+	b := &batch{e: e}
+	for _, c := range open {
+		if err := b.add(ctx, interrupted(c)); err != nil {
+			return errors.Join(fmt.Errorf("agentctx: answer interrupted call %s: %w", c.ID, err), b.flush(ctx))
+		}
+	}
+	e.stats.Interrupted += len(open)
+	return b.flush(ctx)
+}
+
+// interrupted returns the synthetic result of call c.
+func interrupted(c chat.ToolCall) chat.Message {
+	return chat.NewToolResult(c.ID, c.Name, InterruptedResult, true)
+}
+
+// batch adds messages to the window and collects them for one append to
+// the session.
+type batch struct {
+	e       *Engine
+	pending []chat.Message
+}
+
+// flush appends the collected messages to the session.
+func (b *batch) flush(ctx context.Context) error {
+	e := b.e
+	if e.rec == nil || len(b.pending) == 0 {
+		return nil
+	}
+	err := e.rec.Add(ctx, b.pending...)
+	b.pending = b.pending[:0]
+	if err != nil {
+		return fmt.Errorf("agentctx: add to %s: %w", e.id, err)
+	}
+	return nil
+}
+
+// add observes m, passes a tool result through the limiter, adds it to
+// the window (an orphan result as user text) and collects it for the
+// session. A window error is returned unwrapped; nothing was added then.
+func (b *batch) add(ctx context.Context, m chat.Message) error {
+	e := b.e
+	e.observe(m)
+	orig := m
+	if !e.opts.NoLimit {
+		m = e.limit(m)
+	}
+	err := e.w.Add(m)
+	if errors.Is(err, window.ErrOrphanToolResult) {
+		e.stats.OrphanResults++
+		m = orphanAsUser(m)
+		err = e.w.Add(m)
+	}
+	if err != nil {
+		return err
+	}
+	if m.Role == chat.RoleTool && e.outputs != nil {
+		if r, ok := orig.ToolResult(); ok {
+			e.outputs.put(r.ToolCallID, r.Content)
+		}
+	}
+	if e.rec != nil {
+		if m.Role == chat.RoleTool && !sameParts(m, orig) {
+			if err := b.flush(ctx); err != nil {
+				return err
+			}
+			r, _ := orig.ToolResult()
+			if err := e.rec.AddToolOutput(ctx, r); err != nil {
+				return fmt.Errorf("agentctx: add to %s: %w", e.id, err)
+			}
+		}
+		b.pending = append(b.pending, m)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/agentctx/agentctx/chat"
@@ -76,6 +77,18 @@ type Engine struct {
 	rehydration string
 	compactions int
 	stats       Stats
+
+	// budgetSource says where the budget came from (BudgetFrom…), and
+	// overrides what a Resume changed in the recorded configuration.
+	budgetSource string
+	overrides    []string
+	// pending is the last request built and not yet committed (sent or
+	// answered); gen numbers the requests built.
+	pending *Request
+	gen     uint64
+	// outputs keeps the full outputs the limiter cut, when there is no
+	// store to keep them (see Recall).
+	outputs *outputCache
 }
 
 // Stats counts what an Engine did, since it was opened or resumed.
@@ -100,6 +113,13 @@ type Stats struct {
 	TailDropped int `json:"tail_dropped"`
 	// Rehydrations counts the rehydration blocks built after summaries.
 	Rehydrations int `json:"rehydrations"`
+	// Interrupted counts the tool calls answered with a synthetic
+	// result because a later message came before their result
+	// ([InterruptedResult]).
+	Interrupted int `json:"interrupted"`
+	// Overflows counts the provider overflow errors recovered
+	// ([Engine.RecoverOverflow]).
+	Overflows int `json:"overflows"`
 }
 
 // Open starts a session: a new one, or the one [Options].SessionID names
@@ -115,7 +135,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("agentctx: open %s: %w", opts.SessionID, err)
 		}
 	}
-	e, err := newEngine(ctx, opts)
+	e, err := newEngine(ctx, opts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -134,17 +154,34 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		}
 		e.id = s.ID
 		e.rec = session.NewRecorder(e.store, e.id)
+		// The configuration goes first, so that Resume comes back with it.
+		if err := e.saveConfig(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }
 
-// Resume reopens session id from [Options].Store: the window as it was
-// when the session was last written (session.Restore, from the last
-// complete compact boundary), and the tracker, working memory, reminder
-// history and rehydration block from its last saved state. Messages
-// written after that state are fed to the tracker and working memory
-// again, so nothing acknowledged is lost. Errors: [ErrNoStore],
-// session.ErrNotFound and the store's.
+// Resume reopens session id from [Options].Store: the engine's
+// configuration as the session recorded it (model, budget and its source,
+// policy, strategy and its thresholds, tool schemas, system prompt and the
+// static prompt built from the workspace, limiter, working-memory,
+// reminder and rehydration switches), the window as it was when the
+// session was last written (session.Restore, from the last complete
+// compact boundary), and the tracker, working memory, reminder history and
+// rehydration block from its last saved state. Messages written after
+// that state are fed to the tracker and working memory again, so nothing
+// acknowledged is lost.
+//
+// Options override the recorded configuration where they are set (a
+// non-zero field; a boolean switch can only be turned on): the override
+// is recorded in the session and listed in [Engine.Warnings]. What cannot
+// be recorded (Summarizer, Logger, Rehydrate.ReadFile, reminder
+// generators, a caller's own Strategy) comes from opts; a missing
+// summarizer model or strategy is named in Warnings. The static system
+// prompt is the recorded one, byte for byte, unless
+// [Options].RefreshWorkspace asks to gather the workspace again. Errors:
+// [ErrNoStore], session.ErrNotFound and the store's.
 func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 	if opts.Store == nil {
 		return nil, fmt.Errorf("agentctx: resume %s: %w", id, ErrNoStore)
@@ -152,6 +189,11 @@ func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 	tr, err := opts.Store.Load(ctx, id, session.LoadOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("agentctx: resume %s: %w", id, err)
+	}
+	var overrides, warnings []string
+	saved := lastConfig(tr.Entries)
+	if saved != nil {
+		overrides, warnings = saved.merge(&opts)
 	}
 	if opts.Model == "" {
 		opts.Model = tr.Session.Model
@@ -161,20 +203,34 @@ func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 			opts.Dir = tr.Session.Project
 		}
 	}
-	e, err := newEngine(ctx, opts)
+	e, err := newEngine(ctx, opts, saved)
 	if err != nil {
 		return nil, err
+	}
+	e.warnings = append(e.warnings, warnings...)
+	if saved != nil {
+		e.overrides = append(slices.Clone(saved.Overrides), overrides...)
+		for _, o := range overrides {
+			e.warnings = append(e.warnings, "resume: option overrides the session's "+o)
+		}
 	}
 	e.id = tr.Session.ID
 	e.rec = session.NewRecorder(e.store, e.id)
 	if err := e.restore(tr); err != nil {
 		return nil, fmt.Errorf("agentctx: resume %s: %w", id, err)
 	}
+	if saved == nil || len(overrides) > 0 {
+		if err := e.saveConfig(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return e, nil
 }
 
-// newEngine builds an engine without a session.
-func newEngine(ctx context.Context, opts Options) (*Engine, error) {
+// newEngine builds an engine without a session. saved, when not nil, is
+// the configuration the session recorded (opts already merged with it):
+// its budget source and static prompt are reused.
+func newEngine(ctx context.Context, opts Options, saved *engineConfig) (*Engine, error) {
 	if opts.Dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -192,6 +248,11 @@ func newEngine(ctx context.Context, opts Options) (*Engine, error) {
 		store: opts.Store,
 		open:  map[string][]chat.ToolCall{},
 		stats: Stats{Compactions: map[string]int{}},
+
+		budgetSource: budgetSource(opts),
+	}
+	if saved != nil && opts.Budget == saved.Budget && opts.Policy == nil {
+		e.budgetSource = saved.BudgetSource
 	}
 	if e.log == nil {
 		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -222,7 +283,8 @@ func newEngine(ctx context.Context, opts Options) (*Engine, error) {
 	if e.strategy == nil {
 		e.strategy = &compact.Summarize{Summarizer: opts.Summarizer, Logger: opts.Logger}
 	}
-	if !opts.NoWorkspace {
+	reuse := saved != nil && saved.Static != nil && !opts.RefreshWorkspace && opts.SystemPrompt == saved.SystemPrompt
+	if !opts.NoWorkspace && !reuse {
 		wopts := opts.Workspace
 		if wopts.Dir == "" {
 			wopts.Dir = opts.Dir
@@ -238,7 +300,11 @@ func newEngine(ctx context.Context, opts Options) (*Engine, error) {
 	if ratio <= 0 {
 		ratio = 0.25
 	}
-	e.static = prompt.BuildStatic(opts.SystemPrompt, e.ws, counter, prompt.StaticOptions{MaxTokens: int(ratio * float64(budget))})
+	if reuse {
+		e.static = saved.Static.static()
+	} else {
+		e.static = prompt.BuildStatic(opts.SystemPrompt, e.ws, counter, prompt.StaticOptions{MaxTokens: int(ratio * float64(budget))})
+	}
 	for _, d := range e.static.Dropped {
 		e.warnings = append(e.warnings, fmt.Sprintf("context block %s left out: the static prompt is capped at %.0f%% of the %d-token budget", d, 100*ratio, budget))
 	}
@@ -267,6 +333,9 @@ func newEngine(ctx context.Context, opts Options) (*Engine, error) {
 			e.todoTool = true
 		}
 	}
+	if opts.Store == nil && !opts.NoLimit {
+		e.outputs = newOutputCache(opts.RecallCacheBytes)
+	}
 	return e, nil
 }
 
@@ -275,6 +344,15 @@ func (e *Engine) ID() string { return e.id }
 
 // Model returns the model the engine counts tokens for.
 func (e *Engine) Model() model.Info { return e.info }
+
+// BudgetSource says where the budget came from: [BudgetFromOption],
+// [BudgetFromPolicy] followed by ":" and the policy's name, or
+// [BudgetFromProvider] after [Engine.RecoverOverflow] lowered it.
+func (e *Engine) BudgetSource() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.budgetSource
+}
 
 // Budget returns the prompt budget in tokens.
 func (e *Engine) Budget() int {
@@ -292,7 +370,8 @@ func (e *Engine) Warnings() []string {
 }
 
 // Workspace returns the static project context gathered when the session
-// was opened; nil with [Options].NoWorkspace. Read it only.
+// was opened; nil with [Options].NoWorkspace, and on a resumed session that
+// reuses the recorded static prompt (see [Resume]). Read it only.
 func (e *Engine) Workspace() *workspace.Context { return e.ws }
 
 // Static returns the static system prompt: the same bytes on every

@@ -368,7 +368,18 @@ func TestRemindersNotStored(t *testing.T) {
 			t.Errorf("window message %d holds a reminder", i)
 		}
 	}
+	// Building the request recorded nothing: the provider call may fail.
 	tr, err := store.Load(ctx, e.ID(), session.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := session.Reminders(tr.Entries); len(rs) != 0 {
+		t.Fatalf("reminders recorded before the request was sent: %+v", rs)
+	}
+	if err := req.Sent(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tr, err = store.Load(ctx, e.ID(), session.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

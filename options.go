@@ -69,6 +69,10 @@ type Options struct {
 	// NoWorkspace turns the static project context off: no tree, git,
 	// instruction files or README in the system prompt.
 	NoWorkspace bool
+	// RefreshWorkspace makes [Resume] gather the workspace context again
+	// and rebuild the static system prompt, instead of reusing the one the
+	// session recorded (which keeps the provider's prompt cache valid).
+	RefreshWorkspace bool
 
 	// Strategy compacts the window before each request. Optional.
 	// Defaults to compact.Summarize with Summarizer (seed 001's 80 %
@@ -84,6 +88,12 @@ type Options struct {
 	// for the window's usage ratio as it is added, and the full output of
 	// a cut result is kept in the session (session.ToolOutput).
 	NoLimit bool
+	// RecallCacheBytes caps, in bytes, the full outputs of cut tool
+	// results an engine without a Store keeps in memory for
+	// [Engine.Recall]; the oldest are forgotten first. Optional. Defaults
+	// to [DefaultRecallCacheBytes] (8 MiB). With a Store, full outputs
+	// are kept in the session and read back from it, without a cap.
+	RecallCacheBytes int
 	// NoWorkingMemory turns the runtime state tracker (seed 000) and the
 	// working memory (seed 002) off, and with them the tracker and
 	// working-memory parts of the tail and most of the rehydration.

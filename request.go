@@ -2,6 +2,7 @@ package agentctx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -16,7 +17,12 @@ import (
 )
 
 // Request is the next model call's request, assembled by
-// [Engine.Request], with its accounting.
+// [Engine.Request], with its accounting. Building it has no lasting
+// effect beyond compaction: the agent reports that it was sent
+// ([Request.Sent]) or adds the model's reply ([Engine.Add]), and only
+// then are its reminders marked as sent and recorded, and the engine's
+// counters moved. A request whose provider call failed is simply built
+// again: the retry carries the same reminders.
 type Request struct {
 	// Request is the assembled request: the provider-neutral request to
 	// send (Messages, Tools, CacheAfter…), the token table, and the size
@@ -29,6 +35,77 @@ type Request struct {
 	// (prompt.KindTracker, prompt.KindWorkingMemory, reminder kinds,
 	// "rehydration").
 	Dropped []string
+	// Interrupted are the tool calls answered with a synthetic result
+	// ([InterruptedResult]) before assembly: calls left without a result
+	// when the request was built.
+	Interrupted []chat.ToolCall
+
+	e         *Engine
+	reminders []reminder.Reminder
+	committed bool
+}
+
+// ErrStaleRequest reports [Request.Sent] on a request that a later
+// [Engine.Request] replaced. Nothing was committed; send the newer
+// request.
+var ErrStaleRequest = errors.New("agentctx: request replaced by a newer one")
+
+// Sent tells the engine that the request went to the provider: its
+// reminders are marked as sent (never repeated) and recorded in the
+// session on their own entry, and the engine's counters move. Adding the
+// model's reply with [Engine.Add] does the same, so an agent needs Sent
+// only when it wants the effect before the reply (a stream that may be
+// cut). Calling it again does nothing. Errors: [ErrClosed],
+// [ErrStaleRequest], the store's.
+func (r *Request) Sent(ctx context.Context) error {
+	e := r.e
+	if e == nil {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	if r.committed {
+		return nil
+	}
+	if r != e.pending {
+		return ErrStaleRequest
+	}
+	return e.commit(ctx)
+}
+
+// commit commits the pending request, if any.
+func (e *Engine) commit(ctx context.Context) error {
+	r := e.pending
+	if r == nil {
+		return nil
+	}
+	e.pending = nil
+	r.committed = true
+	e.stats.Requests++
+	if r.Over > 0 {
+		e.stats.RequestsOverBudget++
+	}
+	e.stats.TailDropped += len(r.Dropped)
+	e.results = nil
+	if len(r.reminders) == 0 {
+		return nil
+	}
+	e.reminders.MarkSent(r.reminders...)
+	e.stats.Reminders += len(r.reminders)
+	if e.rec == nil {
+		return nil
+	}
+	rs := make([]session.Reminder, len(r.reminders))
+	for i, m := range r.reminders {
+		rs[i] = session.Reminder{Kind: m.Kind, Key: m.Key, Text: m.Text}
+	}
+	if err := e.rec.AddReminders(ctx, rs...); err != nil {
+		return fmt.Errorf("agentctx: request %s: %w", e.id, err)
+	}
+	return nil
 }
 
 // tailSlack is the tokens reserved on top of the tail's own count: the
@@ -39,19 +116,24 @@ const tailSlack = 8
 // Request compacts the window when needed and assembles the next model
 // call's request, in this order (seed 004's query):
 //
-//  1. the tail is prepared: the tracker's section, the working memory's
+//  1. tool calls left without a result (an interrupted run) get a
+//     synthetic result ([InterruptedResult]), recorded in the session: no
+//     provider accepts a call without its result;
+//  2. the tail is prepared: the tracker's section, the working memory's
 //     context and the pending system reminders; with the static prompt,
 //     the rehydration block and the tool schemas, its size is reserved
 //     out of the budget;
-//  2. the strategy compacts the window within what is left (seed 003:
+//  3. the strategy compacts the window within what is left (seed 003:
 //     compact before every model call); a summarizing compaction is
 //     followed by rehydration (recent files, todo list, plan) and is
 //     recorded in the session;
-//  3. the request is assembled (prompt.Assemble); if it is still over the
+//  4. the request is assembled (prompt.Assemble); if it is still over the
 //     budget, tail parts are dropped, lowest priority first, and as a
-//     last resort the rehydration block;
-//  4. the reminders sent are marked (never repeated) and recorded in the
-//     session on their own entry.
+//     last resort the rehydration block.
+//
+// Building a request commits nothing else: see [Request]. Called again
+// before the request was sent (a retry), it returns the same request, byte
+// for byte, unless messages were added in between.
 //
 // The returned request fits the budget unless the pinned parts alone (the
 // static prompt, the first user message, the last round) do not:
@@ -65,43 +147,49 @@ func (e *Engine) Request(ctx context.Context) (*Request, error) {
 	if e.closed {
 		return nil, ErrClosed
 	}
-	out := &Request{}
-	trackerText, memText := e.tailTexts()
+	return e.request(ctx)
+}
+
+// request is Request with e.mu held.
+func (e *Engine) request(ctx context.Context) (*Request, error) {
+	out := &Request{e: e}
+	if open := e.w.Unanswered(); len(open) > 0 {
+		if err := e.answerInterrupted(ctx, open); err != nil {
+			return nil, err
+		}
+		out.Interrupted = open
+	}
 	var changed []string // files changed on disk by others: stat once per request
 	if e.reminders != nil && e.tracker != nil {
 		changed = externalChanges(e.tracker)
 	}
-	pend := e.pendingReminders(changed)
+	trackerText, memText, pend := e.tail(changed)
 	e.w.SetReserved(e.reserve(trackerText, memText, pend))
 	recs, err := e.strategy.Compact(ctx, e.w)
 	if err != nil {
 		return nil, fmt.Errorf("agentctx: request %s: compact: %w", e.id, err)
 	}
-	if summarized(recs) {
+	if len(recs) > 0 {
 		e.compactions++
-		e.rehydrate()
-		memText = e.memText()
-		if e.w.SetReserved(e.reserve(trackerText, memText, pend)); !e.w.Fits() {
+		if summarized(recs) {
+			e.rehydrate()
+		}
+		// The working memory's context, the rehydration block and the
+		// pressure reminder depend on the compaction: prepare the tail
+		// again, as a retry of this request will.
+		trackerText, memText, pend = e.tail(changed)
+		if e.w.SetReserved(e.reserve(trackerText, memText, pend)); summarized(recs) && !e.w.Fits() {
 			more, err := (&compact.Tiered{Logger: e.opts.Logger}).Compact(ctx, e.w)
 			if err != nil {
 				return nil, fmt.Errorf("agentctx: request %s: compact: %w", e.id, err)
 			}
 			recs = append(recs, more...)
 		}
-	} else if len(recs) > 0 {
-		e.compactions++
-	}
-	if len(recs) > 0 {
 		if err := e.recordCompaction(ctx, recs, "auto"); err != nil {
 			return nil, err
 		}
 	}
 	out.Compactions = recs
-	if len(recs) > 0 {
-		// The usage ratio changed (the pressure reminder depends on it);
-		// otherwise the reminders reserved are the ones to send.
-		pend = e.pendingReminders(changed)
-	}
 
 	in := prompt.Input{
 		Static: e.static, Rehydration: e.rehydration, Window: e.w,
@@ -132,34 +220,28 @@ func (e *Engine) Request(ctx context.Context) (*Request, error) {
 		req = prompt.Assemble(in)
 	}
 done:
-	e.stats.TailDropped += len(out.Dropped)
 	if len(out.Dropped) > 0 {
 		e.log.Debug("tail parts dropped to fit the budget", "session", e.id, "dropped", out.Dropped, "tokens", req.Tokens, "budget", req.Budget)
 	}
-	e.stats.Requests++
-	if req.Over > 0 {
-		e.stats.RequestsOverBudget++
-	}
-	if len(in.Reminders) > 0 {
-		e.reminders.MarkSent(in.Reminders...)
-		e.stats.Reminders += len(in.Reminders)
-		if e.rec != nil {
-			rs := make([]session.Reminder, len(in.Reminders))
-			for i, r := range in.Reminders {
-				rs[i] = session.Reminder{Kind: r.Kind, Key: r.Key, Text: r.Text}
-			}
-			if err := e.rec.AddReminders(ctx, rs...); err != nil {
-				return nil, fmt.Errorf("agentctx: request %s: %w", e.id, err)
-			}
-		}
-	}
-	e.results = nil
+	out.reminders = in.Reminders
 	// Between requests the window reserves the stable parts only (tool
 	// schemas, static prompt, rehydration block): a resumed window gets
 	// the same reserve, so sizes and usage anchors agree across a resume.
 	e.w.SetReserved(e.baseReserve())
 	out.Request = req
+	e.gen++
+	e.pending = out
 	return out, nil
+}
+
+// tail returns the tracker's section, the working memory's context and
+// the pending reminders for the next request. The reminders are computed
+// with the window reserving its stable parts only, so that a retry sees
+// the same usage ratio.
+func (e *Engine) tail(changed []string) (trackerText, memText string, pend []reminder.Reminder) {
+	trackerText, memText = e.tailTexts()
+	e.w.SetReserved(e.baseReserve())
+	return trackerText, memText, e.pendingReminders(changed)
 }
 
 // Compact summarizes the history now, whatever the usage ratio (Claude
@@ -340,7 +422,7 @@ func (e *Engine) recordCompaction(ctx context.Context, recs []compact.Record, tr
 			meta.Summarizer, meta.DurationMS, meta.Usage = r.Summarizer, r.DurationMS, r.Usage
 		}
 	}
-	st, err := e.state()
+	st, err := e.state(true)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,10 @@
 package agentctx
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
-	"context"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/reminder"
 	"github.com/agentctx/agentctx/session"
@@ -20,6 +20,11 @@ type savedState struct {
 	Tracker *track.State    `json:"tracker,omitempty"`
 	Workmem json.RawMessage `json:"workmem,omitempty"`
 	Engine  *engineState    `json:"engine,omitempty"`
+	// Config is the engine's configuration: written when the session is
+	// opened, when a Resume overrides it, when the budget changes, and
+	// with every compaction (a load starts at the last compact boundary,
+	// so the live part of a session always holds one).
+	Config *engineConfig `json:"config,omitempty"`
 }
 
 // engineState is what the engine itself must carry across a resume.
@@ -31,9 +36,13 @@ type engineState struct {
 	Compactions int                    `json:"compactions,omitempty"`
 }
 
-// state encodes the engine's state.
-func (e *Engine) state() (json.RawMessage, error) {
+// state encodes the engine's state, with its configuration when
+// withConfig.
+func (e *Engine) state(withConfig bool) (json.RawMessage, error) {
 	var s savedState
+	if withConfig {
+		s.Config = e.config()
+	}
 	if e.tracker != nil {
 		st := e.tracker.State()
 		s.Tracker = &st
@@ -54,12 +63,21 @@ func (e *Engine) state() (json.RawMessage, error) {
 	return json.Marshal(s)
 }
 
+// saveConfig appends the engine's state with its configuration.
+func (e *Engine) saveConfig(ctx context.Context) error {
+	return e.save(ctx, true)
+}
+
 // saveState appends the engine's state to the session.
 func (e *Engine) saveState(ctx context.Context) error {
+	return e.save(ctx, false)
+}
+
+func (e *Engine) save(ctx context.Context, withConfig bool) error {
 	if e.rec == nil {
 		return nil
 	}
-	st, err := e.state()
+	st, err := e.state(withConfig)
 	if err != nil {
 		return err
 	}

@@ -140,6 +140,10 @@ type Result struct {
 	// OrphanResults counts tool results that answered no call in the
 	// window and were added as user text instead.
 	OrphanResults int `json:"orphan_results"`
+	// InterruptedCalls counts tool calls without a result before a later
+	// message, answered with the Engine's synthetic result
+	// (agentctx.InterruptedResult).
+	InterruptedCalls int `json:"interrupted_calls"`
 	// UsageDiff compares agentctx's count of the uncompacted context with
 	// the provider's reported prompt sizes; nil when the transcript has no
 	// usage.
@@ -441,6 +445,7 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	}
 	st := eng.Stats()
 	res.OrphanResults = st.OrphanResults
+	res.InterruptedCalls = st.Interrupted
 	res.LimitedResults, res.LimitedChars = st.LimitedResults, st.LimitedChars
 	if opts.WorkingMemory {
 		if ts, ok := eng.TrackerState(); ok {

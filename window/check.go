@@ -13,6 +13,7 @@ const (
 	InvariantOrder       = "order"         // order is preserved
 	InvariantOrphan      = "orphan-result" // no tool result without its call
 	InvariantRound       = "split-round"   // a round is never split
+	InvariantUnanswered  = "unanswered-call" // a call without a result only in the last round
 	InvariantAccounting  = "accounting"    // the running total equals the sum of counts
 )
 
@@ -84,6 +85,27 @@ func (w *Window) Check() []Violation {
 		e := &w.entries[i]
 		if e.msg.Role == chat.RoleAssistant && e.answered != results[e.seq] {
 			add(InvariantRound, i, "round has %d of its %d results", results[e.seq], e.answered)
+		}
+	}
+	// A call without a result is allowed only in the last round: once a
+	// user or assistant message follows, no provider accepts it (the
+	// Anthropic Messages API wants every tool_use answered in the next
+	// message; OpenAI chat completions every tool_call_id answered before
+	// the next non-tool message).
+	lastNonTool := -1
+	for i := len(w.entries) - 1; i >= 0; i-- {
+		if w.entries[i].msg.Role != chat.RoleTool {
+			lastNonTool = i
+			break
+		}
+	}
+	for i := range w.entries {
+		e := &w.entries[i]
+		if e.msg.Role != chat.RoleAssistant || i == lastNonTool {
+			continue
+		}
+		if n := len(e.msg.ToolCalls()); n > e.answered {
+			add(InvariantUnanswered, i, "%d of %d tool calls have no result and a later message follows", n-e.answered, n)
 		}
 	}
 	if p := chat.Pair(w.Messages()); len(p.Orphans) > 0 {

@@ -12,9 +12,15 @@
 //     fit, and says so);
 //  3. a round — an assistant message with tool calls and the tool results
 //     answering it — is never split: it is kept or removed whole;
-//  4. no tool result without its call (a call without a result is allowed:
-//     the last call of a run often has none);
-//  5. order is preserved.
+//  4. no tool result without its call;
+//  5. a call without a result is allowed only in the last round (the model
+//     asked for it and its result has not come yet): once a user or
+//     assistant message follows, every call before it has its result, as
+//     both the OpenAI and the Anthropic APIs require. The window does not
+//     enforce this one in [Window.Add] (an interrupted run leaves such
+//     calls behind); [Window.Unanswered] finds them, and the agentctx
+//     Engine answers them with a synthetic result before anything follows;
+//  6. order is preserved.
 //
 // Mutations that would break an invariant return an error and change
 // nothing.

@@ -90,7 +90,11 @@ func TestUnits(t *testing.T) {
 			if tc.note {
 				w.SetNote("note")
 			}
-			check(t, w)
+			// Some shapes leave a call unanswered before a later message
+			// (transcripts hold them; the Engine answers such calls with
+			// a synthetic result): Units must still group them, so the
+			// unanswered-call invariant alone is tolerated here.
+			checkExcept(t, w, window.InvariantUnanswered)
 			assertUnits(t, w, tc.want)
 			assertCover(t, w)
 		})

@@ -215,6 +215,40 @@ func onlyResult(m chat.Message) (chat.ToolResult, error) {
 	return r, nil
 }
 
+// Unanswered returns the tool calls in the window that have no result
+// yet, in window order (the order of the calls within each assistant
+// message); nil when every call is answered. O(number of open calls).
+func (w *Window) Unanswered() []chat.ToolCall {
+	if len(w.open) == 0 {
+		return nil
+	}
+	// open[seq][id] counts the calls of id still open in message seq (a
+	// message may repeat an id).
+	open := map[uint64]map[string]int{}
+	for id, stack := range w.open {
+		for _, seq := range stack {
+			if open[seq] == nil {
+				open[seq] = map[string]int{}
+			}
+			open[seq][id]++
+		}
+	}
+	var out []chat.ToolCall
+	for i := range w.entries {
+		ids := open[w.entries[i].seq]
+		if ids == nil {
+			continue
+		}
+		for _, c := range w.entries[i].msg.ToolCalls() {
+			if ids[c.ID] > 0 {
+				ids[c.ID]--
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // Len returns the number of messages in the window.
 func (w *Window) Len() int { return len(w.entries) }
 

@@ -261,7 +261,7 @@ func TestPairingRepeatedIDs(t *testing.T) {
 		t.Parallel()
 		w := newWindow(t, window.Options{})
 		mustAdd(t, w, user("u"), calls("x"), calls("x"), result("x", "second"))
-		check(t, w)
+		checkExcept(t, w, window.InvariantUnanswered) // a call answered out of order, then answered below
 		// The result answered the second call: the first one's round is the
 		// lone assistant message, and the second round can go on its own.
 		want := []window.Unit{{Start: 0, End: 1, Pinned: true}, {Start: 1, End: 2, Round: true}, {Start: 2, End: 4, Round: true}}
@@ -401,4 +401,28 @@ func TestPinned(t *testing.T) {
 		t.Errorf("a system message added after the first message is pinned")
 	}
 	check(t, w2)
+}
+
+func TestUnansweredCalls(t *testing.T) {
+	t.Parallel()
+	w := newWindow(t, window.Options{})
+	mustAdd(t, w, user("u"), calls("a", "b", "c"), result("b", "2"))
+	// The last round may wait for its results.
+	check(t, w)
+	got := w.Unanswered()
+	if len(got) != 2 || got[0].ID != "a" || got[1].ID != "c" {
+		t.Fatalf("Unanswered() = %v, want calls a and c in order", got)
+	}
+	// A user message after it breaks the rule, at the assistant message.
+	mustAdd(t, w, user("stop"))
+	vs := w.Check()
+	if len(vs) != 1 || vs[0].Invariant != window.InvariantUnanswered || vs[0].Index != 1 {
+		t.Fatalf("Check() = %v, want one %s at 1", vs, window.InvariantUnanswered)
+	}
+	// Answering them (late) mends the round.
+	mustAdd(t, w, result("a", "1"), result("c", "3"))
+	check(t, w)
+	if u := w.Unanswered(); u != nil {
+		t.Fatalf("Unanswered() = %v after every result", u)
+	}
 }

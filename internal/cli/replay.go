@@ -364,6 +364,9 @@ func printSummary(w io.Writer, r *replay.Result) {
 	if r.Retention != nil {
 		printRetention(w, "  retention    ", r.Retention)
 	}
+	if r.InterruptedCalls > 0 {
+		fmt.Fprintf(w, "  repaired     %d tool calls without a result answered as interrupted\n", r.InterruptedCalls)
+	}
 	if r.OrphanResults > 0 {
 		fmt.Fprintf(w, "  repaired     %d tool results without a call added as user text\n", r.OrphanResults)
 	}

@@ -1,0 +1,278 @@
+package agentctx
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/model"
+	"github.com/agentctx/agentctx/prompt"
+	"github.com/agentctx/agentctx/session"
+)
+
+// Budget sources, as [Engine.BudgetSource] reports them and the session
+// records them.
+const (
+	// BudgetFromOption: [Options].Budget set the budget.
+	BudgetFromOption = "option"
+	// BudgetFromPolicy: the model's budget under [Options].Policy.
+	BudgetFromPolicy = "policy"
+	// BudgetFromProvider: [Engine.RecoverOverflow] lowered the budget to
+	// what the provider reported.
+	BudgetFromProvider = "provider"
+)
+
+// engineConfig is the Engine's configuration as the session records it
+// (under the "config" key of an agentctx_state entry), so that [Resume]
+// comes back with the same model, budget, tool schemas, system prompt and
+// strategy: a resumed session's next request is the one the uninterrupted
+// session would have sent. Functions and clients (the summarizer's model,
+// a ReadFile hook, a logger) cannot be recorded: Resume takes them from
+// its Options, and says so in [Engine.Warnings] when one is missing.
+type engineConfig struct {
+	Model        string         `json:"model"`
+	Budget       int            `json:"budget"`
+	BudgetSource string         `json:"budget_source"`
+	Policy       string         `json:"policy,omitempty"`
+	MaxTokens    int            `json:"max_tokens,omitempty"`
+	SystemPrompt string         `json:"system_prompt,omitempty"`
+	Tools        []chat.ToolDef `json:"tools,omitempty"`
+	StaticRatio  float64        `json:"static_ratio,omitempty"`
+	// Static is the static system prompt as built when the session was
+	// opened: reused on resume (byte-identical, so the provider's prompt
+	// cache still serves it) unless the workspace is gathered again.
+	Static      *staticConfig  `json:"static,omitempty"`
+	NoWorkspace bool           `json:"no_workspace,omitempty"`
+	Strategy    strategyConfig `json:"strategy"`
+
+	NoLimit          bool `json:"no_limit,omitempty"`
+	NoWorkingMemory  bool `json:"no_working_memory,omitempty"`
+	NoTrackerSection bool `json:"no_tracker_section,omitempty"`
+	NoReminders      bool `json:"no_reminders,omitempty"`
+	ContextTokens    int  `json:"context_tokens,omitempty"`
+	TrackerMaxTokens int  `json:"tracker_max_tokens,omitempty"`
+
+	RehydrateDisabled bool `json:"rehydrate_disabled,omitempty"`
+	RehydrateFiles    int  `json:"rehydrate_files,omitempty"`
+	RehydrateFile     int  `json:"rehydrate_file_tokens,omitempty"`
+	RehydrateTotal    int  `json:"rehydrate_total_tokens,omitempty"`
+
+	// Overrides lists the fields a Resume changed, with the values they
+	// had: what the session was, before.
+	Overrides []string `json:"overrides,omitempty"`
+}
+
+// staticConfig is a recorded [prompt.Static].
+type staticConfig struct {
+	Text    string       `json:"text"`
+	Rows    []prompt.Row `json:"rows,omitempty"`
+	Tokens  int          `json:"tokens"`
+	Dropped []string     `json:"dropped,omitempty"`
+	Cut     bool         `json:"cut,omitempty"`
+}
+
+// strategyConfig is a recorded compaction strategy: its name and the
+// parameters of the strategies agentctx ships. Zero fields are defaults.
+type strategyConfig struct {
+	Name       string  `json:"name"`
+	Summarizer string  `json:"summarizer,omitempty"`
+	Threshold  float64 `json:"threshold,omitempty"`
+	KeepRatio  float64 `json:"keep_ratio,omitempty"`
+	Fallback   float64 `json:"fallback_keep_ratio,omitempty"`
+	Summary    float64 `json:"summary_ratio,omitempty"`
+	L1         float64 `json:"l1,omitempty"`
+	L2         float64 `json:"l2,omitempty"`
+	L3         float64 `json:"l3,omitempty"`
+	L1MinRunes int     `json:"l1_min_runes,omitempty"`
+	L1Keep     int     `json:"l1_keep_runes,omitempty"`
+	L2Rounds   int     `json:"l2_keep_rounds,omitempty"`
+	KeepRounds int     `json:"keep_rounds,omitempty"`
+	Batch      int     `json:"batch,omitempty"`
+}
+
+// config returns the engine's configuration as the session records it.
+func (e *Engine) config() *engineConfig {
+	o := &e.opts
+	c := &engineConfig{
+		Model: e.info.Name, Budget: e.w.Budget(), BudgetSource: e.budgetSource,
+		MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, Tools: o.Tools,
+		StaticRatio: o.StaticRatio, NoWorkspace: o.NoWorkspace,
+		Strategy: strategyOf(e.strategy, o.Summarizer),
+		NoLimit:  o.NoLimit, NoWorkingMemory: o.NoWorkingMemory, NoTrackerSection: o.NoTrackerSection,
+		NoReminders: o.NoReminders, ContextTokens: o.ContextTokens, TrackerMaxTokens: o.Tracker.MaxTokens,
+		RehydrateDisabled: o.Rehydrate.Disabled, RehydrateFiles: o.Rehydrate.Files,
+		RehydrateFile: o.Rehydrate.FileTokens, RehydrateTotal: o.Rehydrate.TotalTokens,
+		Overrides: e.overrides,
+	}
+	if o.Policy != nil {
+		c.Policy = o.Policy.Name()
+	}
+	s := e.static
+	c.Static = &staticConfig{Text: s.Text, Rows: s.Rows, Tokens: s.Tokens, Dropped: s.Dropped, Cut: s.Cut}
+	return c
+}
+
+// strategyOf records s.
+func strategyOf(s compact.Strategy, sum compact.Summarizer) strategyConfig {
+	if s == nil {
+		return strategyConfig{Name: "summarize", Summarizer: summarizerName(sum)}
+	}
+	c := strategyConfig{Name: s.Name()}
+	switch s := s.(type) {
+	case *compact.Summarize:
+		c.Summarizer = summarizerName(cmp.Or(s.Summarizer, sum))
+		c.Threshold, c.KeepRatio, c.Fallback, c.Summary = s.Threshold, s.KeepRatio, s.FallbackKeepRatio, s.SummaryRatio
+	case *compact.Tiered:
+		c.L1, c.L2, c.L3, c.L1MinRunes, c.L1Keep, c.L2Rounds = s.L1, s.L2, s.L3, s.L1MinRunes, s.L1KeepRunes, s.L2KeepRounds
+	case *compact.Mask:
+		c.KeepRounds, c.Batch = s.KeepRounds, s.Batch
+		t := s.Escalation
+		c.L1, c.L2, c.L3, c.L1MinRunes, c.L1Keep, c.L2Rounds = t.L1, t.L2, t.L3, t.L1MinRunes, t.L1KeepRunes, t.L2KeepRounds
+	}
+	return c
+}
+
+// summarizerName names a summarizer for the record: "extractive" for nil
+// (the default), else its Name when it has one, else its Go type.
+func summarizerName(s compact.Summarizer) string {
+	if s == nil {
+		return "extractive"
+	}
+	if n, ok := s.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return fmt.Sprintf("%T", s)
+}
+
+// build returns the strategy c records, with the summarizer and logger of
+// opts, and false when c names a strategy agentctx does not ship (a
+// caller's own, which the caller must pass to Resume again).
+func (c strategyConfig) build(opts Options) (compact.Strategy, bool) {
+	tiered := compact.Tiered{L1: c.L1, L2: c.L2, L3: c.L3, L1MinRunes: c.L1MinRunes, L1KeepRunes: c.L1Keep, L2KeepRounds: c.L2Rounds, Logger: opts.Logger}
+	switch c.Name {
+	case "summarize":
+		return &compact.Summarize{
+			Summarizer: opts.Summarizer, Threshold: c.Threshold, KeepRatio: c.KeepRatio,
+			FallbackKeepRatio: c.Fallback, SummaryRatio: c.Summary, Logger: opts.Logger,
+		}, true
+	case "tiered":
+		return &tiered, true
+	case "mask":
+		return &compact.Mask{KeepRounds: c.KeepRounds, Batch: c.Batch, Escalation: tiered, Logger: opts.Logger}, true
+	case "none":
+		return compact.None{}, true
+	}
+	return nil, false
+}
+
+// lastConfig returns the configuration recorded last in entries, nil when
+// none was (a session written before configurations were recorded, or by
+// another tool).
+func lastConfig(entries []session.Entry) *engineConfig {
+	for i := len(entries) - 1; i >= 0; i-- {
+		en := &entries[i]
+		if en.Type != session.TypeState || en.IsSidechain {
+			continue
+		}
+		var s struct {
+			Config *engineConfig `json:"config"`
+		}
+		if json.Unmarshal(en.State, &s) == nil && s.Config != nil {
+			return s.Config
+		}
+	}
+	return nil
+}
+
+// merge fills opts from the recorded configuration c: what opts leaves
+// at its zero value takes c's value; what opts sets differently overrides
+// c and is returned, described, to be recorded. Booleans can only be
+// switched on by opts (their zero value means "as recorded").
+func (c *engineConfig) merge(opts *Options) (overrides, warnings []string) {
+	over := func(name string, was any) {
+		overrides = append(overrides, fmt.Sprintf("%s (was %v)", name, was))
+	}
+	if opts.Model == "" {
+		opts.Model = c.Model
+	} else if opts.Model != c.Model {
+		over("model", c.Model)
+	}
+	switch {
+	case opts.Budget == 0 && opts.Policy == nil:
+		opts.Budget = c.Budget
+	case opts.Budget != 0 && opts.Budget != c.Budget:
+		over("budget", c.Budget)
+	case opts.Policy != nil && opts.Policy.Name() != c.Policy:
+		over("policy", cmp.Or(c.Policy, c.BudgetSource))
+	}
+	if opts.MaxTokens == 0 {
+		opts.MaxTokens = c.MaxTokens
+	} else if opts.MaxTokens != c.MaxTokens {
+		over("max_tokens", c.MaxTokens)
+	}
+	if opts.SystemPrompt == "" {
+		opts.SystemPrompt = c.SystemPrompt
+	} else if opts.SystemPrompt != c.SystemPrompt {
+		over("system_prompt", fmt.Sprintf("%d bytes", len(c.SystemPrompt)))
+	}
+	if opts.Tools == nil {
+		opts.Tools = c.Tools
+	} else if !sameTools(opts.Tools, c.Tools) {
+		over("tools", fmt.Sprintf("%d tools", len(c.Tools)))
+	}
+	if opts.StaticRatio == 0 {
+		opts.StaticRatio = c.StaticRatio
+	}
+	if opts.Strategy == nil {
+		s, ok := c.Strategy.build(*opts)
+		if !ok {
+			warnings = append(warnings, fmt.Sprintf("resume: the session used compaction strategy %q, which is not agentctx's: pass it in Options.Strategy; using the default", c.Strategy.Name))
+		} else {
+			opts.Strategy = s
+		}
+	} else if opts.Strategy.Name() != c.Strategy.Name {
+		over("strategy", c.Strategy.Name)
+	}
+	if opts.Summarizer == nil && c.Strategy.Summarizer != "" && c.Strategy.Summarizer != "extractive" {
+		warnings = append(warnings, fmt.Sprintf("resume: the session's summaries were written by %s; without Options.Summarizer they are written by the extractive summarizer", c.Strategy.Summarizer))
+	}
+	opts.NoWorkspace = opts.NoWorkspace || c.NoWorkspace
+	opts.NoLimit = opts.NoLimit || c.NoLimit
+	opts.NoWorkingMemory = opts.NoWorkingMemory || c.NoWorkingMemory
+	opts.NoTrackerSection = opts.NoTrackerSection || c.NoTrackerSection
+	opts.NoReminders = opts.NoReminders || c.NoReminders
+	opts.ContextTokens = cmp.Or(opts.ContextTokens, c.ContextTokens)
+	opts.Tracker.MaxTokens = cmp.Or(opts.Tracker.MaxTokens, c.TrackerMaxTokens)
+	opts.Rehydrate.Disabled = opts.Rehydrate.Disabled || c.RehydrateDisabled
+	opts.Rehydrate.Files = cmp.Or(opts.Rehydrate.Files, c.RehydrateFiles)
+	opts.Rehydrate.FileTokens = cmp.Or(opts.Rehydrate.FileTokens, c.RehydrateFile)
+	opts.Rehydrate.TotalTokens = cmp.Or(opts.Rehydrate.TotalTokens, c.RehydrateTotal)
+	return overrides, warnings
+}
+
+// sameTools reports whether a and b are the same tool schemas.
+func sameTools(a, b []chat.ToolDef) bool {
+	return slices.EqualFunc(a, b, func(x, y chat.ToolDef) bool {
+		return x.Name == y.Name && x.Description == y.Description && string(x.Parameters) == string(y.Parameters)
+	})
+}
+
+// budgetSource says where a budget of opts comes from.
+func budgetSource(opts Options) string {
+	if opts.Budget > 0 {
+		return BudgetFromOption
+	}
+	p := opts.Policy
+	if p == nil {
+		p = model.DefaultPolicy
+	}
+	return BudgetFromPolicy + ":" + p.Name()
+}
+
+// static returns the recorded static prompt.
+func (s *staticConfig) static() prompt.Static {
+	return prompt.Static{Text: s.Text, Rows: s.Rows, Tokens: s.Tokens, Dropped: s.Dropped, Cut: s.Cut}
+}
