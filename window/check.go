@@ -8,13 +8,13 @@ import (
 
 // The invariants [Window.Check] verifies, as named in a [Violation].
 const (
-	InvariantSystemFirst = "system-first"  // the system prompt stays first
-	InvariantFirstUser   = "first-user"    // the first user message is never removed
-	InvariantOrder       = "order"         // order is preserved
-	InvariantOrphan      = "orphan-result" // no tool result without its call
-	InvariantRound       = "split-round"   // a round is never split
+	InvariantSystemFirst = "system-first"    // the system prompt stays first
+	InvariantFirstUser   = "first-user"      // the first user message is never removed
+	InvariantOrder       = "order"           // order is preserved
+	InvariantOrphan      = "orphan-result"   // no tool result without its call
+	InvariantRound       = "split-round"     // a round is never split
 	InvariantUnanswered  = "unanswered-call" // a call without a result only in the last round
-	InvariantAccounting  = "accounting"    // the running total equals the sum of counts
+	InvariantAccounting  = "accounting"      // the running total equals the sum of counts
 )
 
 // Violation is one broken invariant found by [Window.Check]. Index is the
