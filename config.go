@@ -33,14 +33,14 @@ const (
 // a ReadFile hook, a logger) cannot be recorded: Resume takes them from
 // its Options, and says so in [Engine.Warnings] when one is missing.
 type engineConfig struct {
-	Model        string         `json:"model"`
-	Budget       int            `json:"budget"`
-	BudgetSource string         `json:"budget_source"`
-	Policy       string         `json:"policy,omitempty"`
-	MaxTokens    int            `json:"max_tokens,omitempty"`
-	SystemPrompt string         `json:"system_prompt,omitempty"`
-	Tools        []chat.ToolDef `json:"tools,omitempty"`
-	StaticRatio  float64        `json:"static_ratio,omitempty"`
+	Model        string       `json:"model"`
+	Budget       int          `json:"budget"`
+	BudgetSource string       `json:"budget_source"`
+	Policy       string       `json:"policy,omitempty"`
+	MaxTokens    int          `json:"max_tokens,omitempty"`
+	SystemPrompt string       `json:"system_prompt,omitempty"`
+	Tools        []toolConfig `json:"tools,omitempty"`
+	StaticRatio  float64      `json:"static_ratio,omitempty"`
 	// Static is the static system prompt as built when the session was
 	// opened: reused on resume (byte-identical, so the provider's prompt
 	// cache still serves it) unless the workspace is gathered again.
@@ -63,6 +63,41 @@ type engineConfig struct {
 	// Overrides lists the fields a Resume changed, with the values they
 	// had: what the session was, before.
 	Overrides []string `json:"overrides,omitempty"`
+}
+
+// toolConfig is a recorded tool schema. Parameters is kept as a string:
+// as raw JSON it would be re-encoded (compacted) on the way to the
+// session, and the schema sent after a resume would differ from the one
+// sent before, in bytes and in tokens.
+type toolConfig struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Parameters  string `json:"parameters,omitempty"`
+}
+
+func toolsConfig(ts []chat.ToolDef) []toolConfig {
+	if ts == nil {
+		return nil
+	}
+	out := make([]toolConfig, len(ts))
+	for i, t := range ts {
+		out[i] = toolConfig{Name: t.Name, Description: t.Description, Parameters: string(t.Parameters)}
+	}
+	return out
+}
+
+func toolDefs(ts []toolConfig) []chat.ToolDef {
+	if ts == nil {
+		return nil
+	}
+	out := make([]chat.ToolDef, len(ts))
+	for i, t := range ts {
+		out[i] = chat.ToolDef{Name: t.Name, Description: t.Description}
+		if t.Parameters != "" {
+			out[i].Parameters = json.RawMessage(t.Parameters)
+		}
+	}
+	return out
 }
 
 // staticConfig is a recorded [prompt.Static].
@@ -98,7 +133,7 @@ func (e *Engine) config() *engineConfig {
 	o := &e.opts
 	c := &engineConfig{
 		Model: e.info.Name, Budget: e.w.Budget(), BudgetSource: e.budgetSource,
-		MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, Tools: o.Tools,
+		MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, Tools: toolsConfig(o.Tools),
 		StaticRatio: o.StaticRatio, NoWorkspace: o.NoWorkspace,
 		Strategy: strategyOf(e.strategy, o.Summarizer),
 		NoLimit:  o.NoLimit, NoWorkingMemory: o.NoWorkingMemory, NoTrackerSection: o.NoTrackerSection,
@@ -219,8 +254,8 @@ func (c *engineConfig) merge(opts *Options) (overrides, warnings []string) {
 		over("system_prompt", fmt.Sprintf("%d bytes", len(c.SystemPrompt)))
 	}
 	if opts.Tools == nil {
-		opts.Tools = c.Tools
-	} else if !sameTools(opts.Tools, c.Tools) {
+		opts.Tools = toolDefs(c.Tools)
+	} else if !sameTools(opts.Tools, toolDefs(c.Tools)) {
 		over("tools", fmt.Sprintf("%d tools", len(c.Tools)))
 	}
 	if opts.StaticRatio == 0 {

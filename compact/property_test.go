@@ -190,6 +190,13 @@ func (a *agent) toolCall() chat.ToolCall {
 func (a *agent) add(m chat.Message) {
 	t := a.t
 	t.Helper()
+	if m.Role == chat.RoleUser || m.Role == chat.RoleAssistant {
+		// As the Engine does: calls left without a result are answered
+		// before a later message (window invariant 5).
+		for _, c := range a.w.Unanswered() {
+			a.add(chat.NewToolResult(c.ID, c.Name, "[interrupted]", true))
+		}
+	}
 	m.ID = fmt.Sprintf("m%06d", a.n)
 	a.n++
 	err := a.w.Add(m)

@@ -52,6 +52,13 @@ func newRecording(t testing.TB, opts window.Options, strat compact.Strategy) *re
 func (r *recording) add(m chat.Message) bool {
 	r.t.Helper()
 	ctx := context.Background()
+	if m.Role == chat.RoleUser || m.Role == chat.RoleAssistant {
+		// As the Engine does: calls left without a result are answered
+		// before a later message (window invariant 5).
+		for _, c := range r.w.Unanswered() {
+			r.add(chat.NewToolResult(c.ID, c.Name, "[interrupted]", true))
+		}
+	}
 	compacted := false
 	if m.Role == chat.RoleAssistant {
 		recs, err := r.strat.Compact(ctx, r.w)
