@@ -1,0 +1,105 @@
+package agentctx_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/chat"
+)
+
+// TestRecallCutOutput: a search result the limiter cut is read back, by
+// lines and by bytes, exactly as the tool returned it, with a store and
+// without one.
+func TestRecallCutOutput(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&b, "src/pkg%d/file.go:%d:\tif err := parse(%d); err != nil {\n", i%17, i, i)
+	}
+	full := b.String()
+	lines := strings.SplitAfter(full, "\n")
+	for _, withStore := range []bool{true, false} {
+		t.Run(fmt.Sprint("store=", withStore), func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			opts := agentctx.Options{Dir: t.TempDir(), Budget: 8000, NoWorkspace: true, Tools: []chat.ToolDef{agentctx.RecallTool()}}
+			if withStore {
+				opts.Store = newStore(t)
+			}
+			e := openEngine(t, opts)
+			if err := e.Add(ctx, chat.NewText(chat.RoleUser, "find the parse calls"),
+				call("s1", "Grep", `{"pattern":"parse("}`),
+				chat.NewToolResult("s1", "Grep", full, false)); err != nil {
+				t.Fatal(err)
+			}
+			msgs := e.Messages()
+			cut, _ := msgs[len(msgs)-1].ToolResult()
+			if len(cut.Content) >= len(full) {
+				t.Fatalf("the limiter did not cut a %d-byte result at an 8,000-token budget", len(full))
+			}
+			// The model asks for lines 1001-1040.
+			res := e.HandleRecall(ctx, chat.ToolCall{ID: "r1", Name: agentctx.RecallToolName,
+				Arguments: json.RawMessage(`{"call_id":"s1","start_line":1001,"end_line":1040}`)})
+			if res.IsError {
+				t.Fatalf("recall failed: %s", res.Content)
+			}
+			head, body, _ := strings.Cut(res.Content, "\n")
+			if want := strings.Join(lines[1000:1040], ""); body != want {
+				t.Fatalf("recalled lines differ:\n%q\nwant\n%q", body, want)
+			}
+			if !strings.Contains(head, "lines 1001-1040 of 3000") {
+				t.Errorf("header %q does not say which lines", head)
+			}
+			// By bytes.
+			got, err := e.Recall(ctx, agentctx.RecallArgs{CallID: "s1", Offset: 100, Length: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, body, _ := strings.Cut(got, "\n"); body != full[100:150] {
+				t.Fatalf("recalled bytes %q, want %q", body, full[100:150])
+			}
+			// The whole output comes back in pieces of at most 400 lines.
+			got, err = e.Recall(ctx, agentctx.RecallArgs{CallID: "s1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got, "ask again from line 401") || strings.Count(got, "\n") != agentctx.RecallMaxLines+1 {
+				t.Errorf("an unbounded recall is not cut at %d lines: %d lines, %.200q", agentctx.RecallMaxLines, strings.Count(got, "\n"), got)
+			}
+			// Bad calls are errors the model can read.
+			for _, args := range []string{`{"call_id":"nope"}`, `{"call_id":"s1","start_line":5000}`, `{`} {
+				res := e.HandleRecall(ctx, chat.ToolCall{ID: "r2", Name: agentctx.RecallToolName, Arguments: json.RawMessage(args)})
+				if !res.IsError || res.Content == "" {
+					t.Errorf("recall %s: not an error: %q", args, res.Content)
+				}
+			}
+			if _, err := e.Recall(ctx, agentctx.RecallArgs{CallID: "nope"}); !errors.Is(err, agentctx.ErrNoOutput) {
+				t.Errorf("Recall(unknown id) = %v, want ErrNoOutput", err)
+			}
+		})
+	}
+}
+
+// TestRecallMemoryCap: without a store, full outputs are kept in memory up
+// to RecallCacheBytes, the oldest forgotten first.
+func TestRecallMemoryCap(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	e := openEngine(t, agentctx.Options{Dir: t.TempDir(), NoWorkspace: true, RecallCacheBytes: 1000})
+	out := strings.Repeat("x", 599) + "\n"
+	if err := e.Add(ctx, chat.NewText(chat.RoleUser, "go"),
+		call("a", "Bash", `{"command":"a"}`), chat.NewToolResult("a", "Bash", out, false),
+		call("b", "Bash", `{"command":"b"}`), chat.NewToolResult("b", "Bash", out, false)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Recall(ctx, agentctx.RecallArgs{CallID: "a"}); !errors.Is(err, agentctx.ErrNoOutput) {
+		t.Errorf("the oldest output over the cap: Recall = %v, want ErrNoOutput", err)
+	}
+	if got, err := e.Recall(ctx, agentctx.RecallArgs{CallID: "b"}); err != nil || !strings.HasSuffix(got, out) {
+		t.Errorf("the newest output: Recall = %.80q, %v", got, err)
+	}
+}
