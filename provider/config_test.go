@@ -91,7 +91,7 @@ func TestClassify(t *testing.T) {
 		{529, "overloaded_error", "", provider.ErrUnavailable},
 		{0, "", "connection refused", provider.ErrUnavailable},
 		{408, "", "", provider.ErrUnavailable},
-		{400, "context_length_exceeded", "maximum context length", provider.ErrBadRequest},
+		{400, "context_length_exceeded", "maximum context length", provider.ErrContextOverflow},
 		{422, "", "", provider.ErrBadRequest},
 	}
 	for _, tt := range tests {

@@ -22,9 +22,20 @@ type APIError struct {
 	Code string
 	// Message is the provider's own message, or the network error's text.
 	Message string
-	// Kind is the sentinel: ErrAuth, ErrUnknownModel, ErrRateLimited,
-	// ErrUnavailable or ErrBadRequest.
+	// Kind is the sentinel: ErrAuth, ErrContextOverflow, ErrUnknownModel,
+	// ErrRateLimited, ErrUnavailable or ErrBadRequest.
 	Kind error
+	// Limit is the context window in tokens (the most prompt tokens the
+	// model takes) as the provider stated it in an [ErrContextOverflow]
+	// error; 0 when it did not say, and for every other Kind.
+	Limit int
+	// PromptTokens is the prompt's size in tokens as the provider counted
+	// it in an [ErrContextOverflow] error (tool definitions included, the
+	// requested completion excluded); 0 when it did not say. It can be
+	// below Limit when the provider rejected prompt plus max_tokens
+	// (Anthropic's "input length and `max_tokens` exceed context limit"):
+	// lower the request's MaxTokens to Limit-PromptTokens, or compact.
+	PromptTokens int
 	// Cause is the SDK's error. May be nil.
 	Cause error
 }
@@ -66,18 +77,27 @@ func (e *APIError) Unwrap() []error {
 }
 
 // Classify returns the sentinel for an HTTP status (after retries) and the
-// provider's error code: 401 and 403 → [ErrAuth]; 404, or a code or
-// message saying the model does not exist (OpenAI's "model_not_found",
-// Ollama's "model … not found") → [ErrUnknownModel]; 429 →
-// [ErrRateLimited]; 5xx (Anthropic's 529 "overloaded" among them), 408,
-// 409 and 0 (a network error) → [ErrUnavailable]; any other status →
-// [ErrBadRequest]. Sources: the error-code pages of the OpenAI API
-// (https://platform.openai.com/docs/guides/error-codes) and the Anthropic
-// API (https://docs.anthropic.com/en/api/errors).
+// provider's error code and message: 401 and 403 → [ErrAuth]; a prompt
+// over the context window ([ParseOverflow]: 413, or a code or message
+// saying so, whatever the status, since some servers answer it with 500)
+// → [ErrContextOverflow]; 404, or a code or message saying the model does
+// not exist (OpenAI's "model_not_found", Ollama's "model … not found") →
+// [ErrUnknownModel]; 429 → [ErrRateLimited]; 5xx (Anthropic's 529
+// "overloaded" among them), 408, 409 and 0 (a network error) →
+// [ErrUnavailable]; any other status → [ErrBadRequest]. Overflow is tested
+// before the model-not-found heuristic, whose words ("model") OpenAI's
+// overflow message also contains. Sources: the error-code pages of the
+// OpenAI API (https://platform.openai.com/docs/guides/error-codes) and the
+// Anthropic API (https://docs.anthropic.com/en/api/errors).
 func Classify(status int, code, message string) error {
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return ErrAuth
+	}
+	if _, _, ok := ParseOverflow(status, code, message); ok {
+		return ErrContextOverflow
+	}
+	switch {
 	case status == http.StatusNotFound || isModelNotFound(code, message):
 		return ErrUnknownModel
 	case status == http.StatusTooManyRequests:

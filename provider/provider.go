@@ -103,9 +103,20 @@ var (
 	// ErrUnavailable reports that retries on 5xx or network errors were
 	// exhausted. The provider is down or unreachable.
 	ErrUnavailable = errors.New("provider unavailable")
-	// ErrBadRequest reports another 4xx: the request was invalid (too
-	// long a prompt, a bad parameter). The message says what the provider
-	// said.
+	// ErrContextOverflow reports that the prompt exceeded the model's
+	// context window (or, for Anthropic's 413 request_too_large, the
+	// request's byte limit): the provider answered 400 or 413 and nothing
+	// was generated. Retrying the same prompt will fail again; compact the
+	// conversation and retry, for example with agentctx's
+	// Engine.RecoverOverflow. errors.As with *[APIError] gives the
+	// provider's numbers in Limit and PromptTokens when it stated them.
+	// The adapters never retry it. See [ParseOverflow] for the bodies
+	// recognised.
+	ErrContextOverflow = errors.New("prompt exceeds the model's context window")
+	// ErrBadRequest reports another 4xx: the request was invalid (a bad
+	// parameter, a broken message order; a prompt over the context window
+	// is [ErrContextOverflow] instead). The message says what the provider
+	// said. Retrying the same request will not help.
 	ErrBadRequest = errors.New("provider rejected the request")
 )
 
