@@ -74,6 +74,7 @@ func (e *Engine) Add(ctx context.Context, msgs ...chat.Message) error {
 			}
 		}
 		if m.Role == chat.RoleAssistant {
+			e.overflows = 0 // a reply: the request fitted
 			if err := b.flush(ctx); err != nil {
 				return err
 			}

@@ -86,6 +86,10 @@ type Engine struct {
 	// answered); gen numbers the requests built.
 	pending *Request
 	gen     uint64
+	// lastTokens is the size of the last request built, in tokens;
+	// overflows counts RecoverOverflow calls since the last reply.
+	lastTokens int
+	overflows  int
 	// outputs keeps the full outputs the limiter cut, when there is no
 	// store to keep them (see Recall).
 	outputs *outputCache

@@ -229,6 +229,7 @@ done:
 	// the same reserve, so sizes and usage anchors agree across a resume.
 	e.w.SetReserved(e.baseReserve())
 	out.Request = req
+	e.lastTokens = req.Tokens
 	e.gen++
 	e.pending = out
 	return out, nil
