@@ -12,6 +12,34 @@
 // demand, [Resume] brings a stored session back and [Engine.Close] ends
 // it. See Example.
 //
+// # The live loop
+//
+// A live agent is harsher than a recorded history, and the Engine is built
+// for it:
+//
+//   - Interrupts. A tool call left without a result (the user typed, the
+//     process died) is answered with a synthetic result
+//     ([InterruptedResult], error flag set, recorded in the session) as
+//     soon as a later message comes, or when the next request is built:
+//     no request ever holds a call without its result, which both the
+//     OpenAI and the Anthropic APIs reject with a 400.
+//   - Retries. [Engine.Request] has no lasting effect beyond compaction:
+//     a request whose provider call failed is built again, byte for byte,
+//     with the same reminders. Reminders, counters and their session
+//     entries are committed when the agent reports the request sent
+//     ([Request.Sent]) or adds the model's reply ([Engine.Add]).
+//   - Overflow. A provider's "prompt is too long" (an error wrapping
+//     provider.ErrContextOverflow) goes to [Engine.RecoverOverflow], which
+//     lowers the budget to what the provider reported, compacts and
+//     returns the next request.
+//   - Resume. The engine's configuration (model, budget and its source,
+//     strategy, tool schemas, system prompt and the static prompt built
+//     from the workspace, switches) is recorded in the session; [Resume]
+//     with nothing but the store continues byte-identically.
+//   - Recall. With [RecallTool] among the tools, the limiter's note on a
+//     cut tool result names the call, and [Engine.HandleRecall] answers
+//     the model's recall_output calls with the lines it asks for.
+//
 // The sub-packages are usable on their own:
 //
 //   - [github.com/agentctx/agentctx/chat]: the one message model (roles,

@@ -2,6 +2,7 @@ package agentctx_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -30,14 +31,16 @@ func (m *fakeModel) Send(_ context.Context, req provider.Request) (*provider.Res
 // Example is the path an agent author needs: open an engine, add the
 // user's request, then loop: ask the engine for the request (it compacts
 // first when needed and always fits the budget), send it, add the reply
-// and the tool results.
+// and the tool results. A failed call is retried by asking for the request
+// again; a "prompt is too long" goes to RecoverOverflow; recall_output
+// calls are answered by the engine.
 func Example() {
 	ctx := context.Background()
 	e, err := agentctx.Open(ctx, agentctx.Options{
 		Model:        "claude-sonnet-4-5",
 		Budget:       20_000,
 		SystemPrompt: "You are a coding agent.",
-		Tools:        []chat.ToolDef{{Name: "Read", Description: "Read a file."}},
+		Tools:        []chat.ToolDef{{Name: "Read", Description: "Read a file."}, agentctx.RecallTool()},
 		NoWorkspace:  true, // an agent leaves it on: tree, git, AGENTS.md, README
 		// Store: a session.Store (jsonlstore.Open) makes the session durable.
 	})
@@ -54,8 +57,13 @@ func Example() {
 			panic(err)
 		}
 		resp, err := llm.Send(ctx, req.Request.Request)
+		if errors.Is(err, provider.ErrContextOverflow) {
+			if req, err = e.RecoverOverflow(ctx, err); err == nil {
+				resp, err = llm.Send(ctx, req.Request.Request)
+			}
+		}
 		if err != nil {
-			panic(err)
+			panic(err) // or: ask e.Request again and retry
 		}
 		_ = e.Add(ctx, resp.Message)
 		calls := resp.Message.ToolCalls()
@@ -64,6 +72,10 @@ func Example() {
 			break
 		}
 		for _, c := range calls {
+			if c.Name == agentctx.RecallToolName {
+				_ = e.Add(ctx, chat.Message{Role: chat.RoleTool, Parts: []chat.Part{e.HandleRecall(ctx, c)}})
+				continue
+			}
 			out := strings.Repeat("func Parse(s string) (Node, error) { … }\n", 10) // run the tool
 			_ = e.Add(ctx, chat.NewToolResult(c.ID, c.Name, out, false))
 		}
