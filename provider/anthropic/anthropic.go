@@ -1,11 +1,13 @@
 package anthropic
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -106,6 +108,7 @@ func New(opts Options) (*Model, error) {
 	if opts.MaxRetryDelay > 0 {
 		ro = append(ro, option.WithMiddleware(capRetryDelay(opts.MaxRetryDelay)))
 	}
+	ro = append(ro, option.WithMiddleware(noOverflowRetry))
 	client := anthropic.NewClient(ro...)
 	return &Model{
 		svc:       client.Messages,
@@ -334,7 +337,34 @@ func (m *Model) mapErr(ctx context.Context, op, model string, err error, res *ht
 		}
 	}
 	e.Kind = provider.Classify(e.Status, e.Code, e.Message)
+	if e.Kind == provider.ErrContextOverflow {
+		e.Limit, e.PromptTokens, _ = provider.ParseOverflow(e.Status, e.Code, e.Message)
+	}
 	return fmt.Errorf("anthropic: %s %s: %w", op, model, e)
+}
+
+// maxErrorBody bounds how much of an error response [noOverflowRetry] reads.
+const maxErrorBody = 1 << 20
+
+// noOverflowRetry is a middleware that sets "x-should-retry: false" on an
+// error response that reports a context overflow
+// ([provider.ParseOverflowBody]), so the SDK never retries one: the SDK
+// obeys that header before the status, and Anthropic's servers send it.
+// Bodies over 1 MiB are left alone.
+func noOverflowRetry(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res == nil || res.StatusCode < 400 || res.Body == nil {
+		return res, err
+	}
+	body, readErr := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
+	_ = res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	if readErr == nil && len(body) <= maxErrorBody {
+		if _, _, ok := provider.ParseOverflowBody(res.StatusCode, body); ok {
+			res.Header.Set("x-should-retry", "false")
+		}
+	}
+	return res, err
 }
 
 // errorBody reads an error response
@@ -379,6 +409,8 @@ func streamStatus(code string) int {
 		return http.StatusNotFound
 	case "rate_limit_error":
 		return http.StatusTooManyRequests
+	case "request_too_large":
+		return http.StatusRequestEntityTooLarge
 	case "overloaded_error":
 		return 529
 	}

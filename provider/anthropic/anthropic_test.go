@@ -339,11 +339,18 @@ func TestRetriesAndErrors(t *testing.T) {
 			wantInError:  []string{"404", "model: claude-nope"},
 		},
 		{
-			name:         "other 400",
+			name:         "overflow 400",
 			replies:      []reply{{400, errorBody("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum")}},
-			wantErr:      provider.ErrBadRequest,
+			wantErr:      provider.ErrContextOverflow,
 			wantAttempts: 1,
 			wantInError:  []string{"invalid_request_error", "prompt is too long"},
+		},
+		{
+			name:         "other 400",
+			replies:      []reply{{400, errorBody("invalid_request_error", "max_tokens: Field required")}},
+			wantErr:      provider.ErrBadRequest,
+			wantAttempts: 1,
+			wantInError:  []string{"invalid_request_error", "max_tokens"},
 		},
 	}
 	for _, tt := range tests {

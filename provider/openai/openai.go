@@ -1,11 +1,13 @@
 package openai
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/provider"
@@ -109,6 +112,7 @@ func New(opts Options) (*Model, error) {
 	if opts.MaxRetryDelay > 0 {
 		ro = append(ro, option.WithMaxRetryDelay(opts.MaxRetryDelay))
 	}
+	ro = append(ro, option.WithMiddleware(errorBodies))
 	// NewClient also reads OPENAI_ORG_ID, OPENAI_PROJECT_ID and
 	// OPENAI_CUSTOM_HEADERS; the options above override its key and URL.
 	client := openai.NewClient(ro...)
@@ -324,6 +328,61 @@ func (m *Model) mapErr(ctx context.Context, op, model string, err error, res *ht
 	case res != nil && res.StatusCode >= 400:
 		e.Status = res.StatusCode
 	}
+	var body provider.ErrorBody
+	var streamErr *ssestream.StreamError
+	switch {
+	case errors.As(err, &streamErr):
+		// An error object sent as an event after a 200 (vLLM, llama.cpp,
+		// OpenAI itself): {"error": {"message", "type", "code"}}.
+		if b, ok := provider.ParseErrorBody(streamErr.Event.Data); ok {
+			body = b
+			e.Code, e.Message, e.Status = b.Code, b.Message, b.Status
+		}
+	case apiErr != nil:
+		// The SDK keeps a numeric "code" (llama.cpp, vLLM) as text; the
+		// body's string code or type says more.
+		var ok bool
+		if body, ok = provider.ParseErrorBody([]byte(`{"error":` + apiErr.RawJSON() + `}`)); ok && body.Code != "" {
+			e.Code = body.Code
+		}
+	}
 	e.Kind = provider.Classify(e.Status, e.Code, e.Message)
+	if e.Kind == provider.ErrContextOverflow {
+		e.Limit, e.PromptTokens, _ = provider.ParseOverflow(e.Status, e.Code, e.Message)
+		e.Limit = cmp.Or(e.Limit, body.Limit)
+		e.PromptTokens = cmp.Or(e.PromptTokens, body.PromptTokens)
+	}
 	return fmt.Errorf("openai: %s %s: %w", op, model, e)
+}
+
+// maxErrorBody bounds how much of an error response [errorBodies] reads.
+const maxErrorBody = 1 << 20
+
+// errorBodies is a middleware for error responses (status 400 and up). It
+// sets "x-should-retry: false" on a context overflow ([provider.ParseOverflowBody]),
+// so that the SDK never retries one, even when a server answers it with
+// 500 (older llama.cpp) or asks for retries; and it moves vLLM's top-level
+// error object ({"object": "error", "message": …}) under "error", where
+// the SDK reads it. Bodies over 1 MiB are left alone.
+func errorBodies(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res == nil || res.StatusCode < 400 || res.Body == nil {
+		return res, err
+	}
+	body, readErr := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
+	_ = res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	if readErr != nil || len(body) > maxErrorBody {
+		return res, err
+	}
+	if _, _, ok := provider.ParseOverflowBody(res.StatusCode, body); ok {
+		res.Header.Set("x-should-retry", "false")
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) == nil && top["error"] == nil && top["message"] != nil {
+		wrapped, _ := json.Marshal(map[string]json.RawMessage{"error": json.RawMessage(body)})
+		res.Body = io.NopCloser(bytes.NewReader(wrapped))
+		res.ContentLength = int64(len(wrapped))
+	}
+	return res, err
 }

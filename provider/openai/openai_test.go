@@ -374,9 +374,9 @@ func TestRetriesAndErrors(t *testing.T) {
 			wantAttempts: 1,
 		},
 		{
-			name:         "other 400",
+			name:         "overflow 400",
 			replies:      []reply{{status: 400, body: tooLong}},
-			wantErr:      provider.ErrBadRequest,
+			wantErr:      provider.ErrContextOverflow,
 			wantAttempts: 1,
 			wantInError:  []string{"context_length_exceeded", "maximum context length"},
 		},
