@@ -90,8 +90,9 @@ type Engine struct {
 	// overflows counts RecoverOverflow calls since the last reply.
 	lastTokens int
 	overflows  int
-	// outputs keeps the full outputs the limiter cut, when there is no
-	// store to keep them (see Recall).
+	// outputs keeps the latest full tool outputs in memory (see Recall):
+	// all there is without a store, a cache in front of the session with
+	// one.
 	outputs *outputCache
 }
 
@@ -337,9 +338,7 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig) (*Engine,
 			e.todoTool = true
 		}
 	}
-	if opts.Store == nil && !opts.NoLimit {
-		e.outputs = newOutputCache(opts.RecallCacheBytes)
-	}
+	e.outputs = newOutputCache(opts.RecallCacheBytes)
 	return e, nil
 }
 

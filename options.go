@@ -88,11 +88,11 @@ type Options struct {
 	// for the window's usage ratio as it is added, and the full output of
 	// a cut result is kept in the session (session.ToolOutput).
 	NoLimit bool
-	// RecallCacheBytes caps, in bytes, the full outputs of cut tool
-	// results an engine without a Store keeps in memory for
-	// [Engine.Recall]; the oldest are forgotten first. Optional. Defaults
-	// to [DefaultRecallCacheBytes] (8 MiB). With a Store, full outputs
-	// are kept in the session and read back from it, without a cap.
+	// RecallCacheBytes caps, in bytes, the full tool outputs an engine
+	// keeps in memory for [Engine.Recall]; the oldest are forgotten first.
+	// Optional. Defaults to [DefaultRecallCacheBytes] (8 MiB). Without a
+	// Store that is all there is; with one, full outputs are kept in the
+	// session too, and one forgotten here is read back from it.
 	RecallCacheBytes int
 	// NoWorkingMemory turns the runtime state tracker (seed 000) and the
 	// working memory (seed 002) off, and with them the tracker and

@@ -106,7 +106,7 @@ func TestRecoverOverflow(t *testing.T) {
 					t.Fatalf("attempt %d: %v, want an overflow", attempt, err)
 				}
 				var ae *provider.APIError
-				if !errors.As(err, &ae) {
+				if !errors.As(err, &ae) || ae.Limit != 9000 || ae.PromptTokens == 0 {
 					t.Fatalf("the adapter lost the provider's numbers: %+v", ae)
 				}
 				if attempt == 2 {

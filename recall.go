@@ -70,8 +70,8 @@ type RecallArgs struct {
 // that args asks for, prefixed by one line that says what it is (for
 // example "[output of call toolu_1, lines 41-80 of 1,000]"). The output is
 // the one the tool returned before the limiter cut it or compaction masked
-// it: read from the session when the engine has a store, else from the
-// engine's memory ([Options].RecallCacheBytes). Errors: [ErrClosed],
+// it: the latest outputs are kept in memory ([Options].RecallCacheBytes);
+// an older one is read from the session when the engine has a store. Errors: [ErrClosed],
 // [ErrNoOutput] (naming the id), a range outside the output (naming its
 // size), and the store's.
 func (e *Engine) Recall(ctx context.Context, args RecallArgs) (string, error) {
@@ -112,12 +112,10 @@ func (e *Engine) fullOutput(ctx context.Context, id string) (string, error) {
 	if id == "" {
 		return "", fmt.Errorf("recall_output: call_id is required")
 	}
+	if s, ok := e.outputs.get(id); ok {
+		return s, nil
+	}
 	if e.store == nil {
-		if e.outputs != nil {
-			if s, ok := e.outputs.get(id); ok {
-				return s, nil
-			}
-		}
 		return "", fmt.Errorf("%w: %q", ErrNoOutput, id)
 	}
 	tr, err := e.store.Load(ctx, e.id, session.LoadOptions{All: true})
@@ -125,6 +123,7 @@ func (e *Engine) fullOutput(ctx context.Context, id string) (string, error) {
 		return "", fmt.Errorf("agentctx: recall from %s: %w", e.id, err)
 	}
 	if r, ok := session.ToolOutput(tr.Entries, id); ok {
+		e.outputs.put(id, r.Content)
 		return r.Content, nil
 	}
 	// Not cut by the limiter: the result as it was added (compaction may
@@ -136,6 +135,7 @@ func (e *Engine) fullOutput(ctx context.Context, id string) (string, error) {
 		}
 		for _, m := range ms {
 			if r, ok := m.ToolResult(); ok && m.Role == chat.RoleTool && r.ToolCallID == id {
+				e.outputs.put(id, r.Content)
 				return r.Content, nil
 			}
 		}
