@@ -51,4 +51,3 @@ func TestFindRealTrajectories(t *testing.T) {
 	}
 	t.Logf("scanned %d texts, %d bytes", texts, total)
 }
-
