@@ -59,7 +59,7 @@ func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
 	if a.opts.Lightweight {
 		return o
 	}
-	content = valid(content)
+	content = clean(content)
 	o.Raw = cutBytes(content, a.opts.MaxRawBytes)
 	o.KeyFacts = keyFacts(act, content, o, exit, hasExit)
 	return o
