@@ -21,9 +21,9 @@ func TestRecordRedacts(t *testing.T) {
 	tr.Record(call("Grep", map[string]any{"pattern": gh}), ok("config.yml:3: token: "+gh))
 	tr.Record(call("Bash", map[string]any{"command": "curl -H 'Authorization: token " + gh + "' api"}), bad("Exit code 22\ncurl: (22) 401 for key "+aws))
 	want := State{
-		Files:    []FileRead{{Path: ".env", Preview: "AWS_ACCESS_KEY_ID=[REDACTED aws_access_key_id]\nREGION=eu", Reads: 1}},
-		Searches: []Search{{Query: "[REDACTED github_token]", Summary: "config.yml:3: token: [REDACTED github_token]"}},
-		Commands: []FailedCommand{{Command: "curl -H 'Authorization: token [REDACTED github_token]' api", Error: "curl: (22) 401 for key [REDACTED aws_access_key_id]", Failures: 1}},
+		Files:       []FileRead{{Path: ".env", Preview: "AWS_ACCESS_KEY_ID=[REDACTED aws_access_key_id]\nREGION=eu", Reads: 1}},
+		Searches:    []Search{{Query: "[REDACTED github_token]", Summary: "config.yml:3: token: [REDACTED github_token]"}},
+		Commands:    []FailedCommand{{Command: "curl -H 'Authorization: token [REDACTED github_token]' api", Error: "curl: (22) 401 for key [REDACTED aws_access_key_id]", Failures: 1}},
 		SearchCount: 1,
 	}
 	if diff := cmp.Diff(want, tr.State()); diff != "" {
