@@ -170,6 +170,7 @@ func scanHistory(msgs []chat.Message) *history {
 	h := &history{byPath: map[string]*fileUse{}, lastTextAt: -1}
 	open := map[string][]int{} // call id -> stack of event indexes
 	openFile := ""             // SWE-agent's currently open file
+	var calls []chat.ToolCall  // the call of each event
 	for i, m := range msgs {
 		switch m.Role {
 		case chat.RoleUser:
@@ -195,6 +196,7 @@ func scanHistory(msgs []chat.Message) *history {
 				}
 				open[c.ID] = append(open[c.ID], len(h.events))
 				h.events = append(h.events, ev)
+				calls = append(calls, c)
 			}
 		case chat.RoleTool:
 			r, ok := m.ToolResult()
@@ -205,10 +207,11 @@ func scanHistory(msgs []chat.Message) *history {
 			if len(stack) == 0 {
 				continue
 			}
-			ev := &h.events[stack[len(stack)-1]]
+			at := stack[len(stack)-1]
+			ev := &h.events[at]
 			open[r.ToolCallID] = stack[:len(stack)-1]
 			ev.done = true
-			ev.failed = r.Failed()
+			ev.failed = r.FailedFor(calls[at])
 			if ev.failed {
 				ev.errLine = errorLine(r.Content)
 				if c := causeLine(r.Content); c != ev.errLine {

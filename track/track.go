@@ -127,8 +127,9 @@ func osStat(path string) (time.Time, int64, error) {
 }
 
 // Record feeds one tool call and its result to the tracker. What it
-// records depends on the call's [Kind] and on whether it failed (the
-// result's IsError flag or a non-zero exit code in the content):
+// records depends on the call's [Kind] and on whether it failed
+// ([chat.ToolResult.FailedFor]: the result's IsError flag or a non-zero
+// exit code in the content, but not grep's "no match" or diff's "differ"):
 //
 //   - a successful read records each path read with the first
 //     [PreviewLines] lines of the content (a failed read records nothing,
@@ -151,7 +152,7 @@ func osStat(path string) (time.Time, int64, error) {
 // content hold.
 func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
 	a := analyze(t.opts.Tools, call)
-	failed := result.Failed()
+	failed := result.FailedFor(call)
 	content := result.Content
 	if failed || len(a.reads) > 0 || len(a.searches) > 0 {
 		content = secret.Redact(content)

@@ -89,7 +89,7 @@ type ResultType string
 // The result types, derived from the tool's name, its error flag and the
 // shape of its output.
 const (
-	ResultError   ResultType = "error"   // the error flag or a non-zero exit code
+	ResultError   ResultType = "error"   // a failure: the error flag or a non-zero exit code (chat.ToolResult.FailedFor)
 	ResultEmpty   ResultType = "empty"   // no output
 	ResultSearch  ResultType = "search"  // grep, glob, find_file, search_dir, …
 	ResultFile    ResultType = "file"    // Read, open, str_replace_editor view, …
@@ -113,7 +113,9 @@ type Observation struct {
 	KeyFacts []string `json:"key_facts,omitempty"`
 	// Size is the full result's length in bytes.
 	Size int `json:"size"`
-	// IsError is the tool's structured failure flag or a non-zero exit.
+	// IsError reports a failure ([chat.ToolResult.FailedFor]): the tool's
+	// structured failure flag or a non-zero exit, but not grep's "no
+	// match" nor diff's "differ" (exit 1).
 	IsError bool `json:"is_error,omitempty"`
 	// Raw is the result's text, cut to [Options.MaxRawBytes]; "" once the
 	// observation left the sliding window (then Compressed is true) and
