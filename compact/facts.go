@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/secret"
 	"github.com/agentctx/agentctx/window"
 )
 
@@ -65,12 +66,15 @@ var metaPrefixes = []string{
 //   - FailedCommands: the shell command of each failed tool call,
 //     whitespace collapsed, cut to [FactLineRunes] runes.
 //
-// ExtractFacts never panics on any input and is safe for concurrent use.
+// Every fact is redacted ([secret.Redact]), as summaries are: a secret in
+// the history is matched as its marker, and never listed among the facts
+// a compaction lost ([Retention].Missing). ExtractFacts never panics on
+// any input and is safe for concurrent use.
 func ExtractFacts(msgs []chat.Message) Facts {
 	s := scanHistory(msgs)
 	var f Facts
 	for _, u := range s.users {
-		f.UserMessages = append(f.UserMessages, cutPlain(normalizeSpace(u.text), FactUserRunes))
+		f.UserMessages = append(f.UserMessages, cutPlain(normalizeSpace(secret.Redact(u.text)), FactUserRunes))
 	}
 	for _, fi := range s.files {
 		if fi.modified {
@@ -213,8 +217,9 @@ func scanHistory(msgs []chat.Message) *history {
 			ev.done = true
 			ev.failed = r.FailedFor(calls[at])
 			if ev.failed {
-				ev.errLine = errorLine(r.Content)
-				if c := causeLine(r.Content); c != ev.errLine {
+				content := secret.Redact(r.Content) // before the lines are cut
+				ev.errLine = errorLine(content)
+				if c := causeLine(content); c != ev.errLine {
 					ev.cause = c
 				}
 			}
@@ -291,7 +296,7 @@ func (h *history) classify(c chat.ToolCall, args map[string]any, at int, openFil
 	if (lname == "edit" || lname == "insert") && sub == "" && *openFile != "" && len(window.ArgumentPaths(c.Arguments)) == 0 {
 		h.use(*openFile, at, name, true)
 	}
-	cmd := commandOf(args)
+	cmd := secret.Redact(commandOf(args)) // before it is cut
 	if cmd == "" {
 		return ""
 	}
