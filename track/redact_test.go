@@ -36,3 +36,24 @@ func TestRecordRedacts(t *testing.T) {
 		}
 	}
 }
+
+// TestSetStateRedacts: a state saved before redaction existed is redacted
+// when it is restored.
+func TestSetStateRedacts(t *testing.T) {
+	t.Parallel()
+	aws := secrettest.AWSKeyID
+	tr := New(Options{Stat: noStat})
+	old := State{
+		Files:    []FileRead{{Path: ".env", Preview: "KEY=" + aws, Reads: 1}},
+		Commands: []FailedCommand{{Command: "aws --key " + aws, Error: "bad key " + aws, Failures: 1}},
+		Searches: []Search{{Query: aws, Summary: "x: " + aws}},
+	}
+	tr.SetState(old)
+	js, _ := json.Marshal(tr.State())
+	if strings.Contains(string(js), aws) || strings.Contains(tr.Section(), aws) {
+		t.Errorf("restored state keeps the secret: %s", js)
+	}
+	if !strings.Contains(old.Files[0].Preview, aws) {
+		t.Error("SetState modified its argument")
+	}
+}
