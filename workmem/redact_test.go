@@ -47,3 +47,32 @@ func TestMemoryRedacts(t *testing.T) {
 		t.Errorf("round trip changed the state:\n%s\n%s", js, again)
 	}
 }
+
+// TestFromJSONRedacts: a state saved before redaction existed is redacted
+// when it is restored; a redacted state round-trips unchanged.
+func TestFromJSONRedacts(t *testing.T) {
+	t.Parallel()
+	gh := secrettest.GitHubPAT
+	old := `{"version":1,"task":"push with ` + gh + `","scratchpad":[{"finding":"token ` + gh + `","importance":5,"round":1}],` +
+		`"rounds":[{"iteration":1,"thought":"use ` + gh + `","actions":[{"tool":"Bash","arguments":{"command":"echo ` + gh + `"}}],` +
+		`"observations":[{"tool":"Bash","got_new_info":true,"result_type":"command","key_facts":["error: ` + gh + `"],"size":3,"raw":"` + gh + `"}],` +
+		`"start":"2025-01-02T03:04:05Z"}],"plan":{"text":"1. a ` + gh + `\n2. b","steps":[{"description":"a ` + gh + `","status":"pending"},{"description":"b","status":"pending"}],"created":1,"updated":1}}`
+	a, err := FromJSON([]byte(old), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := a.ToJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(js), gh) || strings.Contains(a.BuildContext(4000), gh) {
+		t.Errorf("restored state keeps the secret:\n%s", js)
+	}
+	b, err := FromJSON(js, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := b.ToJSON(); string(again) != string(js) {
+		t.Errorf("a redacted state changed in the round trip:\n%s\n%s", js, again)
+	}
+}
