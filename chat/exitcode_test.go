@@ -104,3 +104,20 @@ func TestToolCallCommand(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFailedFor: any command line and output are judged without a panic,
+// and an exit code other than 1 is judged as Failed judges it.
+func FuzzFailedFor(f *testing.F) {
+	for _, s := range []string{"grep -r foo .", "cd x && grep foo", "cat f | grep x 2>&1", `echo "a|b" | rg 'x;y'`, "diff a b > out", "(grep x)", "grep \\", "'", "&>", "git grep"} {
+		f.Add(s, "Exit code 1")
+		f.Add(s, "Exit code 2")
+	}
+	f.Fuzz(func(t *testing.T, cmd, content string) {
+		args, _ := json.Marshal(map[string]string{"command": cmd})
+		r := chat.ToolResult{Content: content, IsError: true}
+		got := r.FailedFor(chat.ToolCall{Name: "Bash", Arguments: args})
+		if code, ok := r.ExitCode(); (!ok || code != 1) && got != r.Failed() {
+			t.Fatalf("FailedFor(%q, %q) = %v, Failed = %v", cmd, content, got, r.Failed())
+		}
+	})
+}
