@@ -39,8 +39,8 @@ type Dropped struct {
 	Files []string
 	// UserMessages holds the removed user messages' text, redacted
 	// ([secret.Redact]: the compaction note and the session's compact
-	// boundary repeat it) and cut to [MaxDroppedUserRunes] runes, oldest first, at most
-	// [MaxDroppedUserMessages] (the most recent ones).
+	// boundary repeat it) and cut to [MaxDroppedUserRunes] runes, oldest
+	// first, at most [MaxDroppedUserMessages] (the most recent ones).
 	UserMessages []string
 	// UserMessagesTotal counts every removed user message, kept or not.
 	UserMessagesTotal int
