@@ -65,12 +65,22 @@ func replace(text string, spans []Span) string {
 	}
 	b.WriteString(text[last:])
 	out := b.String()
-	for i := 0; i < len(values); i += 2 {
-		if strings.Contains(out, values[i]) {
-			return strings.NewReplacer(values...).Replace(out)
+	// Other occurrences are rare: look for a few values one by one (no
+	// copy when there is none); for many, one replacer pass over all of
+	// them, which stays linear however many secrets there are.
+	if len(values) <= 2*maxSearched {
+		found := false
+		for i := 0; i < len(values) && !found; i += 2 {
+			found = strings.Contains(out, values[i])
+		}
+		if !found {
+			return out
 		}
 	}
-	return out
+	return strings.NewReplacer(values...).Replace(out)
 }
+
+// maxSearched is the most distinct values replace looks for one by one.
+const maxSearched = 8
 
 func marker(kind string) string { return MarkerPrefix + kind + "]" }

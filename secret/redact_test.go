@@ -56,3 +56,33 @@ func TestRedactNoCopy(t *testing.T) {
 		t.Errorf("Redact of clean text allocates %.0f times", n)
 	}
 }
+
+// TestRedactManyValues: with more distinct secrets than replace looks for
+// one by one, every other occurrence is still replaced.
+func TestRedactManyValues(t *testing.T) {
+	t.Parallel()
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	var keys []string
+	var b strings.Builder
+	for i := range 3 * maxSearched {
+		k := []byte("AKIA")
+		for j := range 16 {
+			k = append(k, chars[(i*7+j*5+j*j)%len(chars)])
+		}
+		keys = append(keys, string(k))
+		b.WriteString("key " + string(k) + "\n")
+	}
+	for _, k := range keys {
+		b.WriteString("glued x" + k + "\n")
+	}
+	text := b.String()
+	if n := len(Find(text)); n != len(keys) {
+		t.Fatalf("Find reports %d keys, want %d", n, len(keys))
+	}
+	out := Redact(text)
+	for _, k := range keys {
+		if strings.Contains(out, k) {
+			t.Fatalf("Redact kept %s:\n%s", k, out)
+		}
+	}
+}
