@@ -312,6 +312,8 @@ func TestSecretPlantedInRealTrajectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
+	// NoLimit: a tool result the limiter cuts is recorded twice, cut in
+	// the window and whole as its output; both are raw copies.
 	e, err := agentctx.Open(ctx, agentctx.Options{Store: store, Dir: t.TempDir(), NoWorkspace: true, Model: "claude-sonnet-4-5", Budget: 20_000, NoLimit: true})
 	if err != nil {
 		t.Fatal(err)
