@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/prompt"
+	"github.com/agentctx/agentctx/secret"
 )
 
 // Defaults of [RehydrateOptions].
@@ -62,7 +63,7 @@ func (e *Engine) rehydrate() {
 	if b.Len() == 0 {
 		return
 	}
-	e.rehydration = "# Context restored after compaction\n\nThe earlier conversation was summarized (see the summary in the conversation). This restores what the summary cannot hold.\n\n" + strings.TrimSpace(b.String())
+	e.rehydration = secret.Redact("# Context restored after compaction\n\nThe earlier conversation was summarized (see the summary in the conversation). This restores what the summary cannot hold.\n\n" + strings.TrimSpace(b.String()))
 	e.stats.Rehydrations++
 }
 

@@ -40,7 +40,8 @@ func (r ToolResult) ExitCode() (int, bool) {
 }
 
 // Failed reports whether r is a failure: its error flag is set, or its
-// content reports a non-zero exit code ([ToolResult.ExitCode]).
+// content reports a non-zero exit code ([ToolResult.ExitCode]). It does
+// not know the command: use [ToolResult.FailedFor] when the call is known.
 func (r ToolResult) Failed() bool {
 	if r.IsError {
 		return true
@@ -67,4 +68,22 @@ func edgeLines(s string, head, tail int) []string {
 		rest = rest[:i]
 	}
 	return out
+}
+
+// FailedFor reports whether r, the result of call, is a failure: as
+// [ToolResult.Failed], except that exit code 1 of a shell command
+// ([ToolCall.Command]) whose last simple command is grep, egrep, fgrep,
+// zgrep, rg, ag, ack or git grep means "no match", and of diff, cmp or
+// git diff "the inputs differ" (POSIX grep, diff and cmp; ripgrep's, ag's
+// and git's documentation): not a failure, even with the error flag set,
+// which Claude Code sets on every non-zero exit. The last command of a
+// list or pipeline decides, as its exit code is the line's: "cd x && grep
+// foo" and "cat f | grep foo" exiting 1 did not fail. Exit codes 2 and
+// above remain failures. The tracker, the working memory and the
+// compaction facts all decide failures here, so they agree.
+func (r ToolResult) FailedFor(call ToolCall) bool {
+	if code, ok := r.ExitCode(); ok && code == 1 && exitOneAnswers(call.Command()) {
+		return false
+	}
+	return r.Failed()
 }

@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -38,4 +39,85 @@ func TestToolResultExitCode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFailedFor: exit code 1 of grep and its kin (no match) and of diff
+// and cmp (differ) is not a failure when their command is the last of the
+// line; exit 2 and above are, and so is exit 1 of anything else.
+func TestFailedFor(t *testing.T) {
+	t.Parallel()
+	bash := func(cmd string) chat.ToolCall {
+		b, _ := json.Marshal(map[string]string{"command": cmd})
+		return chat.ToolCall{ID: "c", Name: "Bash", Arguments: b}
+	}
+	tests := []struct {
+		name    string
+		call    chat.ToolCall
+		content string
+		isError bool
+		failed  bool
+	}{
+		{"grep no match", bash("grep -r foo ."), "Exit code 1", true, false},
+		{"grep error", bash("grep -r foo nope/"), "Exit code 2\ngrep: nope/: No such file or directory", true, true},
+		{"list, grep last", bash("cd x && grep foo"), "Exit code 1", true, false},
+		{"pipeline into grep", bash("cat f.log | grep -i error"), "<returncode>1</returncode>\n<output>\n</output>", false, false},
+		{"grep then something else", bash("grep foo f; false"), "Exit code 1", true, true},
+		{"grep with redirections", bash("grep -rn TODO src 2>/dev/null"), "Exit code 1", true, false},
+		{"rg", bash("rg --files-with-matches Parse"), "Process exited with code 1\nOutput:\n", false, false},
+		{"git grep", bash("git grep -n Parse -- '*.go'"), "Exit code 1", true, false},
+		{"git diff --exit-code", bash("git diff --exit-code"), "Exit code 1\ndiff --git a/x b/x", true, false},
+		{"diff differ", bash("diff -u a.txt b.txt"), "[Command finished with exit code 1]", false, false},
+		{"cmp differ", bash("env LC_ALL=C cmp a b"), "Exit code 1\na b differ: byte 1, line 1", true, false},
+		{"diff trouble", bash("diff a missing"), "Exit code 2\ndiff: missing: No such file or directory", true, true},
+		{"pytest", bash("pytest -x"), "Exit code 1\nFAILED test_x.py::test_a", true, true},
+		{"grep in a quoted argument", bash(`echo "grep foo"`), "Exit code 1", true, true},
+		{"codex argv", chat.ToolCall{Name: "shell", Arguments: json.RawMessage(`{"command":["bash","-lc","cd /repo && grep -n foo x.go"]}`)}, `{"output":"","exit_code":1}`, false, false},
+		{"error flag without exit code", bash("grep foo"), "<tool_use_error>timeout</tool_use_error>", true, true},
+		{"not a shell call", chat.ToolCall{Name: "Read", Arguments: json.RawMessage(`{"file_path":"grep"}`)}, "Exit code 1", true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := chat.ToolResult{ToolCallID: "c", Content: tt.content, IsError: tt.isError}
+			if got := r.FailedFor(tt.call); got != tt.failed {
+				t.Errorf("FailedFor(%s) = %v, want %v", tt.call.Arguments, got, tt.failed)
+			}
+		})
+	}
+}
+
+func TestToolCallCommand(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ args, want string }{
+		{`{"command":"ls -la"}`, "ls -la"},
+		{`{"cmd":"make test"}`, "make test"},
+		{`{"command":["bash","-lc","go test ./..."]}`, "go test ./..."},
+		{`{"command":["git","status"]}`, "git status"},
+		{`{"file_path":"a.go"}`, ""},
+		{`"ls"`, ""},
+		{`{`, ""},
+		{``, ""},
+	}
+	for _, tt := range tests {
+		if got := (chat.ToolCall{Arguments: json.RawMessage(tt.args)}).Command(); got != tt.want {
+			t.Errorf("Command(%s) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+// FuzzFailedFor: any command line and output are judged without a panic,
+// and an exit code other than 1 is judged as Failed judges it.
+func FuzzFailedFor(f *testing.F) {
+	for _, s := range []string{"grep -r foo .", "cd x && grep foo", "cat f | grep x 2>&1", `echo "a|b" | rg 'x;y'`, "diff a b > out", "(grep x)", "grep \\", "'", "&>", "git grep"} {
+		f.Add(s, "Exit code 1")
+		f.Add(s, "Exit code 2")
+	}
+	f.Fuzz(func(t *testing.T, cmd, content string) {
+		args, _ := json.Marshal(map[string]string{"command": cmd})
+		r := chat.ToolResult{Content: content, IsError: true}
+		got := r.FailedFor(chat.ToolCall{Name: "Bash", Arguments: args})
+		if code, ok := r.ExitCode(); (!ok || code != 1) && got != r.Failed() {
+			t.Fatalf("FailedFor(%q, %q) = %v, Failed = %v", cmd, content, got, r.Failed())
+		}
+	})
 }

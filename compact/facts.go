@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/secret"
 	"github.com/agentctx/agentctx/window"
 )
 
@@ -65,12 +66,15 @@ var metaPrefixes = []string{
 //   - FailedCommands: the shell command of each failed tool call,
 //     whitespace collapsed, cut to [FactLineRunes] runes.
 //
-// ExtractFacts never panics on any input and is safe for concurrent use.
+// Every fact is redacted ([secret.Redact]), as summaries are: a secret in
+// the history is matched as its marker, and never listed among the facts
+// a compaction lost ([Retention].Missing). ExtractFacts never panics on
+// any input and is safe for concurrent use.
 func ExtractFacts(msgs []chat.Message) Facts {
 	s := scanHistory(msgs)
 	var f Facts
 	for _, u := range s.users {
-		f.UserMessages = append(f.UserMessages, cutPlain(normalizeSpace(u.text), FactUserRunes))
+		f.UserMessages = append(f.UserMessages, cutPlain(normalizeSpace(secret.Redact(u.text)), FactUserRunes))
 	}
 	for _, fi := range s.files {
 		if fi.modified {
@@ -170,6 +174,7 @@ func scanHistory(msgs []chat.Message) *history {
 	h := &history{byPath: map[string]*fileUse{}, lastTextAt: -1}
 	open := map[string][]int{} // call id -> stack of event indexes
 	openFile := ""             // SWE-agent's currently open file
+	var calls []chat.ToolCall  // the call of each event
 	for i, m := range msgs {
 		switch m.Role {
 		case chat.RoleUser:
@@ -195,6 +200,7 @@ func scanHistory(msgs []chat.Message) *history {
 				}
 				open[c.ID] = append(open[c.ID], len(h.events))
 				h.events = append(h.events, ev)
+				calls = append(calls, c)
 			}
 		case chat.RoleTool:
 			r, ok := m.ToolResult()
@@ -205,13 +211,15 @@ func scanHistory(msgs []chat.Message) *history {
 			if len(stack) == 0 {
 				continue
 			}
-			ev := &h.events[stack[len(stack)-1]]
+			at := stack[len(stack)-1]
+			ev := &h.events[at]
 			open[r.ToolCallID] = stack[:len(stack)-1]
 			ev.done = true
-			ev.failed = r.Failed()
+			ev.failed = r.FailedFor(calls[at])
 			if ev.failed {
-				ev.errLine = errorLine(r.Content)
-				if c := causeLine(r.Content); c != ev.errLine {
+				content := secret.Redact(r.Content) // before the lines are cut
+				ev.errLine = errorLine(content)
+				if c := causeLine(content); c != ev.errLine {
 					ev.cause = c
 				}
 			}
@@ -288,7 +296,7 @@ func (h *history) classify(c chat.ToolCall, args map[string]any, at int, openFil
 	if (lname == "edit" || lname == "insert") && sub == "" && *openFile != "" && len(window.ArgumentPaths(c.Arguments)) == 0 {
 		h.use(*openFile, at, name, true)
 	}
-	cmd := commandOf(args)
+	cmd := secret.Redact(commandOf(args)) // before it is cut
 	if cmd == "" {
 		return ""
 	}

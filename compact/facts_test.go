@@ -9,6 +9,8 @@ import (
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/secret"
+	"github.com/agentctx/agentctx/secret/secrettest"
 )
 
 // fxCall returns an assistant message with one tool call of name with
@@ -225,4 +227,45 @@ func FuzzExtractFacts(f *testing.F) {
 		compact.FileAnalyzer{}.Analyze(msgs)
 		compact.TextPaths(u)
 	})
+}
+
+// TestExtractFactsRedacts: facts hold markers, not secrets, so a redacted
+// summary keeps them and Retention.Missing never lists a secret.
+func TestExtractFactsRedacts(t *testing.T) {
+	t.Parallel()
+	gh := secrettest.GitHubPAT
+	msgs := []chat.Message{
+		chat.NewText(chat.RoleUser, "Push with the token "+gh+" please."),
+		{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: "c1", Name: "Bash", Arguments: json.RawMessage(`{"command":"git push https://x:` + gh + `@github.com/o/r"}`)}}},
+		chat.NewToolResult("c1", "Bash", "Exit code 128\nfatal: token "+gh+" rejected", true),
+	}
+	f := compact.ExtractFacts(msgs)
+	js, _ := json.Marshal(f)
+	if strings.Contains(string(js), gh) || !strings.Contains(string(js), "[REDACTED github_token]") {
+		t.Errorf("facts %s", js)
+	}
+	r := compact.MeasureRetention(f, []chat.Message{chat.NewText(chat.RoleUser, secret.Redact(summaryOf(msgs)))})
+	if strings.Contains(strings.Join(r.Missing, "\n"), gh) {
+		t.Errorf("missing facts hold the secret: %v", r.Missing)
+	}
+	if r.UserMessages != 1 || r.FailedCommands != 1 || r.Errors != 1 {
+		t.Errorf("a redacted summary that quotes everything loses facts: %+v", r)
+	}
+}
+
+// summaryOf quotes every text, call and result of msgs.
+func summaryOf(msgs []chat.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Text() + "\n")
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case chat.ToolCall:
+				b.WriteString(string(p.Arguments) + "\n")
+			case chat.ToolResult:
+				b.WriteString(p.Content + "\n")
+			}
+		}
+	}
+	return b.String()
 }

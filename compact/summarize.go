@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/secret"
 	"github.com/agentctx/agentctx/window"
 )
 
@@ -177,6 +178,7 @@ func (s *Summarize) Compact(ctx context.Context, w *window.Window) ([]Record, er
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	start := time.Now()
 	res, err := sum.Summarize(cctx, req)
+	res.Text = secret.Redact(res.Text) // whatever the summarizer: no secret in a summary
 	timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded)
 	cancel()
 	rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000

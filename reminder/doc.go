@@ -13,7 +13,7 @@
 // ([Defaults]) is:
 //
 //   - [SecurityGenerator]: a tool result looks like it holds a credential
-//     ([FindSecrets]); the text names the tool, the call id and the kind,
+//     ([secret.Find]); the text names the tool, the call id and the kind,
 //     never the secret. Priority 40.
 //   - [ChangedFilesGenerator]: files read earlier changed on disk since;
 //     read them again before editing. Priority 30.

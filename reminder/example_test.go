@@ -44,12 +44,3 @@ func Example() {
 	// </system-reminder>
 	// turn 2: 0 reminder(s), injected false, 3 messages sent, 3 stored
 }
-
-func ExampleFindSecrets() {
-	text := "DB_HOST=db.internal\nDB_PASSWORD=\"kP9x2Lm7Qv4Z\"\nmax_tokens = 4096\n"
-	for _, s := range reminder.FindSecrets(text) {
-		fmt.Println(s.Kind, s.Offset, s.Length)
-	}
-	// Output:
-	// generic_secret 33 12
-}

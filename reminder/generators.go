@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentctx/agentctx/secret"
 )
 
 // Defaults returns the built-in generators in the order the [Manager]
@@ -170,7 +172,7 @@ func ChangedFilesGenerator() Generator {
 }
 
 // SecurityGenerator warns when a tool result looks like it holds a secret
-// ([FindSecrets] over each of s.Results). One reminder per result, keyed
+// ([secret.Find] over each of s.Results). One reminder per result, keyed
 // "security:" + the kinds found (joined by "+") + ":" + a hash of the
 // distinct secret values, so the same secret is never warned about twice
 // however often it is read. The text names the tool, the call id and the
@@ -182,7 +184,7 @@ func SecurityGenerator() Generator {
 	return GeneratorFunc(func(s State) []Reminder {
 		var out []Reminder
 		for _, r := range s.Results {
-			found := FindSecrets(r.Content)
+			found := secret.Find(r.Content)
 			if len(found) == 0 {
 				continue
 			}
@@ -210,17 +212,17 @@ func SecurityGenerator() Generator {
 
 // secretLabels are the kinds' names in the reminder text.
 var secretLabels = map[string]string{
-	SecretAWSAccessKeyID:     "an AWS access key ID",
-	SecretAWSSecretAccessKey: "an AWS secret access key",
-	SecretPrivateKey:         "a private key",
-	SecretGitHubToken:        "a GitHub token",
-	SecretAnthropicKey:       "an Anthropic API key",
-	SecretOpenAIKey:          "an OpenAI API key",
-	SecretSlackToken:         "a Slack token",
-	SecretGoogleAPIKey:       "a Google API key",
-	SecretStripeKey:          "a Stripe live key",
-	SecretJWT:                "a JSON Web Token",
-	SecretGeneric:            "a password or secret assigned in configuration",
+	secret.KindAWSAccessKeyID:     "an AWS access key ID",
+	secret.KindAWSSecretAccessKey: "an AWS secret access key",
+	secret.KindPrivateKey:         "a private key",
+	secret.KindGitHubToken:        "a GitHub token",
+	secret.KindAnthropicKey:       "an Anthropic API key",
+	secret.KindOpenAIKey:          "an OpenAI API key",
+	secret.KindSlackToken:         "a Slack token",
+	secret.KindGoogleAPIKey:       "a Google API key",
+	secret.KindStripeKey:          "a Stripe live key",
+	secret.KindJWT:                "a JSON Web Token",
+	secret.KindGeneric:            "a password or secret assigned in configuration",
 }
 
 func securityText(tool, callID string, kinds []string) string {
@@ -231,10 +233,10 @@ func securityText(tool, callID string, kinds []string) string {
 	// The tool name and call id come from the model; keep them short and
 	// drop them should they themselves look like a secret.
 	tool, callID = cutRunes(oneLine(tool), 64), cutRunes(oneLine(callID), 64)
-	if FindSecrets(tool) != nil {
+	if secret.Find(tool) != nil {
 		tool = ""
 	}
-	if FindSecrets(callID) != nil {
+	if secret.Find(callID) != nil {
 		callID = ""
 	}
 	src := "A tool result"

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/secret"
+	"github.com/agentctx/agentctx/secret/secrettest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -185,13 +187,13 @@ func TestPressureGenerator(t *testing.T) {
 
 func TestSecurityGenerator(t *testing.T) {
 	t.Parallel()
-	secrets := []string{fakeAWSKeyID, fakeGitHubPAT, fakeOpenAI, fakeAnthropic, fakeSlack, fakeGoogle, fakeStripe, fakeJWT, fakePEM, fakePassword, fakeAWSSecret}
-	env := "AWS_ACCESS_KEY_ID=" + fakeAWSKeyID + "\nGITHUB_TOKEN=" + fakeGitHubPAT + "\nDB_PASSWORD='" + fakePassword + "'\n"
+	secrets := []string{secrettest.AWSKeyID, secrettest.GitHubPAT, secrettest.OpenAI, secrettest.Anthropic, secrettest.Slack, secrettest.Google, secrettest.Stripe, secrettest.JWT, secrettest.PEM, secrettest.Password, secrettest.AWSSecret}
+	env := "AWS_ACCESS_KEY_ID=" + secrettest.AWSKeyID + "\nGITHUB_TOKEN=" + secrettest.GitHubPAT + "\nDB_PASSWORD='" + secrettest.Password + "'\n"
 	s := State{Results: []chat.ToolResult{
 		{ToolCallID: "toolu_01", ToolName: "Read", Content: env},
 		{ToolCallID: "toolu_02", ToolName: "Bash", Content: "all good, nothing here"},
-		{ToolCallID: "toolu_03", Content: "cat ~/.aws/credentials\naws_secret_access_key=" + fakeAWSSecret + "\n" + fakePEM + "\n" + fakeJWT},
-		{ToolCallID: "toolu_04", ToolName: "Bash", Content: "keys: " + fakeOpenAI + " " + fakeAnthropic + " " + fakeSlack + " " + fakeGoogle + " " + fakeStripe},
+		{ToolCallID: "toolu_03", Content: "cat ~/.aws/credentials\naws_secret_access_key=" + secrettest.AWSSecret + "\n" + secrettest.PEM + "\n" + secrettest.JWT},
+		{ToolCallID: "toolu_04", ToolName: "Bash", Content: "keys: " + secrettest.OpenAI + " " + secrettest.Anthropic + " " + secrettest.Slack + " " + secrettest.Google + " " + secrettest.Stripe},
 	}}
 	got := SecurityGenerator().Generate(s)
 	if len(got) != 3 {
@@ -211,7 +213,7 @@ func TestSecurityGenerator(t *testing.T) {
 				t.Errorf("reminder %d contains the secret %q:\n%s", i, sec, r.Text)
 			}
 		}
-		if FindSecrets(r.Text) != nil {
+		if secret.Find(r.Text) != nil {
 			t.Errorf("reminder %d text looks like a secret itself: %s", i, r.Text)
 		}
 	}
@@ -228,9 +230,9 @@ func TestSecurityGenerator(t *testing.T) {
 	// The same secret read again, in another call, is the same key: the
 	// manager warns once.
 	m := New(Options{})
-	first := m.Next(State{Results: []chat.ToolResult{{ToolCallID: "c1", ToolName: "Read", Content: "x " + fakeGitHubPAT}}})
-	again := m.Next(State{Results: []chat.ToolResult{{ToolCallID: "c2", ToolName: "Bash", Content: "GH=" + fakeGitHubPAT + "\n"}}})
-	other := m.Next(State{Results: []chat.ToolResult{{ToolCallID: "c3", ToolName: "Bash", Content: fakeGitHubS2S}}})
+	first := m.Next(State{Results: []chat.ToolResult{{ToolCallID: "c1", ToolName: "Read", Content: "x " + secrettest.GitHubPAT}}})
+	again := m.Next(State{Results: []chat.ToolResult{{ToolCallID: "c2", ToolName: "Bash", Content: "GH=" + secrettest.GitHubPAT + "\n"}}})
+	other := m.Next(State{Results: []chat.ToolResult{{ToolCallID: "c3", ToolName: "Bash", Content: secrettest.GitHubS2S}}})
 	if len(first) != 1 || len(again) != 0 || len(other) != 1 {
 		t.Errorf("same secret twice: sent %d then %d; another secret: %d; want 1, 0, 1", len(first), len(again), len(other))
 	}
@@ -238,11 +240,11 @@ func TestSecurityGenerator(t *testing.T) {
 
 func TestSecurityTextDropsSecretLookingNames(t *testing.T) {
 	t.Parallel()
-	got := SecurityGenerator().Generate(State{Results: []chat.ToolResult{{ToolCallID: fakeGitHubPAT, ToolName: fakeSlack, Content: fakeGoogle}}})
+	got := SecurityGenerator().Generate(State{Results: []chat.ToolResult{{ToolCallID: secrettest.GitHubPAT, ToolName: secrettest.Slack, Content: secrettest.Google}}})
 	if len(got) != 1 {
 		t.Fatalf("got %d reminders", len(got))
 	}
-	if strings.Contains(got[0].Text, fakeGitHubPAT) || strings.Contains(got[0].Text, fakeSlack) || !strings.HasPrefix(got[0].Text, "A tool result appears") {
+	if strings.Contains(got[0].Text, secrettest.GitHubPAT) || strings.Contains(got[0].Text, secrettest.Slack) || !strings.HasPrefix(got[0].Text, "A tool result appears") {
 		t.Errorf("text: %s", got[0].Text)
 	}
 }
@@ -253,7 +255,7 @@ func TestDefaultsOrder(t *testing.T) {
 		TodosKnown:   true,
 		Todos:        []Todo{{Content: "x"}},
 		ChangedFiles: []string{"a.go"},
-		Results:      []chat.ToolResult{{ToolCallID: "1", ToolName: "Bash", Content: fakeGitHubPAT}},
+		Results:      []chat.ToolResult{{ToolCallID: "1", ToolName: "Bash", Content: secrettest.GitHubPAT}},
 		Ratio:        0.75, Threshold: 0.8, Tokens: 750, Budget: 1000,
 	}
 	var kinds []string

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/agentctx/agentctx/secret"
 )
 
 // Default caps of a [Manager] (Kode's numbers).
@@ -109,8 +111,9 @@ func New(opts Options) *Manager {
 // It runs the generators in order and drops reminders whose Text is blank,
 // whose Key was already sent in the session, or whose Key repeats within
 // the batch (the first wins). A reminder with an empty Key is keyed by its
-// Kind and a hash of its Text. Text is cut to Options.MaxRunes. The rest
-// is sorted by Priority, highest first (stable: generator order breaks
+// Kind and a hash of its Text. Text is redacted ([secret.Redact]: a todo
+// list or a file name may quote a secret) and cut to Options.MaxRunes.
+// The rest is sorted by Priority, highest first (stable: generator order breaks
 // ties), and cut to Options.MaxPerRequest and to what remains of
 // Options.MaxPerSession. nil when there is nothing to send.
 //
@@ -140,7 +143,7 @@ func (m *Manager) Pending(s State) []Reminder {
 			continue
 		}
 		seen[r.Key] = true
-		r.Text = cutRunes(r.Text, m.opts.MaxRunes)
+		r.Text = cutRunes(secret.Redact(r.Text), m.opts.MaxRunes)
 		out = append(out, r)
 	}
 	for kind := range m.latest {

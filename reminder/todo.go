@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/secret"
 )
 
 // Todo statuses after [TodosFromCall] normalized them. Other values
@@ -71,7 +72,9 @@ type todoItem struct {
 // Statuses are normalized to [TodoPending] ("todo", "not_started", "open",
 // or missing), [TodoInProgress] ("in-progress", "active", "doing") and
 // [TodoCompleted] ("done", "complete"); priorities are lower-cased. Ids may
-// be strings or numbers. Arguments that are a JSON string holding the
+// be strings or numbers. Each item's text is redacted ([secret.Redact]):
+// the list is repeated in reminders, the rehydration block and the
+// session's state. Arguments that are a JSON string holding the
 // object (double-encoded) are decoded once more.
 //
 // It returns false for other tools and for malformed arguments: not a JSON
@@ -134,6 +137,7 @@ func TodosFromCall(call chat.ToolCall) ([]Todo, bool) {
 		if !ok {
 			return nil, false
 		}
+		t.Content = secret.Redact(t.Content)
 		out = append(out, t)
 	}
 	return out, true

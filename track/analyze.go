@@ -64,7 +64,7 @@ func analyze(tools map[string]Kind, call chat.ToolCall) analysis {
 			a.writes = append(a.writes, write{p, op})
 		}
 	case KindSearch:
-		q := firstString(args, "pattern", "query", "search_term", "file_name", "search", "regex")
+		q := firstString(args, "pattern", "query", "search_term", "file_name", "search", "regex", "path")
 		if q == "" && textAction {
 			q = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cmd), call.Name))
 		}

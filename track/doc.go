@@ -35,4 +35,9 @@
 //   - Lists are bounded ([Options.MaxFiles], [Options.MaxCommands]) with a
 //     line saying how many entries were omitted, and the section is held
 //     under a token cap ([Options.MaxTokens], default [DefaultMaxTokens]).
+//   - Nothing recorded holds a secret: previews, search queries and
+//     summaries, failed commands and error lines are redacted
+//     ([github.com/agentctx/agentctx/secret.Redact]) before they are cut,
+//     since the section goes with every request and the state into the
+//     session (the seed keeps them verbatim).
 package track

@@ -17,7 +17,8 @@ const (
 	// or the file headers of a Codex apply_patch input).
 	KindWrite
 	// KindSearch searches (query in pattern, query, search_term,
-	// file_name, or the rest of a SWE-agent text command).
+	// file_name, search, regex or path, or the rest of a SWE-agent text
+	// command); listing a folder (list_files) is a search of its path.
 	KindSearch
 	// KindShell runs a shell command (command or cmd, a string or an
 	// argv array); the command itself is classified.
@@ -74,6 +75,17 @@ var defaultTools = map[string]Kind{
 	"insert":             KindWrite,
 	// OpenHands (str_replace_editor above).
 	"execute_bash": KindShell,
+	// Seed 000 (read_file path, search query, run_command command) and
+	// agentctx's reference agent (write_file and edit_file path,
+	// list_files path; todo_write and note_finding change no file).
+	"read_file":    KindRead,
+	"search":       KindSearch,
+	"run_command":  KindShell,
+	"write_file":   KindWrite,
+	"edit_file":    KindWrite,
+	"list_files":   KindSearch,
+	"todo_write":   KindOther,
+	"note_finding": KindOther,
 }
 
 // DefaultTools returns a new copy of the default tool table: the tool
@@ -82,7 +94,9 @@ var defaultTools = map[string]Kind{
 // WebSearch), Codex (exec_command, shell, apply_patch), SWE-agent and
 // mini-swe-agent (bash, open, find_file, search_dir, search_file,
 // str_replace_editor, create, edit, insert), OpenHands (execute_bash,
-// str_replace_editor). Callers may add to the copy and pass it in
+// str_replace_editor), seed 000 (read_file, search, run_command) and
+// agentctx's reference agent (write_file, edit_file, list_files,
+// todo_write, note_finding). Callers may add to the copy and pass it in
 // [Options.Tools].
 func DefaultTools() map[string]Kind {
 	return maps.Clone(defaultTools)

@@ -3,6 +3,8 @@ package track
 import (
 	"slices"
 	"time"
+
+	"github.com/agentctx/agentctx/secret"
 )
 
 // State is a tracker's whole state, the form persisted in a session. JSON
@@ -90,9 +92,12 @@ func (t *Tracker) State() State {
 
 // SetState replaces the tracker's state with a copy of s, as when a
 // session resumes. Entries beyond the tracker's caps are dropped oldest
-// first and counted as omitted.
+// first and counted as omitted. Its texts are redacted as
+// [Tracker.Record] redacts them, so a state saved before redaction
+// existed repeats no secret in the section.
 func (t *Tracker) SetState(s State) {
 	s = s.clone()
+	s.redact()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if n := t.opts.MaxFiles; n > 0 && len(s.Files) > n {
@@ -119,4 +124,20 @@ func (s State) clone() State {
 	s.Searches = slices.Clone(s.Searches)
 	s.Changes = slices.Clone(s.Changes)
 	return s
+}
+
+// redact redacts the texts of s ([secret.Redact]), in place: s must own
+// its lists.
+func (s *State) redact() {
+	for i := range s.Files {
+		s.Files[i].Preview = secret.Redact(s.Files[i].Preview)
+	}
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		c.Command, c.Error = secret.Redact(c.Command), secret.Redact(c.Error)
+	}
+	for i := range s.Searches {
+		q := &s.Searches[i]
+		q.Query, q.Summary = secret.Redact(q.Query), secret.Redact(q.Summary)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/secret"
 	"github.com/agentctx/agentctx/token"
 )
 
@@ -126,8 +127,9 @@ func osStat(path string) (time.Time, int64, error) {
 }
 
 // Record feeds one tool call and its result to the tracker. What it
-// records depends on the call's [Kind] and on whether it failed (the
-// result's IsError flag or a non-zero exit code in the content):
+// records depends on the call's [Kind] and on whether it failed
+// ([chat.ToolResult.FailedFor]: the result's IsError flag or a non-zero
+// exit code in the content, but not grep's "no match" or diff's "differ"):
 //
 //   - a successful read records each path read with the first
 //     [PreviewLines] lines of the content (a failed read records nothing,
@@ -141,16 +143,26 @@ func osStat(path string) (time.Time, int64, error) {
 //     line.
 //
 // A shell command is split on ;, &&, || and | and each part classified.
-// Record never panics, whatever the arguments or content hold.
+//
+// What is recorded from the call and its result (previews, search queries
+// and summaries, failed commands and their error lines) is redacted
+// before it is cut ([secret.Redact]): the state is saved in the session
+// and the section repeated on every request, while the result itself is
+// kept once, as recorded. Record never panics, whatever the arguments or
+// content hold.
 func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
 	a := analyze(t.opts.Tools, call)
-	failed := result.Failed()
+	failed := result.FailedFor(call)
+	content := result.Content
+	if failed || len(a.reads) > 0 || len(a.searches) > 0 {
+		content = secret.Redact(content)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !failed {
 		var preview string
 		if len(a.reads) > 0 {
-			preview = firstLines(body(result.Content), PreviewLines)
+			preview = firstLines(body(content), PreviewLines)
 		}
 		for _, p := range a.reads {
 			t.recordRead(p, preview)
@@ -160,13 +172,13 @@ func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
 		}
 	}
 	if len(a.searches) > 0 {
-		summary := cutRunes(firstLine(body(result.Content)), SearchSummaryRunes)
+		summary := cutRunes(firstLine(body(content)), SearchSummaryRunes)
 		for _, q := range a.searches {
-			t.recordSearch(q, summary)
+			t.recordSearch(secret.Redact(q), summary)
 		}
 	}
 	if failed {
-		t.recordFailure(cutRunes(a.command, CommandRunes), cutRunes(errorLine(result.Content), ErrorRunes))
+		t.recordFailure(cutRunes(secret.Redact(a.command), CommandRunes), cutRunes(errorLine(content), ErrorRunes))
 	}
 }
 

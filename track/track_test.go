@@ -248,3 +248,55 @@ func TestStateRoundTrip(t *testing.T) {
 		t.Errorf("sections differ after round trip")
 	}
 }
+
+// TestRecordNoMatchIsNotFailure: grep exiting 1 found nothing, a search
+// like any other; exit 2 is a failure; the last command of a list or
+// pipeline decides; pytest exiting 1 failed.
+func TestRecordNoMatchIsNotFailure(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, cmd, content string
+		failed             bool
+	}{
+		{"grep no match", "grep -r foo .", "Exit code 1", false},
+		{"grep error", "grep -r foo nope", "Exit code 2\ngrep: nope: No such file or directory", true},
+		{"list ending in grep", "cd x && grep foo", "Exit code 1", false},
+		{"pipeline into grep", "ls | grep foo", "<returncode>1</returncode>\n<output>\n</output>", false},
+		{"pytest", "pytest", "Exit code 1\nFAILED test_a.py::test_x", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tr := New(Options{Stat: noStat})
+			tr.Record(call("Bash", map[string]any{"command": tt.cmd}), bad(tt.content))
+			if got := len(tr.State().Commands) > 0; got != tt.failed {
+				t.Errorf("%q, %q: failed command recorded %v, want %v", tt.cmd, tt.content, got, tt.failed)
+			}
+		})
+	}
+}
+
+// TestSeedTools: the seeds' and the reference agent's tool names are in
+// the default table, with their argument names.
+func TestSeedTools(t *testing.T) {
+	t.Parallel()
+	tr := New(Options{Stat: noStat})
+	tr.Record(call("read_file", map[string]any{"path": "a.go"}), ok("package a\n"))
+	tr.Record(call("search", map[string]any{"query": "Parse"}), ok("a.go:3: func Parse"))
+	tr.Record(call("list_files", map[string]any{"path": "pkg"}), ok("a.go\nb.go"))
+	tr.Record(call("run_command", map[string]any{"command": "go test ./..."}), ok("Exit code 1\n--- FAIL: TestParse"))
+	tr.Record(call("write_file", map[string]any{"path": "b.go", "content": "package a"}), ok("ok"))
+	tr.Record(call("edit_file", map[string]any{"path": "a.go", "old_string": "a", "new_string": "b"}), ok("ok"))
+	tr.Record(call("todo_write", map[string]any{"todos": []any{}}), ok("ok"))
+	tr.Record(call("note_finding", map[string]any{"finding": "x"}), ok("ok"))
+	want := State{
+		Files:       []FileRead{{Path: "a.go", Preview: "package a", Reads: 1, Stale: true}},
+		Commands:    []FailedCommand{{Command: "go test ./...", Error: "--- FAIL: TestParse", Failures: 1}},
+		Searches:    []Search{{Query: "Parse", Summary: "a.go:3: func Parse"}, {Query: "pkg", Summary: "a.go"}},
+		Changes:     []FileChange{{Path: "b.go", Op: "write", Count: 1}, {Path: "a.go", Op: "edit", Count: 1}},
+		SearchCount: 2,
+	}
+	if diff := cmp.Diff(want, tr.State()); diff != "" {
+		t.Errorf("state mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/secret"
 )
 
 // Limits on what [Dropped] keeps, so that a compaction note stays small
@@ -36,9 +37,10 @@ type Dropped struct {
 	// arguments of the tools in FORMATS.md's trajectories), least recently
 	// used first, at most [MaxDroppedFiles].
 	Files []string
-	// UserMessages holds the removed user messages' text, cut to
-	// [MaxDroppedUserRunes] runes, oldest first, at most
-	// [MaxDroppedUserMessages] (the most recent ones).
+	// UserMessages holds the removed user messages' text, redacted
+	// ([secret.Redact]: the compaction note and the session's compact
+	// boundary repeat it) and cut to [MaxDroppedUserRunes] runes, oldest
+	// first, at most [MaxDroppedUserMessages] (the most recent ones).
 	UserMessages []string
 	// UserMessagesTotal counts every removed user message, kept or not.
 	UserMessagesTotal int
@@ -84,7 +86,7 @@ func (d *Dropped) tally(es []entry) {
 			if t == "" {
 				continue
 			}
-			d.UserMessages = append(d.UserMessages, cutRunes(t, MaxDroppedUserRunes))
+			d.UserMessages = append(d.UserMessages, cutRunes(secret.Redact(t), MaxDroppedUserRunes))
 			if len(d.UserMessages) > MaxDroppedUserMessages {
 				d.UserMessages = slices.Delete(d.UserMessages, 0, len(d.UserMessages)-MaxDroppedUserMessages)
 			}

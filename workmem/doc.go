@@ -37,4 +37,12 @@
 //
 // [ActiveContext.ToJSON] and [FromJSON] round-trip the whole exported state
 // ([State]); FromJSON(ToJSON(x)) has the same State as x.
+//
+// # Secrets
+//
+// Every text the memory keeps (task, thoughts, reflections, findings,
+// plan, tool-call arguments, observations and key facts) is redacted
+// ([github.com/agentctx/agentctx/secret.Redact]): the memory goes into
+// the session and into requests, and must not multiply a secret the
+// agent read once.
 package workmem

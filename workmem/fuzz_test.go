@@ -2,6 +2,8 @@ package workmem
 
 import (
 	"testing"
+
+	"github.com/agentctx/agentctx/secret/secrettest"
 )
 
 func FuzzFromJSON(f *testing.F) {
@@ -15,6 +17,10 @@ func FuzzFromJSON(f *testing.F) {
 	f.Add([]byte(`{"version":1}`))
 	f.Add([]byte(`{"version":1,"rounds":[{"iteration":1,"observations":[{"tool":"x","result_type":"text"}]}]}`))
 	f.Add([]byte(`null`))
+	// Secrets to redact on restore: in arguments (a PEM key with escaped
+	// line breaks), in a finding, glued to a marker.
+	f.Add([]byte(`{"version":1,"rounds":[{"iteration":1,"actions":[{"tool":"Write","arguments":{"content":"` + secrettest.PEMJSON + `"}}]}]}`))
+	f.Add([]byte(`{"version":1,"scratchpad":[{"finding":"[REDACTED jwt]` + secrettest.AWSKeyID + `","importance":5,"round":0}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := FromJSON(data, Options{})
 		if err != nil {

@@ -23,7 +23,9 @@ func (a *ActiveContext) ToJSON() ([]byte, error) {
 
 // FromJSON restores a working memory written by [ActiveContext.ToJSON]
 // (seed 002 fromJSON, for resuming), with opts as for [New]; its State
-// equals the one encoded. Errors wrap [ErrInvalidState]: data that is not
+// equals the one encoded, its texts redacted as the memory redacts what it
+// records (a no-op for a state this version wrote; a state saved before
+// redaction existed repeats no secret). Errors wrap [ErrInvalidState]: data that is not
 // one JSON object (naming the byte offset of a syntax error), an unknown
 // version, or out-of-range values (importance outside 1-10, an unknown step
 // status or result type, round numbers not 1, 2, 3, …, an open round other
@@ -44,6 +46,7 @@ func FromJSON(data []byte, opts Options) (*ActiveContext, error) {
 	if err := st.validate(); err != nil {
 		return nil, fmt.Errorf("workmem: decode state: %w: %w", ErrInvalidState, err)
 	}
+	st.redact()
 	a := &ActiveContext{st: st}
 	a.init(opts)
 	return a, nil
@@ -93,4 +96,41 @@ func (s State) validate() error {
 		}
 	}
 	return nil
+}
+
+// redact passes every text of a decoded state through clean and
+// redactArgs, in place.
+func (s *State) redact() {
+	s.Task = clean(s.Task)
+	for i := range s.Scratchpad {
+		f := &s.Scratchpad[i]
+		f.Finding, f.Evidence = clean(f.Finding), clean(f.Evidence)
+	}
+	for i := range s.Rounds {
+		r := &s.Rounds[i]
+		r.Thought, r.Reflection = clean(r.Thought), clean(r.Reflection)
+		for j := range r.Actions {
+			r.Actions[j].Arguments = redactArgs(r.Actions[j].Arguments)
+		}
+		for j := range r.Observations {
+			o := &r.Observations[j]
+			o.Raw = clean(o.Raw)
+			for k := range o.KeyFacts {
+				o.KeyFacts[k] = clean(o.KeyFacts[k])
+			}
+		}
+	}
+	if s.Plan != nil {
+		s.Plan.redact()
+	}
+	for i := range s.PlanHistory {
+		s.PlanHistory[i].redact()
+	}
+}
+
+func (p *Plan) redact() {
+	p.Text = clean(p.Text)
+	for i := range p.Steps {
+		p.Steps[i].Description = clean(p.Steps[i].Description)
+	}
 }

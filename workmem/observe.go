@@ -22,8 +22,8 @@ const (
 )
 
 // toolKinds maps lower-cased tool names of the real trajectories (Claude
-// Code, Codex, SWE-agent, mini-swe-agent, OpenHands; issue 5) to the result
-// type their output has.
+// Code, Codex, SWE-agent, mini-swe-agent, OpenHands; issue 5), of seed 000
+// and of agentctx's reference agent to the result type their output has.
 var toolKinds = map[string]ResultType{
 	"grep": ResultSearch, "glob": ResultSearch, "find_file": ResultSearch, "search_dir": ResultSearch,
 	"search_file": ResultSearch, "websearch": ResultSearch, "ls": ResultSearch,
@@ -32,6 +32,8 @@ var toolKinds = map[string]ResultType{
 	"notebookedit": ResultEdit, "edit_file": ResultEdit, "create": ResultEdit,
 	"bash": ResultCommand, "shell": ResultCommand, "exec_command": ResultCommand, "execute_bash": ResultCommand,
 	"local_shell": ResultCommand,
+	// Seed 000 and agentctx's reference agent (read_file, edit_file above).
+	"search": ResultSearch, "list_files": ResultSearch, "run_command": ResultCommand, "write_file": ResultEdit,
 }
 
 // errorWordRe matches a line that names an error.
@@ -51,7 +53,7 @@ func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
 	h.Write([]byte(content))
 	o.Digest = strconv.FormatUint(h.Sum64(), 16)
 	exit, hasExit := exitCode(content)
-	o.IsError = res.IsError || (hasExit && exit != 0)
+	o.IsError = res.FailedFor(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
 	o.ResultType = classify(act, content, o.IsError)
 	_, seen := a.seen[o.Digest]
 	o.GotNewInfo = !o.IsError && o.ResultType != ResultEmpty && !seen
@@ -59,7 +61,7 @@ func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
 	if a.opts.Lightweight {
 		return o
 	}
-	content = valid(content)
+	content = clean(content)
 	o.Raw = cutBytes(content, a.opts.MaxRawBytes)
 	o.KeyFacts = keyFacts(act, content, o, exit, hasExit)
 	return o

@@ -253,7 +253,7 @@ func (a *ActiveContext) SetPlanFromText(text string) bool {
 	}
 	expecting := a.st.ExpectingPlan
 	a.st.ExpectingPlan = false
-	text = valid(text)
+	text = clean(text)
 	steps := ExtractSteps(text)
 	if steps == nil {
 		return false

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/secret"
 	"github.com/agentctx/agentctx/token"
 )
 
@@ -88,7 +89,7 @@ type ResultType string
 // The result types, derived from the tool's name, its error flag and the
 // shape of its output.
 const (
-	ResultError   ResultType = "error"   // the error flag or a non-zero exit code
+	ResultError   ResultType = "error"   // a failure: the error flag or a non-zero exit code (chat.ToolResult.FailedFor)
 	ResultEmpty   ResultType = "empty"   // no output
 	ResultSearch  ResultType = "search"  // grep, glob, find_file, search_dir, …
 	ResultFile    ResultType = "file"    // Read, open, str_replace_editor view, …
@@ -112,7 +113,9 @@ type Observation struct {
 	KeyFacts []string `json:"key_facts,omitempty"`
 	// Size is the full result's length in bytes.
 	Size int `json:"size"`
-	// IsError is the tool's structured failure flag or a non-zero exit.
+	// IsError reports a failure ([chat.ToolResult.FailedFor]): the tool's
+	// structured failure flag or a non-zero exit, but not grep's "no
+	// match" nor diff's "differ" (exit 1).
 	IsError bool `json:"is_error,omitempty"`
 	// Raw is the result's text, cut to [Options.MaxRawBytes]; "" once the
 	// observation left the sliding window (then Compressed is true) and
@@ -184,7 +187,7 @@ type ActiveContext struct {
 // heads BuildContext's output). It never fails: if the default counter
 // cannot be built, token counts fall back to token.Estimator.
 func New(task string, opts Options) *ActiveContext {
-	a := &ActiveContext{st: State{Version: StateVersion, Task: valid(task)}}
+	a := &ActiveContext{st: State{Version: StateVersion, Task: clean(task)}}
 	a.init(opts)
 	return a
 }
@@ -259,7 +262,7 @@ func (a *ActiveContext) startRound(thought string) int {
 		a.endRound("")
 	}
 	n := len(a.st.Rounds) + 1
-	a.st.Rounds = append(a.st.Rounds, Round{Iteration: n, Thought: valid(thought), Start: a.now()})
+	a.st.Rounds = append(a.st.Rounds, Round{Iteration: n, Thought: clean(thought), Start: a.now()})
 	clear(a.byCall)
 	a.slide()
 	return n
@@ -271,7 +274,7 @@ func (a *ActiveContext) SetThought(thought string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if r := a.open(); r != nil {
-		r.Thought = valid(thought)
+		r.Thought = clean(thought)
 		return
 	}
 	a.startRound(thought)
@@ -291,7 +294,7 @@ func (a *ActiveContext) addAction(call chat.ToolCall) {
 		a.startRound("")
 		r = a.open()
 	}
-	act := Action{ID: valid(call.ID), Tool: valid(call.Name), Arguments: normalizeArgs(call.Arguments)}
+	act := Action{ID: valid(call.ID), Tool: valid(call.Name), Arguments: redactArgs(normalizeArgs(call.Arguments))}
 	r.Actions = append(r.Actions, act)
 	if call.ID != "" {
 		a.byCall[call.ID] = len(r.Actions) - 1
@@ -335,7 +338,7 @@ func (a *ActiveContext) endRound(reflection string) bool {
 		return false
 	}
 	if reflection != "" {
-		r.Reflection = valid(reflection)
+		r.Reflection = clean(reflection)
 	}
 	s := RoundSummary{TotalCalls: len(r.Actions)}
 	for _, o := range r.Observations {
@@ -387,8 +390,8 @@ func (a *ActiveContext) slide() {
 func (a *ActiveContext) AddFinding(f Finding) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	f.Finding = strings.TrimSpace(valid(f.Finding))
-	f.Evidence = valid(f.Evidence)
+	f.Finding = strings.TrimSpace(clean(f.Finding))
+	f.Evidence = clean(f.Evidence)
 	if f.Finding == "" || a.opts.Lightweight {
 		return false
 	}
@@ -501,6 +504,13 @@ func cloneSlice[T any](s []T) []T {
 // JSON round trip unchanged.
 func valid(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
+// clean is valid and redacted ([secret.Redact]): every text the memory
+// keeps from messages or from the agent (task, thoughts, reflections,
+// findings, plan, observations, tool-call arguments) passes through it,
+// since the memory is saved in the session and rendered into requests,
+// while the messages themselves are kept once, as recorded.
+func clean(s string) string { return secret.Redact(valid(s)) }
+
 // normalizeArgs returns tool-call arguments in the compact form the JSON
 // encoder writes, so the round trip keeps them byte for byte: valid JSON
 // compacted, anything else as a JSON string.
@@ -524,5 +534,52 @@ func normalizeArgs(raw json.RawMessage) json.RawMessage {
 		return json.RawMessage(e.String())
 	}
 	out, _ := json.Marshal(valid(string(raw)))
+	return out
+}
+
+// redactArgs redacts normalized tool-call arguments: in their JSON text
+// when the result is still valid JSON (a marker holds no quote or
+// backslash), else string by string through a decode and encode.
+func redactArgs(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	s := secret.Redact(string(raw))
+	if s == string(raw) {
+		return raw
+	}
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		out, _ := json.Marshal(s)
+		return out
+	}
+	return normalizeArgs(mustMarshal(redactValue(v)))
+}
+
+// redactValue redacts every string of a decoded JSON value, keys included.
+func redactValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return secret.Redact(v)
+	case []any:
+		for i := range v {
+			v[i] = redactValue(v[i])
+		}
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[secret.Redact(k)] = redactValue(x)
+		}
+		return out
+	}
+	return v
+}
+
+// mustMarshal encodes a decoded JSON value, which cannot fail.
+func mustMarshal(v any) json.RawMessage {
+	out, _ := json.Marshal(v)
 	return out
 }

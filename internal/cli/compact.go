@@ -1,16 +1,21 @@
 package cli
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/replay"
 	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/session/jsonlstore"
 )
 
 type compactFlags struct {
@@ -38,9 +43,13 @@ the system prompt and first user message stay, and the summary becomes the
 compaction note; a previous summary is rolled into the new one. It prints
 the tokens before and after, the files whose content went into the summary
 request, the retention of the removed part's key facts per category, and
-the summary. Unless --dry-run, it writes a compact boundary and the window
-as compaction left it (the summary marked isCompactSummary) into the
-session, so that a resume starts from the summary.
+the summary. A stored session is resumed and compacted as the library
+does (agentctx.Resume, Engine.Compact, Engine.Close): unless --dry-run, it
+writes a compact boundary, the window as compaction left it (the summary
+marked isCompactSummary) and the session's state (the runtime state
+tracker, the working memory, the rehydration block) into the session, so
+that a resume starts from the summary with nothing else lost. --dry-run
+compacts a copy of the session in a temporary store.
 
 The summary is written by the extractive summarizer, which needs no model,
 unless a provider is configured (--summarizer llm, --provider,
@@ -65,35 +74,29 @@ replay reads) is compacted with --dry-run only; import it first
 				return err
 			}
 			ctx := cmd.Context()
-			var (
-				lv *live
-				st *session.Recorder
-			)
-			if isFile(args[0]) {
-				if !f.dryRun {
-					return usageError{fmt.Errorf("compact %s: a file is compacted with --dry-run only; import it first ('agentctx sessions import %s') to write the summary", args[0], args[0])}
-				}
-				lives, err := restoreFile(args[0], f.model, f.budget)
-				if err != nil {
-					return fmt.Errorf("compact %s: %w", args[0], err)
-				}
-				if len(lives) == 0 {
-					return fmt.Errorf("compact %s: no conversation in the file", args[0])
-				}
-				lv = lives[0]
-			} else {
+			if !isFile(args[0]) {
 				store, err := openStore(e, home)
 				if err != nil {
 					return err
 				}
 				defer closeStore(store, &err)
-				if lv, err = restoreStored(ctx, store, args[0], f.model, f.budget); err != nil {
+				rep, err := compactStored(ctx, e, store, args[0], f, sum)
+				if err != nil {
 					return err
 				}
-				if !f.dryRun {
-					st = session.NewRecorder(store, args[0])
-				}
+				return printCompact(e.stdout, rep, f.json)
 			}
+			if !f.dryRun {
+				return usageError{fmt.Errorf("compact %s: a file is compacted with --dry-run only; import it first ('agentctx sessions import %s') to write the summary", args[0], args[0])}
+			}
+			lives, err := restoreFile(args[0], f.model, f.budget)
+			if err != nil {
+				return fmt.Errorf("compact %s: %w", args[0], err)
+			}
+			if len(lives) == 0 {
+				return fmt.Errorf("compact %s: no conversation in the file", args[0])
+			}
+			lv := lives[0]
 			root := f.project
 			if root == "" && lv.Session != nil {
 				root = lv.Session.Project
@@ -112,35 +115,13 @@ replay reads) is compacted with --dry-run only; import it first
 			if lv.Session != nil {
 				rep.SessionID = lv.Session.ID
 			}
-			var sr *compact.Record
-			for i := range recs {
-				if recs[i].Level == compact.LevelSummary {
-					sr = &recs[i]
-					break
-				}
-			}
+			sr := summaryRecord(recs)
 			if sr == nil {
 				rep.Summarizer = summarizerName(sum)
 				rep.Nothing = true
 				return printCompact(e.stdout, rep, f.json)
 			}
-			rep.Summarizer, rep.FilesIncluded, rep.Fallback, rep.FallbackReason = sr.Summarizer, sr.FilesIncluded, sr.Fallback, sr.FallbackReason
-			rep.Retention, rep.Summary, rep.SummaryTokens, rep.DurationMS, rep.Usage = sr.Retention, sr.Summary, sr.SummaryTokens, sr.DurationMS, sr.Usage
-			if st != nil {
-				meta := session.CompactMetadata{
-					Trigger: "manual", PreTokens: before, PostTokens: w.Tokens(),
-					FilesIncluded: sr.FilesIncluded, Strategy: s.Name(), Level: compact.LevelSummary.String(), Fallback: sr.Fallback,
-					Summarizer: sr.Summarizer, DurationMS: sr.DurationMS, Usage: sr.Usage,
-				}
-				if err := st.Compacted(ctx, w, meta); err != nil {
-					var ce error = err
-					if errors.Is(err, session.ErrSessionBusy) || errors.Is(err, session.ErrNotFound) {
-						ce = storeError("compact", args[0], err)
-					}
-					return ce
-				}
-				rep.Written = true
-			}
+			rep.summary(sr)
 			return printCompact(e.stdout, rep, f.json)
 		},
 	}
@@ -220,4 +201,105 @@ func printCompact(w io.Writer, r compactReport, asJSON bool) error {
 	}
 	fmt.Fprintf(w, "\n%s\n", r.Summary)
 	return nil
+}
+
+// summaryRecord returns the summary's record among recs, or nil.
+func summaryRecord(recs []compact.Record) *compact.Record {
+	for i := range recs {
+		if recs[i].Level == compact.LevelSummary {
+			return &recs[i]
+		}
+	}
+	return nil
+}
+
+// summary copies the summary record's fields into r.
+func (r *compactReport) summary(sr *compact.Record) {
+	r.Summarizer, r.FilesIncluded, r.Fallback, r.FallbackReason = sr.Summarizer, sr.FilesIncluded, sr.Fallback, sr.FallbackReason
+	r.Retention, r.Summary, r.SummaryTokens, r.DurationMS, r.Usage = sr.Retention, sr.Summary, sr.SummaryTokens, sr.DurationMS, sr.Usage
+}
+
+// compactStored compacts stored session id as the library does: it
+// resumes the session (window, tracker, working memory, reminders,
+// rehydration block), compacts it with Engine.Compact, which records the
+// compaction with the engine's state, and closes the engine, which saves
+// the state again and syncs. With --dry-run the same runs on a copy of
+// the session's live part in a temporary store, deleted afterwards: the
+// session itself is not touched.
+func compactStored(ctx context.Context, e *env, store *jsonlstore.Store, id string, f compactFlags, sum compact.Summarizer) (rep compactReport, err error) {
+	if err := session.ValidateID(id); err != nil {
+		return rep, usageError{err}
+	}
+	meta, err := store.Get(ctx, id)
+	if err != nil {
+		return rep, storeError("compact", id, err)
+	}
+	var src session.Store = store
+	if f.dryRun {
+		tmp, err := os.MkdirTemp("", "agentctx-compact-")
+		if err != nil {
+			return rep, err
+		}
+		defer os.RemoveAll(tmp)
+		cp, err := jsonlstore.Open(jsonlstore.Options{Root: tmp, Logger: e.logger, Version: "agentctx", Sync: jsonlstore.SyncNever})
+		if err != nil {
+			return rep, err
+		}
+		defer closeStore(cp, &err)
+		if err := copySession(ctx, store, cp, meta); err != nil {
+			return rep, fmt.Errorf("compact %s: dry run: %w", id, err)
+		}
+		src = cp
+	}
+	root := cmp.Or(f.project, meta.Project)
+	budget := f.budget
+	if budget <= 0 {
+		budget = metaInt(meta, replay.MetaBudget)
+	}
+	eng, err := agentctx.Resume(ctx, id, agentctx.Options{
+		Store: src, Dir: root, Model: cmp.Or(f.model, meta.Metadata[replay.MetaModel]), Budget: budget,
+		NoWorkspace: true, Summarizer: sum, Logger: e.logger,
+		Strategy: &compact.Summarize{Summarizer: sum, Logger: e.logger, Files: compact.FileAnalyzer{Root: root, ReadContent: true}},
+	})
+	if err != nil {
+		return rep, storeError("compact", id, err)
+	}
+	defer func() {
+		if cerr := eng.Close(); cerr != nil && err == nil {
+			err = storeError("compact", id, cerr)
+		}
+	}()
+	w := eng.Window()
+	rep = compactReport{Source: id, SessionID: id, Budget: eng.Budget(), TokensBefore: w.Size(), DryRun: f.dryRun}
+	recs, err := eng.Compact(ctx, f.instructions)
+	if err != nil {
+		return rep, storeError("compact", id, err)
+	}
+	rep.TokensAfter, rep.Records = eng.Window().Size(), recs
+	sr := summaryRecord(recs)
+	if sr == nil {
+		rep.Summarizer, rep.Nothing = summarizerName(sum), true
+		return rep, nil
+	}
+	rep.summary(sr)
+	rep.Written = !f.dryRun
+	return rep, nil
+}
+
+// copySession creates session s in dst with the live part of its
+// transcript in src (from its last compact boundary on): what a resume
+// reads.
+func copySession(ctx context.Context, src, dst session.Store, s session.Session) error {
+	tr, err := src.Load(ctx, s.ID, session.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	if _, err := dst.Create(ctx, s); err != nil {
+		return err
+	}
+	if len(tr.Entries) == 0 {
+		return nil
+	}
+	_, err = dst.Append(ctx, s.ID, tr.Entries...)
+	return err
 }

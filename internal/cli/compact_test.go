@@ -1,12 +1,21 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/internal/sharedtest"
+	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/track"
+	"github.com/agentctx/agentctx/workmem"
 )
 
 func TestCompactDryRunFile(t *testing.T) {
@@ -136,5 +145,96 @@ func TestReplaySummarizerUsage(t *testing.T) {
 	code, _, errOut := run(t, "replay", "--strategy", "summarize", "--summarizer", "magic", "x.jsonl")
 	if code != ExitUsage || !strings.Contains(errOut, "--summarizer must be") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestCompactKeepsState: `agentctx compact ID` goes through the library
+// (Resume, Engine.Compact, Close), so a resume after it has the same
+// runtime state tracker and working memory as before it, not just what
+// the kept messages hold. --dry-run leaves the session file as it was.
+func TestCompactKeepsState(t *testing.T) {
+	t.Parallel()
+	home, results := importShared(t)
+	id := ""
+	for _, r := range results {
+		if strings.HasSuffix(r.File, "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl") {
+			id = r.ID
+		}
+	}
+	if id == "" {
+		t.Fatalf("big session not imported: %+v", results)
+	}
+	ctx := t.Context()
+	type memory struct {
+		Context string
+		Report  workmem.Report
+	}
+	resume := func() (track.State, memory) {
+		t.Helper()
+		store, err := jsonlstore.Open(jsonlstore.Options{Root: home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		e, err := agentctx.Resume(ctx, id, agentctx.Options{Store: store, NoWorkspace: true, Budget: 16000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		ts, ok := e.TrackerState()
+		if !ok {
+			t.Fatal("no tracker")
+		}
+		text, rep := e.WorkingMemory(8000)
+		if text == "" {
+			t.Fatal("no working memory")
+		}
+		return ts, memory{text, rep}
+	}
+	trackBefore, memBefore := resume()
+	if len(trackBefore.Files) < 10 {
+		t.Fatalf("only %d files read before compaction: the test proves little", len(trackBefore.Files))
+	}
+
+	store, err := jsonlstore.Open(jsonlstore.Options{Root: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := store.Path(id)
+	store.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, ExitOK, "compact", id, "--home", home, "--budget", "16000", "--summarizer", "extractive", "--dry-run", "--json")
+	var r compactReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.DryRun || r.Written || r.TokensAfter >= r.TokensBefore || !strings.HasPrefix(r.Summary, "[agentctx summary]") {
+		t.Fatalf("dry run: %+v", r)
+	}
+	if again, err := os.ReadFile(path); err != nil || !bytes.Equal(again, data) {
+		t.Fatalf("the dry run changed the session file (%v)", err)
+	}
+
+	out = mustRun(t, ExitOK, "compact", id, "--home", home, "--budget", "16000", "--summarizer", "extractive", "--json")
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Written || r.TokensAfter >= r.TokensBefore {
+		t.Fatalf("compaction: %+v", r)
+	}
+	trackAfter, memAfter := resume()
+	t.Logf("files read %d → %d, rounds %d → %d", len(trackBefore.Files), len(trackAfter.Files), memBefore.Report.Stats.TotalRounds, memAfter.Report.Stats.TotalRounds)
+	if diff := gocmp.Diff(trackBefore, trackAfter); diff != "" {
+		t.Errorf("tracker state changed by compaction (-before +after):\n%s", diff)
+	}
+	// Round times are those of the replay that rebuilt the memory.
+	if diff := gocmp.Diff(memBefore, memAfter, cmpopts.IgnoreFields(workmem.Stats{}, "DurationMS")); diff != "" {
+		t.Errorf("working memory changed by compaction (-before +after):\n%s", diff)
 	}
 }

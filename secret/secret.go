@@ -1,4 +1,4 @@
-package reminder
+package secret
 
 import (
 	"encoding/base64"
@@ -9,26 +9,27 @@ import (
 	"strings"
 )
 
-// Kinds of secret [FindSecrets] reports ([Secret.Kind]).
+// Kinds of secret [Find] reports ([Span].Kind): the names the markers of
+// [Redact] carry.
 const (
-	SecretAWSAccessKeyID     = "aws_access_key_id"
-	SecretAWSSecretAccessKey = "aws_secret_access_key"
-	SecretPrivateKey         = "private_key"
-	SecretGitHubToken        = "github_token"
-	SecretAnthropicKey       = "anthropic_api_key"
-	SecretOpenAIKey          = "openai_api_key"
-	SecretSlackToken         = "slack_token"
-	SecretGoogleAPIKey       = "google_api_key"
-	SecretStripeKey          = "stripe_live_key"
-	SecretJWT                = "jwt"
-	SecretGeneric            = "generic_secret"
+	KindAWSAccessKeyID     = "aws_access_key_id"
+	KindAWSSecretAccessKey = "aws_secret_access_key"
+	KindPrivateKey         = "private_key"
+	KindGitHubToken        = "github_token"
+	KindAnthropicKey       = "anthropic_api_key"
+	KindOpenAIKey          = "openai_api_key"
+	KindSlackToken         = "slack_token"
+	KindGoogleAPIKey       = "google_api_key"
+	KindStripeKey          = "stripe_live_key"
+	KindJWT                = "jwt"
+	KindGeneric            = "generic_secret"
 )
 
-// Secret is one credential-like span that [FindSecrets] found. Offset and
-// Length are in bytes and delimit the secret value itself inside the
-// scanned text (for an assignment such as `password = "…"`, the value
-// between the quotes, not the name). It is plain data.
-type Secret struct {
+// Span is one credential-like span that [Find] found. Offset and Length
+// are in bytes and delimit the secret value itself inside the scanned
+// text (for an assignment such as `password = "…"`, the value between the
+// quotes, not the name). It is plain data.
+type Span struct {
 	Kind   string `json:"kind"`
 	Offset int    `json:"offset"`
 	Length int    `json:"length"`
@@ -66,7 +67,7 @@ type secretPattern struct {
 // hand-written scanner, linear in its window's length.
 var secretPatterns = []secretPattern{
 	{
-		kind:    SecretPrivateKey,
+		kind:    KindPrivateKey,
 		anchors: []string{"-----BEGIN "},
 		// The header, a line break (real or JSON-escaped), optional
 		// RFC 1421 header lines (Proc-Type, Version), then at least 40
@@ -80,7 +81,7 @@ var secretPatterns = []secretPattern{
 		window: 32 << 10,
 	},
 	{
-		kind:     SecretAWSAccessKeyID,
+		kind:     KindAWSAccessKeyID,
 		anchors:  []string{"AKIA", "ASIA"},
 		re:       regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}`),
 		window:   20,
@@ -89,7 +90,7 @@ var secretPatterns = []secretPattern{
 		check:    func(s string) bool { return looksRandom(s[4:], 8) },
 	},
 	{
-		kind:    SecretAWSSecretAccessKey,
+		kind:    KindAWSSecretAccessKey,
 		anchors: []string{"aws_secret_access_key", "aws_secret_key", "awssecretaccesskey"},
 		lower:   true,
 		re: regexp.MustCompile(`^(?i:aws_?secret(?:_?access)?_?key)\\?["']?\s*(?::=|=>|=|:)\s*\\?["']?` +
@@ -99,7 +100,7 @@ var secretPatterns = []secretPattern{
 		check:  func(s string) bool { return looksRandom(s, 14) },
 	},
 	{
-		kind:     SecretAnthropicKey,
+		kind:     KindAnthropicKey,
 		anchors:  []string{"sk-ant-"},
 		re:       regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{32,}`),
 		window:   310,
@@ -107,7 +108,7 @@ var secretPatterns = []secretPattern{
 		check:    func(s string) bool { return looksRandom(s[len("sk-ant-"):], 12) },
 	},
 	{
-		kind:     SecretOpenAIKey,
+		kind:     KindOpenAIKey,
 		anchors:  []string{"sk-"},
 		re:       regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,}`),
 		window:   320,
@@ -121,7 +122,7 @@ var secretPatterns = []secretPattern{
 		},
 	},
 	{
-		kind:     SecretGitHubToken,
+		kind:     KindGitHubToken,
 		anchors:  []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
 		re:       regexp.MustCompile(`^gh[pousr]_[A-Za-z0-9]{36,}`),
 		window:   260,
@@ -130,7 +131,7 @@ var secretPatterns = []secretPattern{
 		check:    func(s string) bool { return looksRandom(s[4:], 12) },
 	},
 	{
-		kind:     SecretGitHubToken,
+		kind:     KindGitHubToken,
 		anchors:  []string{"github_pat_"},
 		re:       regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`),
 		window:   260,
@@ -139,7 +140,7 @@ var secretPatterns = []secretPattern{
 		check:    func(s string) bool { return looksRandom(s[len("github_pat_"):], 12) },
 	},
 	{
-		kind:     SecretSlackToken,
+		kind:     KindSlackToken,
 		anchors:  []string{"xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"},
 		re:       regexp.MustCompile(`^xox[abprs]-[0-9]{6,}-[0-9A-Za-z-]{10,}`),
 		window:   300,
@@ -147,7 +148,7 @@ var secretPatterns = []secretPattern{
 		check:    func(s string) bool { return looksRandom(s[5:], 8) },
 	},
 	{
-		kind:     SecretGoogleAPIKey,
+		kind:     KindGoogleAPIKey,
 		anchors:  []string{"AIza"},
 		re:       regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`),
 		window:   40,
@@ -156,7 +157,7 @@ var secretPatterns = []secretPattern{
 		check:    func(s string) bool { return looksRandom(s[4:], 12) },
 	},
 	{
-		kind:     SecretStripeKey,
+		kind:     KindStripeKey,
 		anchors:  []string{"sk_live_", "rk_live_"},
 		re:       regexp.MustCompile(`^[sr]k_live_[0-9A-Za-z]{20,}`),
 		window:   260,
@@ -165,7 +166,7 @@ var secretPatterns = []secretPattern{
 		check:    func(s string) bool { return looksRandom(s[len("sk_live_"):], 10) },
 	},
 	{
-		kind:     SecretJWT,
+		kind:     KindJWT,
 		anchors:  []string{"eyJ"},
 		match:    jwtSpan,
 		window:   64 << 10,
@@ -174,7 +175,7 @@ var secretPatterns = []secretPattern{
 		check:    jwtHeader,
 	},
 	{
-		kind: SecretGeneric,
+		kind: KindGeneric,
 		// The anchor is the end of the name: the name must end with one
 		// of these words, then the assignment follows.
 		anchors: []string{"password", "passwd", "secret", "token", "api_key", "apikey", "api-key",
@@ -186,7 +187,7 @@ var secretPatterns = []secretPattern{
 	},
 }
 
-// FindSecrets returns the credential-like spans in text, sorted by offset
+// Find returns the credential-like spans in text, sorted by offset
 // and not overlapping: cloud and API keys by their published prefixes
 // (AWS AKIA/ASIA key ids and aws_secret_access_key assignments, GitHub
 // ghp_/gho_/ghu_/ghs_/ghr_/github_pat_, OpenAI sk- and sk-proj-, Anthropic
@@ -207,15 +208,15 @@ var secretPatterns = []secretPattern{
 // The scan makes one pass over text looking for the prefixes and runs an
 // anchored RE2 expression or a small scanner at each, over a bounded
 // window, so it is linear in len(text) (about 200 MB/s on mixed tool
-// output: BenchmarkFindSecrets). It never panics, does not allocate in
+// output: BenchmarkFind). It never panics, does not allocate in
 // proportion to text, and is safe for concurrent use. nil when nothing is
 // found.
-func FindSecrets(text string) []Secret {
+func Find(text string) []Span {
 	if len(text) < 8 {
 		return nil
 	}
 	type found struct {
-		Secret
+		Span
 		prio int
 	}
 	var all []found
@@ -229,7 +230,7 @@ func FindSecrets(text string) []Secret {
 				continue
 			}
 			start := at
-			if p.kind == SecretGeneric {
+			if p.kind == KindGeneric {
 				// The name (any identifier ending with the anchor) must
 				// end at the anchor; the match starts after it, at the
 				// assignment.
@@ -254,13 +255,13 @@ func FindSecrets(text string) []Secret {
 		}
 		return all[i].prio < all[j].prio
 	})
-	out := make([]Secret, 0, len(all))
+	out := make([]Span, 0, len(all))
 	end := -1
 	for _, f := range all {
 		if f.Offset < end {
 			continue
 		}
-		out = append(out, f.Secret)
+		out = append(out, f.Span)
 		end = f.Offset + f.Length
 	}
 	return out
@@ -273,7 +274,7 @@ type anchorRef struct {
 }
 
 // anchorTable lists, for each byte, the anchors that start with it (both
-// cases for the case-insensitive patterns), so [FindSecrets] makes one
+// cases for the case-insensitive patterns), so [Find] makes one
 // pass over the text instead of one substring search per anchor.
 var anchorTable = func() (t [256][]anchorRef) {
 	for prio, p := range secretPatterns {
@@ -334,32 +335,32 @@ func hasPrefix(s, prefix string, fold bool) bool {
 
 // matchAt runs p's anchored expression at text[start:] over at most
 // p.window bytes and returns the secret it finds.
-func matchAt(p *secretPattern, text string, start int) (Secret, bool) {
+func matchAt(p *secretPattern, text string, start int) (Span, bool) {
 	limit := min(len(text), start+p.window)
 	var lo, hi int
 	if p.match != nil {
 		var ok bool
 		if lo, hi, ok = p.match(text, start, limit); !ok {
-			return Secret{}, false
+			return Span{}, false
 		}
 	} else {
 		m := p.re.FindStringSubmatchIndex(text[start:limit])
 		if m == nil {
-			return Secret{}, false
+			return Span{}, false
 		}
 		lo, hi = start+m[2*p.group], start+m[2*p.group+1]
 	}
 	if lo < 0 || hi <= lo {
-		return Secret{}, false
+		return Span{}, false
 	}
 	if p.tail && hi < len(text) && tokenByte(text[hi]) {
-		return Secret{}, false
+		return Span{}, false
 	}
 	v := text[lo:hi]
 	if placeholder(v) || (p.check != nil && !p.check(v)) {
-		return Secret{}, false
+		return Span{}, false
 	}
-	return Secret{Kind: p.kind, Offset: lo, Length: hi - lo}, true
+	return Span{Kind: p.kind, Offset: lo, Length: hi - lo}, true
 }
 
 // assignment matches, at text[start:limit] right after a name, an
