@@ -332,8 +332,9 @@ func runLoop(t *testing.T, wf providertest.Wire, turns int) {
 	if len(tr.Problems) > 0 {
 		t.Errorf("the session has problems: %v", tr.Problems)
 	}
+	stats["reminders recorded"] = len(session.Reminders(tr.Entries))
 	t.Logf("%s: %d requests, faults %v, agent %v, budget %d (%s), engine %+v", wf, len(srv.Requests()), script.faults, stats, e.Budget(), e.BudgetSource(), e.Stats())
-	for _, k := range []string{"restart", "overflow", "retry", "interrupt", "recall"} {
+	for _, k := range []string{"restart", "overflow", "retry", "interrupt", "recall", "reminders recorded"} {
 		if stats[k] == 0 {
 			t.Errorf("no %s happened: the test does not cover it", k)
 		}
