@@ -219,3 +219,56 @@ func TestSaveSummarize(t *testing.T) {
 		t.Fatal("no isCompactSummary entry")
 	}
 }
+
+// TestSummarizeGuardRealTrajectories replays every real trajectory with
+// the summarizing strategy at budgets from 2,500 to 16,000 tokens: the
+// guard keeps summaries to at most one per
+// compact.DefaultMinCallsBetween model calls after the first (before the
+// guard, a SWE-agent trajectory at 2,500 ran 10 summaries in 12 calls),
+// with no call over budget where the pinned parts fit and no broken
+// invariant.
+func TestSummarizeGuardRealTrajectories(t *testing.T) {
+	t.Parallel()
+	files := sharedtest.Files(t)
+	root := sharedtest.Root()
+	var trs []*transcript.Trajectory
+	for _, file := range files {
+		got, err := transcript.ReadFile(file, transcript.Options{})
+		if err != nil {
+			t.Fatalf("read %s: %v", file, err)
+		}
+		trs = append(trs, got...)
+	}
+	for _, budget := range []int{2500, 4000, 8000, 16000} {
+		t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
+			t.Parallel()
+			worst, worstName := 0.0, ""
+			for _, tr := range trs {
+				rel, _ := filepath.Rel(root, tr.File)
+				name := fmt.Sprintf("%s#%d", rel, tr.Index)
+				res, err := replay.Run(t.Context(), tr, replay.Options{Budget: budget, Strategy: &compact.Summarize{},
+					LimitToolResults: true, Reminders: true, WorkingMemory: true})
+				if err != nil {
+					t.Fatalf("%s: Run: %v", name, err)
+				}
+				if res.InvariantViolations != 0 {
+					t.Errorf("%s: invariant violations = %d", name, res.InvariantViolations)
+				}
+				if n := res.CallsOverBudget - res.CallsOverBudgetPinned; n != 0 {
+					t.Errorf("%s: %d calls over budget although their pinned parts fit", name, n)
+				}
+				n := len(res.Summaries)
+				if limit := 1 + max(res.ModelCalls-1, 0)/compact.DefaultMinCallsBetween; n > limit {
+					t.Errorf("%s: %d summaries in %d model calls, want at most %d", name, n, res.ModelCalls, limit)
+				}
+				if want := float64(n) / float64(max(res.ModelCalls, 1)); res.ModelCalls > 0 && res.SummariesPerCall != want {
+					t.Errorf("%s: SummariesPerCall = %v, want %v", name, res.SummariesPerCall, want)
+				}
+				if res.ModelCalls >= 4 && res.SummariesPerCall > worst {
+					worst, worstName = res.SummariesPerCall, fmt.Sprintf("%s (%d in %d calls, %d declined)", name, n, res.ModelCalls, res.SummaryEscalations)
+				}
+			}
+			t.Logf("budget %d: at most %.2f summaries per model call (files of 4 calls or more): %s", budget, worst, worstName)
+		})
+	}
+}
