@@ -81,8 +81,9 @@ const fallbackMark = "[agentctx compaction note] The summary of the earlier conv
 // Compact once per model call, so automatic summaries are at most one per
 // MinCallsBetween model calls after the first. A Summarizer that failed
 // MaxFailures times in a row is skipped (the extractive summarizer writes
-// the summary) except on every MaxFailures-th summary after, which tries
-// it again: Claude Code's auto-compact circuit breaker, with a way back.
+// the summary) but for every MaxFailures-th summary, which tries it again
+// (one success closes the breaker): Claude Code's auto-compact circuit
+// breaker, with a way back.
 //
 // Every field's zero value means its default. The guard's memory is
 // State: one Summarize serves one window (the Engine keeps one strategy
@@ -303,13 +304,13 @@ func (s *Summarize) chain(w *window.Window) []Summarizer {
 
 // breakerOpen reports whether Summarizer is to be skipped this time: it
 // failed MaxFailures times in a row, and this is not the MaxFailures-th
-// summary since, which tries it again.
+// summary since it was last tried, which tries it again.
 func (s *Summarize) breakerOpen() bool {
 	n := s.MaxFailures
 	if n <= 0 {
 		n = DefaultMaxFailures
 	}
-	return s.Summarizer != nil && s.State.Failures >= n && s.State.Skipped < n
+	return s.Summarizer != nil && s.State.Failures >= n && s.State.Skipped < max(n-1, 1)
 }
 
 // guard returns why an automatic summary is not to be made now, or "".
@@ -332,10 +333,18 @@ func (s *Summarize) guard(w *window.Window, removed int) string {
 }
 
 // escalateGuarded runs Escalation on w in place of a summary the guard
-// declined, and marks its first record with why.
+// declined, and marks its first record with why. Escalation applies its
+// own thresholds (the tiered levels from 60 % of the budget) whether w
+// fits or not.
 func (s *Summarize) escalateGuarded(ctx context.Context, w *window.Window, why string) ([]Record, error) {
 	s.State.Escalations++
-	recs, err := s.escalate(ctx, w, nil)
+	esc := s.Escalation
+	if esc == nil {
+		esc = &Tiered{Logger: s.Logger}
+	}
+	// At its own thresholds, over budget or not: the window is past
+	// Threshold, and the next level is what it gets instead of a summary.
+	recs, err := esc.Compact(ctx, w)
 	if len(recs) > 0 {
 		recs[0].Escalated, recs[0].EscalationReason = true, why
 	}
