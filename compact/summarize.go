@@ -385,7 +385,8 @@ func (s *Summarize) attempt(ctx context.Context, w *window.Window, sum Summarize
 	// added here and the message overhead.
 	textTokens := w.Counter().Count(strings.TrimSpace(res.Text))
 	switch {
-	case timedOut || errors.Is(err, context.DeadlineExceeded):
+	case err != nil && (timedOut || errors.Is(err, context.DeadlineExceeded)):
+		// A summary that came back whole, even late, is used.
 		return "", fmt.Sprintf("the summarizer %s timed out after %s", sum.Name(), timeout), nil
 	case err != nil:
 		return "", fmt.Sprintf("the summarizer %s failed: %v", sum.Name(), err), nil
