@@ -78,15 +78,26 @@ type Record struct {
 	// level.
 	OverBudget bool `json:"over_budget"`
 
+	// Escalated is true on the first record of the levels a strategy ran
+	// instead of its own ([Summarize]'s guard declined a summary), and
+	// EscalationReason says why.
+	Escalated        bool   `json:"escalated,omitempty"`
+	EscalationReason string `json:"escalation_reason,omitempty"`
+
 	// The fields below are set by [LevelSummary] only.
 
-	// Summarizer names the summarizer used ("extractive", "llm:<model>").
+	// Summarizer names who wrote the note: the summarizer ("extractive",
+	// "llm:<model>") or [TruncationSummarizer] when every summarizer
+	// failed and seed 001's fallback kept the most recent 30 %.
 	Summarizer string `json:"summarizer,omitempty"`
-	// Fallback is true when the summarizer failed, timed out or returned
-	// a summary larger than what it replaced, and the strategy fell back
-	// to keeping the most recent 30 % with a note (seed 001).
+	// Fallback is true when the configured summarizer failed, timed out,
+	// returned an empty summary or one larger than what it replaced or
+	// than its limit (or was skipped by the circuit breaker), and the next
+	// in the chain wrote the note: the extractive summarizer, else the
+	// truncation (seed 001).
 	Fallback bool `json:"fallback,omitempty"`
-	// FallbackReason says why it fell back.
+	// FallbackReason says why each summarizer tried before Summarizer
+	// failed, separated by "; ".
 	FallbackReason string `json:"fallback_reason,omitempty"`
 	// FilesIncluded lists the files whose content went into the summary
 	// request (seed 001's file analyzer, top 5).
@@ -128,7 +139,9 @@ func (r Record) log(l *slog.Logger) {
 // returns one [Record] per level it applied (none when nothing was needed).
 // It returns an error only for a failure of its own (a summarizer that could
 // not be reached, a cancelled ctx); the window is then unchanged or sound.
-// Implementations are safe for concurrent use on different windows.
+// Implementations are safe for concurrent use on different windows,
+// except those that remember a window between calls ([Summarize]): one
+// value of those serves one window.
 type Strategy interface {
 	Name() string
 	Compact(ctx context.Context, w *window.Window) ([]Record, error)

@@ -69,16 +69,25 @@ func CutText(s string, keep, tail int, why string) string {
 		return s
 	}
 	tail = min(max(tail, 0), keep/2)
-	head := Head(s, keep-tail)
+	head, from := cutSpans(s, keep, tail)
 	var b strings.Builder
-	b.Grow(len(head) + 4*tail + 96)
-	b.WriteString(head)
+	b.Grow(head + len(s) - from + 96)
+	b.WriteString(s[:head])
 	fmt.Fprintf(&b, "\n…[agentctx: %s; %d of %d chars kept]", why, keep, total)
 	if tail > 0 {
 		b.WriteString("\n")
-		b.WriteString(Tail(s, tail))
+		b.WriteString(s[from:])
 	}
 	return b.String()
+}
+
+// cutSpans returns where [CutText](s, keep, tail, …) cuts s, which must be
+// longer than keep runes: it keeps s[:head] ([Head]) and s[from:]
+// ([Tail]), and leaves out s[head:from].
+func cutSpans(s string, keep, tail int) (head, from int) {
+	keep = max(keep, 0)
+	tail = min(max(tail, 0), keep/2)
+	return len(Head(s, keep-tail)), len(s) - len(Tail(s, tail))
 }
 
 // ShrinkJSON returns a valid JSON document no longer than maxBytes that keeps

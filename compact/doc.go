@@ -22,11 +22,23 @@
 //     Complexity Trap: Simple Observation Masking Is as Efficient as LLM
 //     Summarization for Agent Context Management", JetBrains Research,
 //     2025). When masking is not enough the tiered levels escalate.
+//   - [Summarize], seed 001's CompactionService: old history becomes a
+//     summary written by a [Summarizer] (a model), else by [Extractive],
+//     else seed 001's fallback keeps the most recent 30 %. Its guard
+//     declines a summary that could free less than 20 % of the window, or
+//     that comes fewer than 3 model calls after the last, and lets the
+//     tiered levels compact instead ([Record].Escalated); a model that
+//     failed 3 times in a row is tried only once in 3 summaries (Claude
+//     Code's auto-compact circuit breaker). Its state ([SummarizeState])
+//     belongs to one window.
 //   - [None] does nothing, as a baseline.
 //
 // # Cutting
 //
 // Every cut falls on a UTF-8 rune boundary and, where the content is JSON,
-// leaves valid JSON ([ShrinkJSON]); otherwise the cut text is plainly
-// marked as cut.
+// leaves valid JSON ([ShrinkJSON]) whatever the tool that produced it;
+// otherwise the cut text is plainly marked as cut. The tool-result
+// limiter ([LimitToolResult], seed 003) can also say in its note which
+// lines were left out and how to read them back by call id
+// ([LimitOptions].RecallTool).
 package compact

@@ -274,8 +274,20 @@ func planLines(text string) []string {
 	return out
 }
 
-// absorb parses a previous summary into d's lists (summaries roll).
+// absorb parses a previous summary into d's lists (summaries roll). A
+// note that keeps a summary under another note (a fallback's, a tiered
+// level's) gives both: the summary's lists, and the note before it as the
+// earlier summary.
 func (d *digest) absorb(prev string) {
+	if i := strings.Index(prev, earlierIntro+SummaryHeader); i > 0 {
+		d.absorb(prev[i+len(earlierIntro):])
+		if d.earlier != "" {
+			d.earlier = strings.TrimSpace(prev[:i]) + "\n" + d.earlier
+		} else {
+			d.earlier = strings.TrimSpace(prev[:i])
+		}
+		return
+	}
 	if !strings.HasPrefix(prev, SummaryHeader) || !strings.Contains(prev, "\n## ") {
 		d.earlier = prev
 		return

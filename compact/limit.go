@@ -2,7 +2,6 @@ package compact
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -87,15 +86,38 @@ type LimitInfo struct {
 
 // LimitToolResult sizes r for a window at usage ratio ratio: it applies
 // [QuotaFor](ratio) with [Quota.Limit]. toolName is the name of the tool
-// that produced r (r.ToolName when empty).
+// that produced r (r.ToolName when empty). It is [LimitToolResultWith]
+// with zero options.
 func LimitToolResult(r chat.ToolResult, toolName string, ratio float64) (chat.ToolResult, LimitInfo) {
 	return QuotaFor(ratio).Limit(r, toolName)
 }
 
+// LimitOptions are the limiter's options. The zero value gives the notes
+// of [Quota.Limit].
+type LimitOptions struct {
+	// RecallTool is the name of a tool that returns the full output the
+	// limiter cut, by the result's call id (the Engine's recall_output:
+	// arguments call_id, and start_line/end_line, 1-based and inclusive,
+	// or offset/length in bytes). When set, and the result has a
+	// ToolCallID, the note of a cut result names the lines (or, within
+	// one line or a JSON document, the bytes) left out, the call id and
+	// how to call RecallTool for them, in under 200 runes with an id of
+	// up to 40. Optional. Defaults to "": the notes do not mention it.
+	RecallTool string
+}
+
+// LimitToolResultWith is [LimitToolResult] with options: [QuotaFor](ratio)
+// applied with [Quota.LimitWith].
+func LimitToolResultWith(r chat.ToolResult, toolName string, ratio float64, opts LimitOptions) (chat.ToolResult, LimitInfo) {
+	return QuotaFor(ratio).LimitWith(r, toolName, opts)
+}
+
 // Limit returns r with its content cut to q, and what it did (seed 003's
-// limitToolResult, applied when a tool result enters the window). The kind
-// comes from toolName (r.ToolName when empty) and then from the content
-// ([DetectLimitKind]):
+// limitToolResult, applied when a tool result enters the window). It is
+// [Quota.LimitWith] with zero options. The kind comes from the content
+// when it is JSON, else from toolName (r.ToolName when empty) and then
+// from the content again ([DetectLimitKind]); an error result that is not
+// JSON is text:
 //
 //   - search: the first q.Matches matches are kept, each cut to 7 lines
 //     and 500 runes, and as many of those as fit in q.Chars (at least one,
@@ -109,9 +131,9 @@ func LimitToolResult(r chat.ToolResult, toolName string, ratio float64) (chat.To
 //     object) or last element (an array) saying how long it was. Deeply
 //     nested JSON whose smallest rendering exceeds the quota is returned
 //     in that rendering, valid but over the quota;
-//   - text (and error results of any tool): the first four fifths and the
-//     last fifth of q.Chars runes, cut on rune boundaries, with [CutText]'s
-//     note of the total length.
+//   - text (and error results that are not JSON): the first four fifths
+//     and the last fifth of q.Chars runes, cut on rune boundaries, with
+//     [CutText]'s note of the total length.
 //
 // Content within q.Chars runes (and, for a search, q.Matches matches) is
 // returned unchanged. The note, under 200 runes, comes on top of q.Chars.
@@ -119,6 +141,18 @@ func LimitToolResult(r chat.ToolResult, toolName string, ratio float64) (chat.To
 // bytes and cut between runes). It is a pure function: safe for
 // concurrent use.
 func (q Quota) Limit(r chat.ToolResult, toolName string) (chat.ToolResult, LimitInfo) {
+	return q.LimitWith(r, toolName, LimitOptions{})
+}
+
+// LimitWith is [Quota.Limit] with options: with opts.RecallTool set, the
+// note of a cut result says what was left out and how to read it back
+// ([LimitOptions]); the kept content is the same. A pure function: safe
+// for concurrent use.
+func (q Quota) LimitWith(r chat.ToolResult, toolName string, opts LimitOptions) (chat.ToolResult, LimitInfo) {
+	rc := recall{tool: opts.RecallTool, id: r.ToolCallID}
+	if rc.id == "" {
+		rc.tool = ""
+	}
 	if toolName == "" {
 		toolName = r.ToolName
 	}
@@ -128,22 +162,26 @@ func (q Quota) Limit(r chat.ToolResult, toolName string) (chat.ToolResult, Limit
 		Bytes: len(s),
 		Lines: lineCount(s),
 	}
-	if r.IsError {
+	switch {
+	case isJSON(s):
+		// Content first: JSON stays JSON whatever the tool.
+		info.Kind = LimitJSON
+	case r.IsError:
 		info.Kind = LimitText
-	} else {
+	default:
 		info.Kind = DetectLimitKind(toolName, s)
 	}
 	chars := max(q.Chars, 0)
 	var out string
 	switch info.Kind {
 	case LimitSearch:
-		out = limitSearch(s, chars, max(q.Matches, 0), &info)
+		out = limitSearch(s, chars, max(q.Matches, 0), &info, rc)
 	case LimitFile:
-		out = limitFile(s, chars, &info)
+		out = limitFile(s, chars, &info, rc)
 	case LimitJSON:
-		out = limitJSON(s, chars, &info)
+		out = limitJSON(s, chars, &info, rc)
 	default:
-		out = limitText(s, chars, &info)
+		out = limitText(s, chars, &info, rc)
 	}
 	info.Cut = out != s
 	info.KeptChars = utf8.RuneCountInString(out)
@@ -166,25 +204,25 @@ var (
 )
 
 // DetectLimitKind returns how [Quota.Limit] reads content from tool
-// toolName. A known search tool gives [LimitSearch] and a known file
-// reader [LimitFile] (case-insensitive: Grep, Glob, search_dir,
-// find_file, …; Read, open, …); str_replace_editor is a file reader when
-// its output is numbered lines (its view command). Otherwise the content
-// decides: valid JSON (an object or array) gives [LimitJSON]; mostly
-// "path:line:" lines or bare paths (find), [LimitSearch]; mostly numbered lines ("  12\t…",
-// "  12→…", cat -n), [LimitFile]; anything else [LimitText]. It looks at
-// most at the first 200 lines. Safe for concurrent use.
+// toolName. Valid JSON (an object or array) gives [LimitJSON] whatever the
+// tool, so that it is cut into valid JSON. Otherwise a known search tool
+// gives [LimitSearch] and a known file reader [LimitFile]
+// (case-insensitive: Grep, Glob, search_dir, find_file, …; Read, open, …);
+// str_replace_editor is a file reader when its output is numbered lines
+// (its view command). Otherwise the content decides: mostly "path:line:"
+// lines or bare paths (find), [LimitSearch]; mostly numbered lines
+// ("  12\t…", "  12→…", cat -n), [LimitFile]; anything else [LimitText].
+// It looks at most at the first 200 lines. Safe for concurrent use.
 func DetectLimitKind(toolName, content string) LimitKind {
+	if isJSON(content) {
+		return LimitJSON
+	}
 	name := strings.ToLower(toolName)
 	switch {
 	case searchTools[name]:
 		return LimitSearch
 	case fileTools[name]:
 		return LimitFile
-	}
-	t := strings.TrimSpace(content)
-	if t != "" && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
-		return LimitJSON
 	}
 	var n, grep, numbered, paths int
 	for line := range strings.SplitSeq(content, "\n") {
@@ -341,7 +379,43 @@ func cutMatch(m string) string {
 	return m
 }
 
-func limitSearch(s string, chars, maxMatches int, info *LimitInfo) string {
+// recall is how a cut result can be read back: the tool's name and the
+// result's call id. The zero value writes the notes without it.
+type recall struct{ tool, id string }
+
+// lines returns the note's ending for lines first-last (1-based,
+// inclusive) of total left out of a result of n runes.
+func (rc recall) lines(what string, first, last, total, n int) string {
+	return fmt.Sprintf("…[agentctx: %s: lines %d-%d of %d omitted (%d chars in all); call %s with call_id=%q and start_line/end_line for them]",
+		what, first, last, total, n, rc.tool, rc.id)
+}
+
+// bytes returns the note's ending for the bytes [from, to) of a result of
+// total bytes left out.
+func (rc recall) bytes(what string, from, to, total int) string {
+	return fmt.Sprintf("…[agentctx: %s: bytes %d-%d of %d omitted; call %s with call_id=%q and offset=%d, length=%d to read them]",
+		what, from, to-1, total, rc.tool, rc.id, from, to-from)
+}
+
+// omitted returns the note for the bytes [from, to) of s left out: by
+// lines when they span more than one, else by bytes.
+func (rc recall) omitted(what, s string, from, to int, info *LimitInfo) string {
+	// A line break at either edge belongs to a line shown in full.
+	if from < to && s[from] == '\n' {
+		from++
+	}
+	first := 1 + strings.Count(s[:from], "\n")
+	last := 1 + strings.Count(s[:max(to-1, from)], "\n")
+	if to > from && s[to-1] == '\n' {
+		last = strings.Count(s[:to], "\n")
+	}
+	if last <= first {
+		return rc.bytes(what, from, to, len(s))
+	}
+	return rc.lines(what, first, last, info.Lines, info.Chars)
+}
+
+func limitSearch(s string, chars, maxMatches int, info *LimitInfo, rc recall) string {
 	ms := splitMatches(s)
 	info.Matches = len(ms)
 	if len(ms) <= maxMatches && info.Chars <= chars {
@@ -349,29 +423,57 @@ func limitSearch(s string, chars, maxMatches int, info *LimitInfo) string {
 		return s
 	}
 	var b strings.Builder
-	used, kept := 0, 0
+	used, kept, cutAny := 0, 0, false
 	for _, m := range ms[:min(len(ms), maxMatches)] {
-		m = cutMatch(m)
-		n := utf8.RuneCountInString(m) + 1
+		c := cutMatch(m)
+		n := utf8.RuneCountInString(c) + 1
 		if used+n > chars {
 			if kept == 0 && chars > 0 {
-				b.WriteString(Head(m, chars))
+				b.WriteString(Head(c, chars))
 				b.WriteByte('\n')
 				kept++
+				cutAny = true
 			}
 			break
 		}
-		b.WriteString(m)
+		cutAny = cutAny || c != m
+		b.WriteString(c)
 		b.WriteByte('\n')
 		used += n
 		kept++
 	}
 	info.KeptMatches = kept
-	fmt.Fprintf(&b, "…[agentctx: showing %d of %d matches; the full output was %d chars, %d lines]", kept, len(ms), info.Chars, info.Lines)
+	if rc.tool == "" {
+		fmt.Fprintf(&b, "…[agentctx: showing %d of %d matches; the full output was %d chars, %d lines]", kept, len(ms), info.Chars, info.Lines)
+		return b.String()
+	}
+	// The omitted matches run from the first one not kept to the end.
+	at := 0
+	for _, m := range ms[:kept] {
+		if i := strings.Index(s[at:], m); i >= 0 {
+			at += i + len(m)
+		}
+	}
+	what := fmt.Sprintf("%d of %d matches shown", kept, len(ms))
+	if cutAny {
+		what += ", cut"
+	}
+	// A separator line after the last match shown is not worth asking for.
+	for _, sep := range []string{"\n", "--\n"} {
+		if strings.HasPrefix(s[at:], sep) {
+			at += len(sep)
+		}
+	}
+	if at >= len(strings.TrimRight(s, "\n")) {
+		// Every match is shown, cut: the lines of the cut ones are missing.
+		return b.String() + fmt.Sprintf("…[agentctx: %s; the full output has %d lines; call %s with call_id=%q and start_line/end_line to read them]",
+			what, info.Lines, rc.tool, rc.id)
+	}
+	b.WriteString(rc.omitted(what, s, at, len(s), info))
 	return b.String()
 }
 
-func limitFile(s string, chars int, info *LimitInfo) string {
+func limitFile(s string, chars int, info *LimitInfo, rc recall) string {
 	if info.Chars <= chars {
 		return s
 	}
@@ -392,12 +494,21 @@ func limitFile(s string, chars int, info *LimitInfo) string {
 	}
 	var b strings.Builder
 	if shown == 0 {
-		b.WriteString(Head(s, chars))
+		head := Head(s, chars)
+		b.WriteString(head)
+		if rc.tool != "" {
+			b.WriteString("\n" + rc.omitted("file cut inside line 1", s, len(head), len(s), info))
+			return b.String()
+		}
 		b.WriteString("\n…[agentctx: file cut inside line 1")
 	} else {
 		b.WriteString(s[:end])
 		if !strings.HasSuffix(s[:end], "\n") {
 			b.WriteByte('\n')
+		}
+		if rc.tool != "" {
+			b.WriteString(rc.lines("file cut", shown+1, info.Lines, info.Lines, info.Chars))
+			return b.String()
 		}
 		fmt.Fprintf(&b, "…[agentctx: file cut: showing lines 1-%d", shown)
 	}
@@ -405,23 +516,44 @@ func limitFile(s string, chars int, info *LimitInfo) string {
 	return b.String()
 }
 
-func limitJSON(s string, chars int, info *LimitInfo) string {
+func limitJSON(s string, chars int, info *LimitInfo, rc recall) string {
 	if len(s) <= chars {
 		return s
 	}
 	raw := bytes.TrimSpace([]byte(s))
 	note := fmt.Sprintf("cut to fit the context window; the full result was %d chars, %d bytes", info.Chars, info.Bytes)
+	switch {
+	case rc.tool != "" && info.Lines > 1:
+		note = fmt.Sprintf("parts cut throughout; the full result is %d bytes, %d lines: call %s with call_id=%q and start_line/end_line or offset/length to read it",
+			info.Bytes, info.Lines, rc.tool, rc.id)
+	case rc.tool != "":
+		note = fmt.Sprintf("parts cut throughout; the full result is %d bytes on one line: call %s with call_id=%q and offset/length to read it",
+			info.Bytes, rc.tool, rc.id)
+	}
 	out, _ := shrinkJSON(raw, chars, note)
 	if out == nil { // not JSON after all
 		info.Kind = LimitText
-		return limitText(s, chars, info)
+		return limitText(s, chars, info, rc)
 	}
 	return string(out)
 }
 
-func limitText(s string, chars int, info *LimitInfo) string {
+func limitText(s string, chars int, info *LimitInfo, rc recall) string {
 	if info.Chars <= chars {
 		return s
 	}
-	return CutText(s, chars, chars/5, "tool result cut to fit the context window")
+	const why = "tool result cut to fit the context window"
+	if rc.tool == "" {
+		return CutText(s, chars, chars/5, why)
+	}
+	head, tail := cutSpans(s, chars, chars/5)
+	var b strings.Builder
+	b.WriteString(s[:head])
+	b.WriteString("\n")
+	b.WriteString(rc.omitted("output cut", s, head, tail, info))
+	if tail < len(s) {
+		b.WriteString("\n")
+		b.WriteString(s[tail:])
+	}
+	return b.String()
 }

@@ -60,3 +60,49 @@ func FuzzLimitText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLimitRecall checks the limiter with a recall tool: the same content
+// is kept as without it, valid UTF-8 and JSON stay valid, and the note is
+// under 200 runes.
+func FuzzLimitRecall(f *testing.F) {
+	f.Add(strings.Repeat("héllo wörld ✅ 🐛\n", 600), "Bash", 0.9)
+	f.Add(strings.Repeat("a.go:1:日本語のテキスト\n--\n", 60), "Grep", 0.5)
+	f.Add(strings.Repeat("  1→ñ\n", 2000), "Read", 0.9)
+	f.Add(strings.Repeat("é", 9000), "", 0.9)
+	f.Add(`{"a":[`+strings.Repeat(`"xyz",`, 2000)+`1]}`, "read_file", 0.9)
+	f.Fuzz(func(t *testing.T, s, tool string, ratio float64) {
+		r := chat.ToolResult{ToolCallID: "toolu_01A09q90qw90lq917835lq9Z", Content: s}
+		plain, _ := compact.LimitToolResult(r, tool, ratio)
+		got, info := compact.LimitToolResultWith(r, tool, ratio, compact.LimitOptions{RecallTool: "recall_output"})
+		if !info.Cut {
+			if got.Content != s {
+				t.Fatal("not cut but changed")
+			}
+			return
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got.Content) {
+			t.Fatalf("%v cut split a rune: %q", info.Kind, got.Content)
+		}
+		if info.Kind == compact.LimitJSON {
+			if !json.Valid([]byte(got.Content)) {
+				t.Fatalf("invalid JSON after cutting %q:\n%s", s, got.Content)
+			}
+			return
+		}
+		note := ""
+		for l := range strings.SplitSeq(got.Content, "\n") {
+			if strings.HasPrefix(l, "…[agentctx:") && strings.Contains(l, "recall_output") {
+				note = l
+			}
+		}
+		if note == "" || utf8.RuneCountInString(note) >= 200 {
+			t.Fatalf("%v: note %q", info.Kind, note)
+		}
+		if n := utf8.RuneCountInString(got.Content); n > compact.QuotaFor(ratio).Chars+noteRoom {
+			t.Fatalf("%v kept %d runes", info.Kind, n)
+		}
+		if strip(got.Content) != strip(plain.Content) {
+			t.Fatalf("%v: kept content differs from the plain limiter's", info.Kind)
+		}
+	})
+}

@@ -205,6 +205,8 @@ func TestSummarize(t *testing.T) {
 	}
 	sum2 := fixed("second")
 	s.Summarizer = sum2
+	// Model calls passed since the first summary (the guard waits 3).
+	s.State.Calls += compact.DefaultMinCallsBetween
 	if _, err := s.Compact(ctx, w); err != nil {
 		t.Fatal(err)
 	}
@@ -279,10 +281,11 @@ func TestSummarizeFallback(t *testing.T) {
 		}, "empty summary"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+		// The configured summarizer fails: the extractive one writes the
+		// summary, the same it writes when it is the only one.
+		t.Run(tc.name+"/extractive", func(t *testing.T) {
 			t.Parallel()
 			w := newWindow(t, window.Options{Budget: 4000}, session(20, 400)...)
-			before := w.Len()
 			s := &compact.Summarize{Summarizer: &fakeSummarizer{fn: tc.fn}, Timeout: 50 * time.Millisecond, Force: true}
 			recs, err := s.Compact(t.Context(), w)
 			if err != nil {
@@ -293,8 +296,38 @@ func TestSummarizeFallback(t *testing.T) {
 				t.Fatal("no record")
 			}
 			r := recs[0]
-			if !r.Fallback || !strings.Contains(r.FallbackReason, tc.reason) {
-				t.Fatalf("fallback %v, reason %q; want one containing %q", r.Fallback, r.FallbackReason, tc.reason)
+			if !r.Fallback || !strings.Contains(r.FallbackReason, tc.reason) || r.Summarizer != "extractive" {
+				t.Fatalf("fallback %v by %q, reason %q; want the extractive summarizer, a reason containing %q", r.Fallback, r.Summarizer, r.FallbackReason, tc.reason)
+			}
+			alone := newWindow(t, window.Options{Budget: 4000}, session(20, 400)...)
+			if _, err := (&compact.Summarize{Force: true}).Compact(t.Context(), alone); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(alone.Messages(), w.Messages()); diff != "" {
+				t.Fatalf("window differs from the extractive summarizer's (-extractive +fallback):\n%s", diff)
+			}
+			if s.State.Failures != 1 {
+				t.Fatalf("State.Failures = %d, want 1", s.State.Failures)
+			}
+		})
+		// Both fail: seed 001's fallback keeps 30 %.
+		t.Run(tc.name+"/truncation", func(t *testing.T) {
+			t.Parallel()
+			w := newWindow(t, window.Options{Budget: 4000}, session(20, 400)...)
+			before := w.Len()
+			s := &compact.Summarize{Summarizer: &fakeSummarizer{fn: tc.fn}, FallbackSummarizer: &fakeSummarizer{fn: tc.fn},
+				Timeout: 50 * time.Millisecond, Force: true}
+			recs, err := s.Compact(t.Context(), w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkWindow(t, w)
+			if len(recs) == 0 {
+				t.Fatal("no record")
+			}
+			r := recs[0]
+			if !r.Fallback || strings.Count(r.FallbackReason, tc.reason) != 2 || r.Summarizer != compact.TruncationSummarizer {
+				t.Fatalf("fallback %v by %q, reason %q; want truncation, two reasons containing %q", r.Fallback, r.Summarizer, r.FallbackReason, tc.reason)
 			}
 			if !w.Fits() || r.MessagesRemoved == 0 || w.Len() >= before {
 				t.Fatalf("window %d of %d tokens, %d messages removed", w.Size(), w.Budget(), r.MessagesRemoved)

@@ -241,7 +241,9 @@ func lastTurn(w *window.Window) int {
 }
 
 // dropBefore removes every unit that ends at or before keep and holds no
-// pinned message, then writes the compaction note. It returns the messages
+// pinned message, then writes the compaction note, keeping under it the
+// summary the previous note held (a summarizing compaction's work is not
+// thrown away by a later level). It returns the messages
 // and rounds removed.
 func dropBefore(w *window.Window, keep int) (msgs, rounds int) {
 	units := w.Units()
@@ -272,7 +274,11 @@ func dropBefore(w *window.Window, keep int) (msgs, rounds int) {
 	}
 	flush(start)
 	if msgs > 0 {
-		w.SetNote(note(w.Dropped()))
+		prev := ""
+		if n := w.Note(); n >= 0 {
+			prev = w.At(n).Text()
+		}
+		w.SetNote(withEarlierSummary(note(w.Dropped()), prev))
 	}
 	return msgs, rounds
 }

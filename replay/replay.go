@@ -173,6 +173,15 @@ type Result struct {
 	// Summaries are the records of the summarizing compactions
 	// ([compact.LevelSummary]), in order, each with its own retention.
 	Summaries []compact.Record `json:"summaries,omitempty"`
+	// SummariesPerCall is len(Summaries) over ModelCalls (0 without
+	// calls): how often a model call paid for a summary. The summarizing
+	// strategy's guard keeps it at most one per
+	// [compact.DefaultMinCallsBetween] calls after the first.
+	SummariesPerCall float64 `json:"summaries_per_call"`
+	// SummaryEscalations counts the summaries the guard declined, the
+	// window being compacted by the next levels instead
+	// ([compact.Record].Escalated).
+	SummaryEscalations int `json:"summary_escalations"`
 	// PromptTokens is the sum of every request's size, in tokens, and
 	// CacheReadTokens the part of it a provider's prompt cache would
 	// serve: for each request, the previous request's cached prefix (up
@@ -300,6 +309,12 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	if strategy == nil {
 		strategy = &compact.Tiered{Logger: opts.Logger}
 	}
+	if s, ok := strategy.(*compact.Summarize); ok {
+		// Its guard remembers one window: this replay's, from scratch.
+		c := *s
+		c.State = compact.SummarizeState{}
+		strategy = &c
+	}
 	res.Strategy = strategy.Name()
 	// The clock starts once the counter is built: building a BPE
 	// vocabulary is a one-time cost per process, not part of a replay.
@@ -364,6 +379,9 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			recs := req.Compactions
 			var actions []string
 			for _, r := range recs {
+				if r.Escalated {
+					res.SummaryEscalations++
+				}
 				res.Compactions[r.Level.String()]++
 				res.TokensRemoved += r.TokensRemoved()
 				actions = append(actions, describe(r))
@@ -472,6 +490,9 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			FirstCallGap: firstGap,
 		}
 	}
+	if res.ModelCalls > 0 {
+		res.SummariesPerCall = float64(len(res.Summaries)) / float64(res.ModelCalls)
+	}
 	if res.PromptTokens > 0 {
 		res.CacheHitRatio = float64(res.CacheReadTokens) / float64(res.PromptTokens)
 	}
@@ -527,7 +548,10 @@ func describe(r compact.Record) string {
 	}
 	parts = append(parts, fmt.Sprintf("-%d tok", r.TokensRemoved()))
 	if r.Fallback {
-		parts = append(parts, "FALLBACK")
+		parts = append(parts, "FALLBACK to "+r.Summarizer)
+	}
+	if r.Escalated {
+		parts = append(parts, "instead of a summary: "+r.EscalationReason)
 	}
 	if r.Retention != nil {
 		parts = append(parts, fmt.Sprintf("retained %.0f%%", 100*r.Retention.Overall))

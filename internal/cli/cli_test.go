@@ -27,7 +27,8 @@ func TestReplayJSONContract(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	want := []string{"file", "format", "model", "budget", "messages", "model_calls", "peak_prompt_tokens",
-		"calls_over_budget", "invariant_violations", "compactions", "tokens_removed", "wall_ms", "usage_diff"}
+		"calls_over_budget", "invariant_violations", "compactions", "tokens_removed", "wall_ms", "usage_diff",
+		"summaries_per_call", "summary_escalations"}
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(nil, 1<<24)
 	lines := 0
@@ -65,6 +66,39 @@ func TestReplaySummary(t *testing.T) {
 		if !strings.Contains(out, s) {
 			t.Errorf("summary lacks %q:\n%s", s, out)
 		}
+	}
+}
+
+// The summary-loop case: at 2,500 tokens a SWE-agent trajectory made 10
+// summaries in 12 model calls; the single-file summary and --json give
+// the summaries per call, now at most one in 3 after the first.
+func TestReplaySummariesPerCall(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(sharedtest.Dir(t), "swe-agent", "pydicom__pydicom-1458.traj")
+	args := []string{"replay", file, "--budget", "2500", "--strategy", "summarize", "--summarizer", "extractive", "--strict"}
+	code, out, errOut := run(t, args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "per call)") || !strings.Contains(out, "summaries declined") {
+		t.Errorf("summary lacks the summaries per call and the guard's line:\n%s", out)
+	}
+	code, out, errOut = run(t, append(args, "--json")...)
+	if code != ExitOK {
+		t.Fatalf("--json: exit %d, stderr:\n%s", code, errOut)
+	}
+	var res struct {
+		ModelCalls  int     `json:"model_calls"`
+		PerCall     float64 `json:"summaries_per_call"`
+		Escalations int     `json:"summary_escalations"`
+		Summaries   []any   `json:"summaries"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	n := len(res.Summaries)
+	if res.ModelCalls == 0 || res.PerCall != float64(n)/float64(res.ModelCalls) || n > 1+(res.ModelCalls-1)/3 || res.Escalations == 0 {
+		t.Errorf("%d summaries in %d calls (%v per call), %d declined", n, res.ModelCalls, res.PerCall, res.Escalations)
 	}
 }
 

@@ -185,7 +185,7 @@ func printCompact(w io.Writer, r compactReport, asJSON bool) error {
 	fmt.Fprintf(w, "%s\n", r.Source)
 	fmt.Fprintf(w, "  tokens       %s → %s (budget %s); summary %s tokens by %s in %.0f ms\n", num(r.TokensBefore), num(r.TokensAfter), num(r.Budget), num(r.SummaryTokens), r.Summarizer, r.DurationMS)
 	if r.Fallback {
-		fmt.Fprintf(w, "  FELL BACK    %s\n", r.FallbackReason)
+		fmt.Fprintf(w, "  FELL BACK    to %s: %s\n", r.Summarizer, r.FallbackReason)
 	}
 	files := "none"
 	if len(r.FilesIncluded) > 0 {

@@ -355,11 +355,29 @@ func printSummary(w io.Writer, r *replay.Result) {
 				fb++
 			}
 		}
-		fmt.Fprintf(w, "  summaries    %d by %s", len(r.Summaries), r.Summaries[0].Summarizer)
+		fmt.Fprintf(w, "  summaries    %d in %s model calls (%.2f per call)", len(r.Summaries), num(r.ModelCalls), r.SummariesPerCall)
+		by := map[string]int{}
+		var names []string
+		for _, s := range r.Summaries {
+			if by[s.Summarizer] == 0 {
+				names = append(names, s.Summarizer)
+			}
+			by[s.Summarizer]++
+		}
+		for i, n := range names {
+			sep := ", "
+			if i == 0 {
+				sep = "; by "
+			}
+			fmt.Fprintf(w, "%s%s %d", sep, n, by[n])
+		}
 		if fb > 0 {
-			fmt.Fprintf(w, ", %d fell back to truncation", fb)
+			fmt.Fprintf(w, "; %d fell back", fb)
 		}
 		fmt.Fprintln(w)
+	}
+	if r.SummaryEscalations > 0 {
+		fmt.Fprintf(w, "  guard        %d summaries declined (too little to free, or too soon after the last); the next levels compacted instead\n", r.SummaryEscalations)
 	}
 	if r.Retention != nil {
 		printRetention(w, "  retention    ", r.Retention)
@@ -418,7 +436,7 @@ func printSummaries(w io.Writer, r *replay.Result) {
 		fmt.Fprintf(w, "summary %d: %s → %s tokens (summary %s) by %s in %.0f ms, %d messages replaced",
 			i+1, num(s.TokensBefore), num(s.TokensAfter), num(s.SummaryTokens), s.Summarizer, s.DurationMS, s.MessagesRemoved)
 		if s.Fallback {
-			fmt.Fprintf(w, "; FELL BACK: %s", s.FallbackReason)
+			fmt.Fprintf(w, "; FELL BACK to %s: %s", s.Summarizer, s.FallbackReason)
 		}
 		fmt.Fprintln(w)
 		if len(s.FilesIncluded) > 0 {
