@@ -227,7 +227,7 @@ func (e *Engine) limit(m chat.Message) chat.Message {
 	if !ok || m.Role != chat.RoleTool {
 		return m
 	}
-	out, info := compact.LimitToolResult(r, r.ToolName, e.w.Ratio())
+	out, info := compact.LimitToolResultWith(r, r.ToolName, e.w.Ratio(), compact.LimitOptions{RecallTool: e.recallTool})
 	if !info.Cut {
 		return m
 	}

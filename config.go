@@ -118,6 +118,9 @@ type strategyConfig struct {
 	KeepRatio  float64 `json:"keep_ratio,omitempty"`
 	Fallback   float64 `json:"fallback_keep_ratio,omitempty"`
 	Summary    float64 `json:"summary_ratio,omitempty"`
+	MinFreed   float64 `json:"min_freed_ratio,omitempty"`
+	MinCalls   int     `json:"min_calls_between,omitempty"`
+	MaxFail    int     `json:"max_failures,omitempty"`
 	L1         float64 `json:"l1,omitempty"`
 	L2         float64 `json:"l2,omitempty"`
 	L3         float64 `json:"l3,omitempty"`
@@ -160,6 +163,7 @@ func strategyOf(s compact.Strategy, sum compact.Summarizer) strategyConfig {
 	case *compact.Summarize:
 		c.Summarizer = summarizerName(cmp.Or(s.Summarizer, sum))
 		c.Threshold, c.KeepRatio, c.Fallback, c.Summary = s.Threshold, s.KeepRatio, s.FallbackKeepRatio, s.SummaryRatio
+		c.MinFreed, c.MinCalls, c.MaxFail = s.MinFreedRatio, s.MinCallsBetween, s.MaxFailures
 	case *compact.Tiered:
 		c.L1, c.L2, c.L3, c.L1MinRunes, c.L1Keep, c.L2Rounds = s.L1, s.L2, s.L3, s.L1MinRunes, s.L1KeepRunes, s.L2KeepRounds
 	case *compact.Mask:
@@ -192,6 +196,7 @@ func (c strategyConfig) build(opts Options) (compact.Strategy, bool) {
 		return &compact.Summarize{
 			Summarizer: opts.Summarizer, Threshold: c.Threshold, KeepRatio: c.KeepRatio,
 			FallbackKeepRatio: c.Fallback, SummaryRatio: c.Summary, Logger: opts.Logger,
+			MinFreedRatio: c.MinFreed, MinCallsBetween: c.MinCalls, MaxFailures: c.MaxFail,
 		}, true
 	case "tiered":
 		return &tiered, true

@@ -90,6 +90,9 @@ type Engine struct {
 	// overflows counts RecoverOverflow calls since the last reply.
 	lastTokens int
 	overflows  int
+	// recallTool is RecallToolName when the agent registered the tool:
+	// the limiter's notes then say how to read a cut output back.
+	recallTool string
 	// outputs keeps the latest full tool outputs in memory (see Recall):
 	// all there is without a store, a cache in front of the session with
 	// one.
@@ -287,6 +290,12 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig) (*Engine,
 	e.strategy = opts.Strategy
 	if e.strategy == nil {
 		e.strategy = &compact.Summarize{Summarizer: opts.Summarizer, Logger: opts.Logger}
+	} else if s, ok := e.strategy.(*compact.Summarize); ok {
+		// A Summarize remembers its window (its loop guard): each session
+		// gets its own copy, starting fresh.
+		c := *s
+		c.State = compact.SummarizeState{}
+		e.strategy = &c
 	}
 	reuse := saved != nil && saved.Static != nil && !opts.RefreshWorkspace && opts.SystemPrompt == saved.SystemPrompt
 	if !opts.NoWorkspace && !reuse {
@@ -325,6 +334,9 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig) (*Engine,
 			// At most 1,500 tokens (track.DefaultMaxTokens), and no more
 			// than a tenth of a small budget.
 			topts.MaxTokens = max(200, min(track.DefaultMaxTokens, budget/10))
+			// Recorded as set: a resume after the budget changed (an
+			// overflow) keeps the tracker's size.
+			e.opts.Tracker.MaxTokens = topts.MaxTokens
 		}
 		e.tracker = track.New(topts)
 		// The working memory starts with the first user message, its
@@ -336,6 +348,9 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig) (*Engine,
 	for _, t := range opts.Tools {
 		if isTodoTool(t.Name) {
 			e.todoTool = true
+		}
+		if t.Name == RecallToolName {
+			e.recallTool = RecallToolName
 		}
 	}
 	e.outputs = newOutputCache(opts.RecallCacheBytes)

@@ -215,7 +215,7 @@ func TestRetryIsIdentical(t *testing.T) {
 							t.Fatal(err)
 						}
 						if a, b := wire(t, first), wire(t, retry); a != b {
-							t.Fatalf("message %d: the retried request differs:\n%s\n%s", i, a, b)
+							t.Fatalf("message %d: the retried request differs: %s", i, firstDiff(a, b))
 						}
 						if len(retry.Compactions) > 0 {
 							t.Fatalf("message %d: the retry compacted again: %v", i, retry.Compactions)
@@ -313,11 +313,7 @@ func TestResumeContinuesIdentically(t *testing.T) {
 						t.Fatal(err)
 					}
 					if wa, wb := wire(t, a), wire(t, b); wa != wb {
-						k := 0
-						for k < min(len(wa), len(wb)) && wa[k] == wb[k] {
-							k++
-						}
-						t.Fatalf("message %d: the resumed session's request differs at byte %d:\n…%.600s\n…%.600s", i, k, wa[max(0, k-300):], wb[max(0, k-300):])
+						t.Fatalf("message %d: the resumed session's request differs: %s", i, firstDiff(wa, wb))
 					}
 				}
 				if err := want.Add(ctx, m); err != nil {
@@ -368,4 +364,14 @@ func TestResumeOverride(t *testing.T) {
 	if r2.Budget() != 9000 {
 		t.Fatalf("second resume: budget %d, want the recorded override 9000", r2.Budget())
 	}
+}
+
+// firstDiff shows where a and b first differ, with some context.
+func firstDiff(a, b string) string {
+	k := 0
+	for k < min(len(a), len(b)) && a[k] == b[k] {
+		k++
+	}
+	from := max(0, k-200)
+	return fmt.Sprintf("at byte %d of %d/%d:\n…%.400s\n…%.400s", k, len(a), len(b), a[from:], b[from:])
 }

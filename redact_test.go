@@ -327,7 +327,9 @@ func TestSecretPlantedInRealTrajectory(t *testing.T) {
 		if err := e.Add(ctx, l.add(m)...); err != nil {
 			t.Fatalf("message %d: %v", i, err)
 		}
-		if m.Role == chat.RoleUser || m.Role == chat.RoleTool {
+		// A request before each model call, as an agent makes it (one
+		// in mid-round would answer the other calls as interrupted).
+		if (m.Role == chat.RoleUser || m.Role == chat.RoleTool) && (i+1 == len(msgs) || msgs[i+1].Role == chat.RoleAssistant) {
 			req, err := e.Request(ctx)
 			if err != nil {
 				t.Fatal(err)

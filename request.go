@@ -84,6 +84,9 @@ func (e *Engine) commit(ctx context.Context) error {
 	}
 	e.pending = nil
 	r.committed = true
+	if sum, ok := e.strategy.(*compact.Summarize); ok {
+		sum.State.Calls++
+	}
 	e.stats.Requests++
 	if r.Over > 0 {
 		e.stats.RequestsOverBudget++
@@ -165,7 +168,17 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 	}
 	trackerText, memText, pend := e.tail(changed)
 	e.w.SetReserved(e.reserve(trackerText, memText, pend))
+	// The summarizing strategy's loop guard counts model calls: a request
+	// counts once it is committed, not each time it is built (a retry).
+	sum, _ := e.strategy.(*compact.Summarize)
+	var calls int
+	if sum != nil {
+		calls = sum.State.Calls
+	}
 	recs, err := e.strategy.Compact(ctx, e.w)
+	if sum != nil {
+		sum.State.Calls = calls
+	}
 	if err != nil {
 		return nil, fmt.Errorf("agentctx: request %s: compact: %w", e.id, err)
 	}
@@ -257,12 +270,20 @@ func (e *Engine) Compact(ctx context.Context, instructions string) ([]compact.Re
 		return nil, ErrClosed
 	}
 	s := &compact.Summarize{Summarizer: e.opts.Summarizer, Instructions: instructions, Force: true, Logger: e.opts.Logger}
-	if base, ok := e.strategy.(*compact.Summarize); ok {
+	base, _ := e.strategy.(*compact.Summarize)
+	if base != nil {
 		c := *base
 		c.Instructions, c.Force = instructions, true
 		s = &c
 	}
 	recs, err := s.Compact(ctx, e.w)
+	if base != nil {
+		// The loop guard counts the manual summary too (but it is no
+		// model call).
+		calls := base.State.Calls
+		base.State = s.State
+		base.State.Calls = calls
+	}
 	if err != nil {
 		return nil, fmt.Errorf("agentctx: compact %s: %w", e.id, err)
 	}
@@ -417,6 +438,9 @@ func (e *Engine) recordCompaction(ctx context.Context, recs []compact.Record, tr
 		Level:      top.String(),
 	}
 	for _, r := range recs {
+		if r.Escalated && meta.Reason == "" {
+			meta.Reason = r.EscalationReason
+		}
 		if r.Level == compact.LevelSummary {
 			meta.FilesIncluded = r.FilesIncluded
 			meta.Fallback = r.Fallback

@@ -6,7 +6,9 @@ import (
 	"fmt"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/reminder"
+	"github.com/agentctx/agentctx/secret"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/track"
 	"github.com/agentctx/agentctx/window"
@@ -34,6 +36,8 @@ type engineState struct {
 	TodoTool    bool                   `json:"todo_tool,omitempty"`
 	Rehydration string                 `json:"rehydration,omitempty"`
 	Compactions int                    `json:"compactions,omitempty"`
+	// Summarize is the summarizing strategy's loop-guard state.
+	Summarize *compact.SummarizeState `json:"summarize,omitempty"`
 }
 
 // state encodes the engine's state, with its configuration when
@@ -55,6 +59,10 @@ func (e *Engine) state(withConfig bool) (json.RawMessage, error) {
 		s.Workmem = raw
 	}
 	es := &engineState{Todos: e.todos, TodoTool: e.todoTool, Rehydration: e.rehydration, Compactions: e.compactions}
+	if s, ok := e.strategy.(*compact.Summarize); ok {
+		st := s.State
+		es.Summarize = &st
+	}
 	if e.reminders != nil {
 		ms := e.reminders.State()
 		es.Reminders = &ms
@@ -172,7 +180,10 @@ func (e *Engine) applyState(s savedState) {
 			e.reminders.SetState(*s.Engine.Reminders)
 		}
 		e.todos, e.todoTool = s.Engine.Todos, e.todoTool || s.Engine.TodoTool
-		e.rehydration, e.compactions = s.Engine.Rehydration, s.Engine.Compactions
+		e.rehydration, e.compactions = secret.Redact(s.Engine.Rehydration), s.Engine.Compactions
+		if st, ok := e.strategy.(*compact.Summarize); ok && s.Engine.Summarize != nil {
+			st.State = *s.Engine.Summarize
+		}
 	}
 }
 

@@ -79,8 +79,10 @@ func (t *Tiered) LevelFor(ratio float64) Level {
 }
 
 // Compact applies the level that w's usage ratio calls for; while w is still
-// over budget it escalates to the next level, and after L3 it cuts the
-// largest messages' content ([LevelCut]). A window below the L1 ratio, or
+// over budget, or still at the next level's ratio, it escalates to the next
+// level, and after L3 it cuts the largest messages' content ([LevelCut]).
+// Compacting again a window it just compacted does nothing: a retried model
+// call sees the same window. A window below the L1 ratio, or
 // without a budget, is left as it is. It never returns an error.
 func (t *Tiered) Compact(_ context.Context, w *window.Window) ([]Record, error) {
 	if w.Budget() <= 0 {
@@ -98,8 +100,8 @@ func (t *Tiered) Compact(_ context.Context, w *window.Window) ([]Record, error) 
 	return t.escalate(w, lvl, t.Name()), nil
 }
 
-// escalate runs level from and, while w is over budget, every later level
-// and then the cut.
+// escalate runs level from and, while w is over budget or at the next
+// level's ratio, every later level and then the cut.
 func (t *Tiered) escalate(w *window.Window, from Level, strategy string) []Record {
 	var recs []Record
 	for lvl := from; ; lvl++ {
@@ -130,7 +132,7 @@ func (t *Tiered) escalate(w *window.Window, from Level, strategy string) []Recor
 			rec.log(t.Logger)
 			recs = append(recs, rec)
 		}
-		if w.Fits() || lvl >= LevelCut {
+		if lvl >= LevelCut || (w.Fits() && (lvl >= LevelL3 || t.LevelFor(w.Ratio()) <= lvl)) {
 			return recs
 		}
 	}

@@ -205,7 +205,11 @@ type CompactMetadata struct {
 	// ("extractive", "llm:<provider>/<model>"), DurationMS how long it
 	// took in milliseconds, and Usage what its model call reported (nil
 	// without a model). Extensions.
-	Summarizer string      `json:"summarizer,omitempty"`
+	Summarizer string `json:"summarizer,omitempty"`
+	// Reason says why a summary was not made where one was due: the
+	// summarizing strategy's loop guard escalated to the tiered levels
+	// (compact.Record.EscalationReason). Extension.
+	Reason     string      `json:"reason,omitempty"`
 	DurationMS float64     `json:"durationMs,omitempty"`
 	Usage      *chat.Usage `json:"usage,omitempty"`
 }
