@@ -114,9 +114,9 @@ type Write struct {
 
 // Search is one search a call makes: the query (a regular expression, a
 // glob or a file name, as the tool takes it; "" for a find without a
-// name test) and the files or directories searched ("" never; none when
-// the tool's default, the working directory, applies and the call did not
-// name it). Command is the simple shell command that searched, as written
+// name test) and the files or directories searched (never ""; none when
+// the call does not name them: a search tool's default directory, or the
+// files find -exec hands to grep). Command is the simple shell command that searched, as written
 // ("" for a search tool).
 type Search struct {
 	Query   string

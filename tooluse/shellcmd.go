@@ -849,7 +849,7 @@ func grepCmd(f flags, recursive bool) command {
 		for _, o := range ops {
 			if p := s.join(o); p != "" {
 				dirs = append(dirs, p)
-				if hasExt(p) {
+				if hasExt(p) && !strings.ContainsAny(p, "*?[") { // not a pathspec
 					s.b.read(p)
 				}
 			}
