@@ -15,7 +15,7 @@ import (
 // <warning>…, <error>, <tool_use_error>, <exit_code>…) and the opening of a
 // JSON output object ({"output": ). It is the union of track's and
 // compact's rules.
-var wrapperLine = regexp.MustCompile(`^(?:Exit code:? -?\d+|</?returncode>.*|</?output>|</?output_head>|<warning>.*|Process exited with code -?\d+|Chunk ID: .*|Wall time: .*|Original token count: .*|Output:|\[Command finished with exit code -?\d+\]|\[The command completed with exit code -?\d+\.?\]|</?tool_use_error>|<exit_code>.*|</?error>|\{?"?output"?:?\s*"?)$`)
+var wrapperLine = regexp.MustCompile(`^(?:Exit code:? -?\d+|</?returncode>(?:-?\d+</returncode>)?|</?output>|</?output_head>|<warning>.*|Process exited with code -?\d+|Chunk ID: .*|Wall time: .*|Original token count: .*|Output:|\[Command finished with exit code -?\d+\]|\[The command completed with exit code -?\d+\.?\]|</?tool_use_error>|</?exit_code>(?:-?\d+</exit_code>)?|</?error>|\{?"?output"?:?\s*"?)$`)
 
 // errorTags are stripped from an error line wherever they stand.
 var errorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "", "<error>", "", "</error>", "", "<output>", "", "</output>", "")
@@ -39,8 +39,10 @@ const ErrorLineScan = 50
 // It unites track's errorLine (the wrappers <warning>, </output_head>,
 // "[The command completed with exit code N.]"; tags stripped anywhere in
 // the line; "" when nothing qualifies) and compact's (the wrappers
-// <returncode>…, <exit_code>…, {"output": ; the <returncode>N</returncode>
-// prefix; white space collapsed). compact fell back to the first
+// <returncode>N</returncode>, <exit_code>N</exit_code>, {"output": ; the
+// <returncode>N</returncode> prefix; white space collapsed). compact
+// skipped any line starting with <returncode>, output included;
+// ErrorLine keeps the output after the tag. compact fell back to the first
 // non-blank line, a wrapper ("Exit code 1") that repeats the exit code;
 // ErrorLine returns "" instead and the caller says "exit code N".
 func ErrorLine(output string) string {
