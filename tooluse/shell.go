@@ -207,11 +207,15 @@ func (s *shellState) nested(n syntax.Node) {
 
 func (s *shellState) call(c *syntax.CallExpr, st *syntax.Stmt, piped bool) {
 	for _, a := range c.Assigns {
-		s.nested(a)
+		if a.Value == nil || !plain(a.Value) {
+			s.nested(a)
+		}
 	}
-	sc := simple{piped: piped, src: s.source(st)}
+	sc := simple{piped: piped, src: s.source(st), words: make([]word, 0, len(c.Args))}
 	for _, w := range c.Args {
-		s.nested(w)
+		if !plain(w) {
+			s.nested(w)
+		}
 		sc.words = append(sc.words, wordOf(w))
 	}
 	for _, r := range st.Redirs {
@@ -332,10 +336,34 @@ func (s *shellState) cd(args []word) {
 	}
 }
 
+// plain reports whether a word holds only literal text and quotes: no
+// substitution to walk.
+func plain(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // wordOf resolves a word as the shell would, quotes and escapes removed.
 func wordOf(w *syntax.Word) word {
 	if w == nil {
 		return word{}
+	}
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 {
+			return word{l.Value, !hasGlob(l.Value)}
+		}
 	}
 	var sb strings.Builder
 	lit := true
