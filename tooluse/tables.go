@@ -45,6 +45,22 @@ var tables = []table{
 		"Task":         {KindTask, nil},
 		"Agent":        {KindTask, nil},
 		"ExitPlanMode": {KindOther, nil},
+		// Newer tools (tools-reference above). TaskCreate, TaskUpdate,
+		// TaskList and TaskGet keep the interactive session's task list,
+		// which replaces TodoWrite there; [Todos] does not read them (they
+		// change one task at a time).
+		"EnterPlanMode":   {KindOther, nil},
+		"TaskCreate":      {KindTodo, nil},
+		"TaskUpdate":      {KindTodo, nil},
+		"TaskList":        {KindTodo, nil},
+		"TaskGet":         {KindTodo, nil},
+		"TaskOutput":      {KindOther, nil},
+		"TaskStop":        {KindOther, nil},
+		"Skill":           {KindOther, nil},
+		"SlashCommand":    {KindOther, nil},
+		"AskUserQuestion": {KindOther, nil},
+		"LSP":             {KindOther, nil},
+		"ToolSearch":      {KindOther, nil},
 	}},
 	{"codex", "https://github.com/openai/codex (codex-rs/core tool specs; codex-rs/apply-patch/apply_patch_tool_instructions.md)", map[string]tool{
 		"shell":        {KindShell, shellArgs},
