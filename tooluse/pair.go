@@ -10,7 +10,8 @@ import "slices"
 // (window.Add), an event index (compact's facts).
 //
 // The zero Pairer is ready to use. A Pairer is not safe for concurrent
-// use. Each operation is O(1) but [Pairer.Open], O(open calls).
+// use. Each operation is O(1) but [Pairer.Open], O(open calls), and
+// [Pairer.Forget], O(open calls of the id).
 type Pairer[V any] struct {
 	open    map[string][]pending[V]
 	seq     uint64
@@ -60,6 +61,26 @@ func (p *Pairer[V]) Peek(id string) (v V, ok bool) {
 		return v, false
 	}
 	return stack[len(stack)-1].v, true
+}
+
+// Forget drops the most recent unanswered call of id whose value
+// satisfies match (the window forgets the calls of the messages
+// compaction removes) and reports whether there was one.
+func (p *Pairer[V]) Forget(id string, match func(V) bool) bool {
+	stack := p.open[id]
+	for k := len(stack) - 1; k >= 0; k-- {
+		if match(stack[k].v) {
+			stack = slices.Delete(stack, k, k+1)
+			if len(stack) == 0 {
+				delete(p.open, id)
+			} else {
+				p.open[id] = stack
+			}
+			p.count--
+			return true
+		}
+	}
+	return false
 }
 
 // Len returns the number of unanswered calls.

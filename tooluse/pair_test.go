@@ -45,4 +45,16 @@ func TestPairer(t *testing.T) {
 	if p.Len() != 0 || p.Open() != nil {
 		t.Errorf("all answered: Len %d, Open %v", p.Len(), p.Open())
 	}
+	p.Call("x", 10)
+	p.Call("x", 11)
+	p.Call("x", 12)
+	if !p.Forget("x", func(v int) bool { return v == 11 }) || p.Forget("x", func(v int) bool { return v == 11 }) {
+		t.Error("Forget(x, 11) should drop one call, then none")
+	}
+	if v, _ := p.Result("x"); v != 12 {
+		t.Errorf("Result(x) after Forget = %d, want 12", v)
+	}
+	if v, _ := p.Result("x"); v != 10 || p.Len() != 0 {
+		t.Errorf("Result(x) = %d, Len %d; want 10, 0", v, p.Len())
+	}
 }
