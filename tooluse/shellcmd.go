@@ -546,28 +546,42 @@ func perlCmd(s *shellState, _ *simple, args []word) {
 }
 
 // interp reads an interpreter: its first operand is a script file, read,
-// unless one of inline (-c, -e, -m, …) gives the program.
+// unless an inline option (-c, -e, -m, …) gives the program. Options end
+// at the script: "python x.py -c 3" runs x.py.
 func interp(f flags, inline ...string) command {
-	f.short += strings.Join(slices.DeleteFunc(slices.Clone(inline), func(s string) bool { return len(s) != 1 }), "")
-	for _, n := range inline {
-		if len(n) > 1 {
-			f.long = append(f.long, n)
-		}
-	}
 	return func(s *shellState, _ *simple, args []word) {
-		// Options end at the script: "python x.py -c 3" runs x.py.
-		for i, a := range args {
-			if !a.lit || !strings.HasPrefix(a.text, "-") || a.text == "-" {
-				opts, _ := parseArgs(args[:i], f)
-				if !has(opts, inline...) {
-					s.read(a)
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			t := a.text
+			if !a.lit || !strings.HasPrefix(t, "-") || t == "-" {
+				s.read(a)
+				return
+			}
+			if t == "--" {
+				if i+1 < len(args) {
+					s.read(args[i+1])
 				}
 				return
 			}
-			if f.takesValue(a.text) {
-				opts, _ := parseArgs(args[:i+1], f)
-				if has(opts, inline...) {
+			if strings.HasPrefix(t, "--") {
+				name, _, eq := strings.Cut(t[2:], "=")
+				if slices.Contains(inline, name) {
 					return
+				}
+				if !eq && slices.Contains(f.long, name) {
+					i++
+				}
+				continue
+			}
+			for j := 1; j < len(t); j++ {
+				if slices.Contains(inline, t[j:j+1]) {
+					return
+				}
+				if strings.IndexByte(f.short, t[j]) >= 0 {
+					if j == len(t)-1 {
+						i++ // the value follows
+					}
+					break
 				}
 			}
 		}
