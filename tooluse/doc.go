@@ -26,6 +26,38 @@
 //   - [ErrorLine] finds the line of a failed command's output that names
 //     the error; [CutRunes] and [HeadRunes] cut text on rune boundaries.
 //
+// # What it replaces
+//
+// Before this package, agentctx read tool calls in several places, each
+// with its own rules; tooluse holds their union, and the differences it
+// makes are deliberate:
+//
+//   - tool tables: track/kind.go (read, write, search, shell, editor),
+//     workmem/observe.go (result types by lower-cased name),
+//     compact/limit.go (search and file tools), compact/facts.go (shell
+//     tools, writing tools by name substring, editors): now [Agents]. A
+//     web search is [KindWeb], no longer a code search.
+//   - paths: window.ArgumentPaths (path-like argument names, apply_patch
+//     headers), track's analysis (per-kind argument names, patch headers
+//     with operations), compact's facts (str_replace_editor commands,
+//     SWE-agent open/create/edit, shell reads and writes): now
+//     [Use.Reads] and [Use.Writes]. A search tool's directory is a
+//     searched path ([Search.Paths]), not a file.
+//   - shell commands: two tokenizers (track's shellSplit kept the source
+//     of each command and skipped descriptors; compact's dropped escapes
+//     and mistook 2>&1 for a file): now a bash parser, with the better
+//     tokenizer's rules as its fallback. cat and friends read any literal
+//     operand (compact wanted a slash or an extension); sed without -i
+//     reads its files (track wanted -n); grep reading a pipe is a filter,
+//     not a search; a cd changes the directory of later paths.
+//   - todo tools: the root's todoTools, reminder.TodosFromCall and
+//     compact's openTodos: now [Todos], with reminder's rules.
+//   - call/result pairing: chat.Pair, window.Add, compact's facts and
+//     the transcript readers each keep a map of open ids: now [Pairer].
+//   - errorLine (track, compact), cutRunes (workmem, reminder, window,
+//     track) and cutPlain (compact): now [ErrorLine], [CutRunes] and
+//     [HeadRunes].
+//
 // Everything here is a pure function of its input, never panics and is
 // safe for concurrent use, except a [Pairer], which is not.
 package tooluse
