@@ -43,10 +43,12 @@
 //     SWE-agent open/create/edit, shell reads and writes): now
 //     [Use.Reads] and [Use.Writes]. A search tool's directory is a
 //     searched path ([Search.Paths]), not a file.
-//   - shell commands: two tokenizers (track's shellSplit kept the source
-//     of each command and skipped descriptors; compact's dropped escapes
-//     and mistook 2>&1 for a file): now a bash parser, with the better
-//     tokenizer's rules as its fallback. cat and friends read any literal
+//   - shell commands: two tokenizers (track's shellSplit kept each
+//     command's source and skipped descriptors, but dropped every
+//     backslash inside double quotes; compact's ignored backslashes, so
+//     "a \"b\"" ended early, and split "2>&1" at its &): now a bash
+//     parser, with a tokenizer that quotes as the shell does as its
+//     fallback. cat and friends read any literal
 //     operand (compact wanted a slash or an extension); sed without -i
 //     reads its files (track wanted -n); grep reading a pipe is a filter,
 //     not a search; a cd changes the directory of later paths.
