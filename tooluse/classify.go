@@ -25,7 +25,11 @@ import (
 //     run, …);
 //  4. as a SWE-agent text action whose command starts with the tool's
 //     name ({"command": "python reproduce.py"} named "python", as
-//     transcript reads SWE-agent's text actions): a shell command;
+//     transcript reads SWE-agent's text actions): a shell command. This
+//     is tried first, before the tables, for every name but SWE-agent's
+//     own tools and str_replace_editor, whose text actions their tables
+//     read: "cat a.py" named "cat" and "grep -rn x ." named "grep" are
+//     shell commands, not the alias cat or Claude Code's Grep;
 //  5. otherwise [KindOther], with the paths of its path-like arguments
 //     (file_path, path, notebook_path, filePath, filename, file,
 //     target_file, target, source, destination, absolute_path,
@@ -61,19 +65,36 @@ func Classify(call chat.ToolCall) Use {
 	var b builder
 	t, agent := lookup(call.Name)
 	switch {
+	case textShell(call.Name, a) && !textTools[call.Name]:
+		// A SWE-agent text action running a command that a table also
+		// names as a tool ("cat a.py", "grep -rn x ."): the command.
+		b.u.Kind, b.u.Agent = KindShell, "swe-agent"
+		b.shell(a.str("command"))
 	case t.kind != kindUnknown:
 		b.u.Kind, b.u.Agent = t.kind, agent
 		if t.read != nil {
 			t.read(&b, a)
 		}
-	case textShell(call.Name, a):
-		b.u.Kind, b.u.Agent = KindShell, "swe-agent"
-		b.shell(a.str("command"))
 	default:
 		b.other(call.Name, a)
 	}
 	return b.done()
 }
+
+// textTools are the tools whose readers parse SWE-agent text actions
+// themselves ("open a.py 3"); any other call whose command starts with
+// its own name is a shell command (see textShell).
+var textTools = func() map[string]bool {
+	m := map[string]bool{"str_replace_editor": true, "str_replace_based_edit_tool": true}
+	for _, t := range tables {
+		if t.agent == "swe-agent" {
+			for name := range t.tools {
+				m[name] = true
+			}
+		}
+	}
+	return m
+}()
 
 // textShell reports whether a call is a SWE-agent text action that runs
 // a shell command: its command's first word is the tool's name.
