@@ -99,7 +99,7 @@ var textTools = func() map[string]bool {
 // textShell reports whether a call is a SWE-agent text action that runs
 // a shell command: its command's first word is the tool's name.
 func textShell(name string, a args) bool {
-	if name == "" || strings.ContainsAny(name, " \t\n") {
+	if name == "" || strings.ContainsAny(name, " \t\n") || todoShapeOf(name) != shapeNone {
 		return false
 	}
 	f := firstWord(a.str("command"))

@@ -45,7 +45,18 @@ func FuzzClassify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name, args string) {
 		u := Classify(chat.ToolCall{ID: "1", Name: name, Arguments: json.RawMessage(args)})
 		checkUse(t, u)
-		Todos(chat.ToolCall{Name: name, Arguments: json.RawMessage(args)})
+		todos, ok := Todos(chat.ToolCall{Name: name, Arguments: json.RawMessage(args)})
+		if ok != (todos != nil) {
+			t.Fatalf("Todos = %v, %v: a list exactly when ok", todos, ok)
+		}
+		if ok && u.Kind != KindTodo {
+			t.Fatalf("Todos ok for %q but Kind %v", name, u.Kind)
+		}
+		for _, td := range todos {
+			if td.Content == "" || td.Status == "" {
+				t.Fatalf("todo without content or status: %+v", td)
+			}
+		}
 	})
 }
 

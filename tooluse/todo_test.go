@@ -75,3 +75,13 @@ func TestTodos(t *testing.T) {
 		})
 	}
 }
+
+// TestTodoToolIsNeverText checks that a todo tool whose command starts
+// with its name stays a todo tool.
+func TestTodoToolIsNeverText(t *testing.T) {
+	t.Parallel()
+	c := call("TodoWrite", `{"command":"TodoWrite now","todos":[{"content":"a"}]}`)
+	if _, ok := Todos(c); !ok || Classify(c).Kind != KindTodo {
+		t.Errorf("Classify = %v, Todos ok %v", Classify(c).Kind, ok)
+	}
+}
