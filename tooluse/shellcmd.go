@@ -708,7 +708,7 @@ func copyCmd(move bool) command {
 	}
 }
 
-// patchCmd reads patch: "patch FILE [PATCHFILE]" edits FILE and reads
+// patchCmd reads patch: "patch FILE PATCHFILE" edits FILE and reads
 // PATCHFILE; -i reads the patch file, -o writes the output; a
 // here-document patch names its files in its "+++ " headers.
 func patchCmd(s *shellState, c *simple, args []word) {
