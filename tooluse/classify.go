@@ -21,8 +21,7 @@ import (
 //     str_replace_based_edit_tool, Gemini CLI's write_todos and
 //     run_shell_command, and the names compact's limiter knew (rg, find,
 //     cat, view, view_file, grep_search, codebase_search, file_search,
-//     search_project_code, read_project_file, container.exec, terminal,
-//     run, …);
+//     search_project_code, read_project_file, container.exec, run, …);
 //  4. as a SWE-agent text action whose command starts with the tool's
 //     name ({"command": "python reproduce.py"} named "python", as
 //     transcript reads SWE-agent's text actions): a shell command. This

@@ -72,9 +72,11 @@ var tables = []table{
 		"view_image":   {KindRead, readPath("path")},
 		"web_search":   {KindWeb, webSearch},
 	}},
-	{"openhands", "https://github.com/OpenHands/OpenHands (openhands/agenthub/codeact_agent/tools: bash.py, str_replace_editor.py, task_tracker.py, think.py, finish.py, browser.py, ipython.py, llm_based_edit.py)", map[string]tool{
+	{"openhands", "https://github.com/OpenHands/OpenHands (openhands/agenthub/codeact_agent/tools: bash.py, str_replace_editor.py, task_tracker.py, think.py, finish.py, browser.py, ipython.py, llm_based_edit.py) and https://github.com/OpenHands/software-agent-sdk (terminal, file_editor)", map[string]tool{
 		"execute_bash":         {KindShell, shellArgs},
 		"str_replace_editor":   {KindEdit, editorArgs},
+		"file_editor":          {KindEdit, editorArgs}, // the software-agent-sdk's name for it
+		"terminal":             {KindShell, shellArgs}, // the software-agent-sdk's execute_bash
 		"edit_file":            {KindEdit, writePath(OpEdit, "path")},
 		"task_tracker":         {KindTodo, func(b *builder, a args) { b.u.Action = a.str("command") }},
 		"think":                {KindNote, nil},
@@ -126,7 +128,6 @@ var aliases = map[string]tool{
 	"write_todos":                 {KindTodo, nil}, // Gemini CLI
 	"run_shell_command":           {KindShell, shellArgs},
 	"container.exec":              {KindShell, shellArgs},
-	"terminal":                    {KindShell, shellArgs},
 	"run":                         {KindShell, shellArgs},
 	"rg":                          {KindSearch, searchArgs},
 	"find":                        {KindSearch, searchArgs},
