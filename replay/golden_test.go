@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -305,7 +306,12 @@ func writeCall(b *bytes.Buffer, call, i int, req *agentctx.Request, w *window.Wi
 				fmt.Fprintf(b, " FALLBACK: %s", r.FallbackReason)
 			}
 			if len(r.FilesIncluded) > 0 {
-				fmt.Fprintf(b, ", files %s", strings.Join(r.FilesIncluded, ","))
+				// Base names: the paths are the recording machine's.
+				names := make([]string, len(r.FilesIncluded))
+				for k, f := range r.FilesIncluded {
+					names[k] = path.Base(f)
+				}
+				fmt.Fprintf(b, ", files %s", strings.Join(names, ","))
 			}
 			summary = r.Summary
 			fmt.Fprintf(b, ", summary %s %q", hash(r.Summary), firstLine(r.Summary))
