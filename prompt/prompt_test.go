@@ -139,7 +139,9 @@ func TestAssemble(t *testing.T) {
 	}
 
 	// A user message last: the tail is prepended to it.
-	w.Add(chat.NewText(chat.RoleUser, "And add a test."))
+	if err := w.Add(chat.NewText(chat.RoleUser, "And add a test.")); err != nil {
+		t.Fatal(err)
+	}
 	req = prompt.Assemble(in)
 	last = req.Messages[len(req.Messages)-1]
 	if len(req.Messages) != 6 || !strings.HasPrefix(last.Text(), "<system-reminder>") || !strings.HasSuffix(last.Text(), "And add a test.") {

@@ -97,7 +97,7 @@ func TestClassify(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%d %s", tt.status, tt.code), func(t *testing.T) {
 			t.Parallel()
-			if got := provider.Classify(tt.status, tt.code, tt.message); got != tt.want {
+			if got := provider.Classify(tt.status, tt.code, tt.message); !errors.Is(got, tt.want) || !errors.Is(tt.want, got) {
 				t.Errorf("Classify(%d, %q, %q) = %v, want %v", tt.status, tt.code, tt.message, got, tt.want)
 			}
 		})

@@ -90,8 +90,7 @@ func (e *APIError) Unwrap() []error {
 // OpenAI API (https://platform.openai.com/docs/guides/error-codes) and the
 // Anthropic API (https://docs.anthropic.com/en/api/errors).
 func Classify(status int, code, message string) error {
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		return ErrAuth
 	}
 	if _, _, ok := ParseOverflow(status, code, message); ok {

@@ -65,7 +65,7 @@ import (
 
 var (
 	reAnthropicTooLong = regexp.MustCompile(`prompt is too long: (\d+) tokens > (\d+) maximum`)
-	reAnthropicLimit   = regexp.MustCompile("exceed context limit: (\\d+) \\+ (\\d+) > (\\d+)")
+	reAnthropicLimit   = regexp.MustCompile(`exceed context limit: (\d+) \+ (\d+) > (\d+)`)
 	reMaxContext       = regexp.MustCompile(`maximum context length is (\d+) tokens`)
 	reRequested        = regexp.MustCompile(`(?:resulted in|you requested(?: about)?|your request has|contains at least) (\d+) (?:input )?tokens`)
 	reCompletion       = regexp.MustCompile(`(\d+) in the completion`)

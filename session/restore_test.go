@@ -335,7 +335,9 @@ func TestSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w.Add(chat.Message{Role: chat.RoleAssistant, Usage: &chat.Usage{InputTokens: 700}, Parts: []chat.Part{chat.Text{Text: "so"}}})
+	if err := w.Add(chat.Message{Role: chat.RoleAssistant, Usage: &chat.Usage{InputTokens: 700}, Parts: []chat.Part{chat.Text{Text: "so"}}}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := (&compact.Tiered{}).Compact(t.Context(), w); err != nil || w.Note() < 0 {
 		t.Fatalf("compaction left no note (err %v)", err)
 	}
@@ -520,7 +522,9 @@ func TestRecorder(t *testing.T) {
 		t.Errorf("Add with an invalid message: err %v, %d appends; want ErrInvalidEntry and nothing written", err, st.appends)
 	}
 	w, _ := window.New(window.Options{Counter: quarterCounter{}})
-	w.Add(user("a"))
+	if err := w.Add(user("a")); err != nil {
+		t.Fatal(err)
+	}
 	if err := rec.Compacted(ctx, w, session.CompactMetadata{}); err != nil || st.appends != 2 {
 		t.Errorf("Compacted: err %v, %d appends, want 2", err, st.appends)
 	}

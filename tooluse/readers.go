@@ -128,12 +128,14 @@ func textWords(cmd string) []string {
 	if line == "" {
 		return nil
 	}
-	var out []string
-	for _, seg := range splitShell(line) {
-		for _, w := range seg.words {
-			out = append(out, w.text)
-		}
-		break
+	segs := splitShell(line)
+	if len(segs) == 0 {
+		return nil
+	}
+	// The first command of the line only.
+	out := make([]string, 0, len(segs[0].words))
+	for _, w := range segs[0].words {
+		out = append(out, w.text)
 	}
 	return out
 }

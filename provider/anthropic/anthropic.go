@@ -339,7 +339,7 @@ func (m *Model) mapErr(ctx context.Context, op, model string, err error, res *ht
 		}
 	}
 	e.Kind = provider.Classify(e.Status, e.Code, e.Message)
-	if e.Kind == provider.ErrContextOverflow {
+	if errors.Is(e.Kind, provider.ErrContextOverflow) {
 		e.Limit, e.PromptTokens, _ = provider.ParseOverflow(e.Status, e.Code, e.Message)
 	}
 	return fmt.Errorf("anthropic: %s %s: %w", op, model, e)

@@ -349,7 +349,7 @@ func (m *Model) mapErr(ctx context.Context, op, model string, err error, res *ht
 		}
 	}
 	e.Kind = provider.Classify(e.Status, e.Code, e.Message)
-	if e.Kind == provider.ErrContextOverflow {
+	if errors.Is(e.Kind, provider.ErrContextOverflow) {
 		e.Limit, e.PromptTokens, _ = provider.ParseOverflow(e.Status, e.Code, e.Message)
 		e.Limit = cmp.Or(e.Limit, body.Limit)
 		e.PromptTokens = cmp.Or(e.PromptTokens, body.PromptTokens)
