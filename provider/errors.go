@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -122,4 +124,33 @@ func isModelNotFound(code, message string) bool {
 // retry loop can use it.
 func IsRetryable(err error) bool {
 	return errors.Is(err, ErrRateLimited) || errors.Is(err, ErrUnavailable)
+}
+
+// MaxErrorBody bounds, in bytes, how much of an error response
+// [PeekErrorBody] reads.
+const MaxErrorBody = 1 << 20
+
+// PeekErrorBody reads the body of an error response (status 400 and up)
+// and puts it back, so that the SDK reads it again, for the adapters'
+// middlewares; when the body reports a context overflow
+// ([ParseOverflowBody]) it also sets "x-should-retry: false", which both
+// SDKs obey before the status, so that an overflow is never retried (some
+// servers send it with a 500, or ask for retries). It returns the body and
+// true, or false for a success, a body over [MaxErrorBody] bytes or a read
+// error (the response is then left as it was, its body whole). res may
+// be nil.
+func PeekErrorBody(res *http.Response) ([]byte, bool) {
+	if res == nil || res.StatusCode < 400 || res.Body == nil {
+		return nil, false
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, MaxErrorBody+1))
+	_ = res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil || len(body) > MaxErrorBody {
+		return nil, false
+	}
+	if _, _, ok := ParseOverflowBody(res.StatusCode, body); ok {
+		res.Header.Set("x-should-retry", "false")
+	}
+	return body, true
 }

@@ -1,13 +1,11 @@
 package anthropic
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -345,26 +343,13 @@ func (m *Model) mapErr(ctx context.Context, op, model string, err error, res *ht
 	return fmt.Errorf("anthropic: %s %s: %w", op, model, e)
 }
 
-// maxErrorBody bounds how much of an error response [noOverflowRetry] reads.
-const maxErrorBody = 1 << 20
-
 // noOverflowRetry is a middleware that sets "x-should-retry: false" on an
 // error response that reports a context overflow
-// ([provider.ParseOverflowBody]), so the SDK never retries one: the SDK
-// obeys that header before the status, and Anthropic's servers send it.
-// Bodies over 1 MiB are left alone.
+// ([provider.PeekErrorBody]), so the SDK never retries one.
 func noOverflowRetry(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	res, err := next(req)
-	if err != nil || res == nil || res.StatusCode < 400 || res.Body == nil {
-		return res, err
-	}
-	body, readErr := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
-	_ = res.Body.Close()
-	res.Body = io.NopCloser(bytes.NewReader(body))
-	if readErr == nil && len(body) <= maxErrorBody {
-		if _, _, ok := provider.ParseOverflowBody(res.StatusCode, body); ok {
-			res.Header.Set("x-should-retry", "false")
-		}
+	if err == nil {
+		provider.PeekErrorBody(res)
 	}
 	return res, err
 }

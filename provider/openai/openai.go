@@ -357,28 +357,21 @@ func (m *Model) mapErr(ctx context.Context, op, model string, err error, res *ht
 	return fmt.Errorf("openai: %s %s: %w", op, model, e)
 }
 
-// maxErrorBody bounds how much of an error response [errorBodies] reads.
-const maxErrorBody = 1 << 20
-
 // errorBodies is a middleware for error responses (status 400 and up). It
-// sets "x-should-retry: false" on a context overflow ([provider.ParseOverflowBody]),
-// so that the SDK never retries one, even when a server answers it with
-// 500 (older llama.cpp) or asks for retries; and it moves vLLM's top-level
-// error object ({"object": "error", "message": …}) under "error", where
-// the SDK reads it. Bodies over 1 MiB are left alone.
+// sets "x-should-retry: false" on a context overflow
+// ([provider.PeekErrorBody]), so that the SDK never retries one, even when
+// a server answers it with 500 (older llama.cpp) or asks for retries; and
+// it moves vLLM's top-level error object ({"object": "error", "message":
+// …}) under "error", where the SDK reads it. Bodies over 1 MiB are left
+// alone.
 func errorBodies(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	res, err := next(req)
-	if err != nil || res == nil || res.StatusCode < 400 || res.Body == nil {
+	if err != nil {
 		return res, err
 	}
-	body, readErr := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
-	_ = res.Body.Close()
-	res.Body = io.NopCloser(bytes.NewReader(body))
-	if readErr != nil || len(body) > maxErrorBody {
+	body, ok := provider.PeekErrorBody(res)
+	if !ok {
 		return res, err
-	}
-	if _, _, ok := provider.ParseOverflowBody(res.StatusCode, body); ok {
-		res.Header.Set("x-should-retry", "false")
 	}
 	var top map[string]json.RawMessage
 	if json.Unmarshal(body, &top) == nil && top["error"] == nil && top["message"] != nil {
