@@ -23,7 +23,8 @@
 //     Summarization for Agent Context Management", JetBrains Research,
 //     2025). When masking is not enough the tiered levels escalate.
 //   - [Summarize], seed 001's CompactionService: old history becomes a
-//     summary written by a [Summarizer] (a model), else by [Extractive],
+//     summary written by a [Summarizer] (a model: [ModelSummarizer] over a
+//     [provider.Model]), else by [Extractive],
 //     else seed 001's fallback keeps the most recent 30 %. Its guard
 //     declines a summary that could free less than 20 % of the window, or
 //     that comes fewer than 3 model calls after the last, and lets the
