@@ -290,12 +290,10 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig) (*Engine,
 	e.strategy = opts.Strategy
 	if e.strategy == nil {
 		e.strategy = &compact.Summarize{Summarizer: opts.Summarizer, Logger: opts.Logger}
-	} else if s, ok := e.strategy.(*compact.Summarize); ok {
-		// A Summarize remembers its window (its loop guard): each session
-		// gets its own copy, starting fresh.
-		c := *s
-		c.State = compact.SummarizeState{}
-		e.strategy = &c
+	} else if st, ok := e.strategy.(compact.Stateful); ok {
+		// A stateful strategy remembers its window (the summarizing loop
+		// guard): each session gets its own copy, starting fresh.
+		e.strategy = st.Fresh()
 	}
 	reuse := saved != nil && saved.Static != nil && !opts.RefreshWorkspace && opts.SystemPrompt == saved.SystemPrompt
 	if !opts.NoWorkspace && !reuse {

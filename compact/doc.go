@@ -34,6 +34,20 @@
 //     belongs to one window.
 //   - [None] does nothing, as a baseline.
 //
+// # Extending
+//
+// A new strategy is one file in this package (or in the caller's own)
+// that implements [Strategy], plus the optional interfaces that apply,
+// which the agentctx Engine and replay use instead of knowing its type:
+// [Thresholder] (the usage ratio it compacts from, for the
+// context-pressure reminder), [Forcer] (a manual /compact; others are
+// replaced by a forced [Summarize] for it), [Escalator] (what runs when a
+// summary's rehydration leaves the window over budget; others get
+// [Tiered]), [Stateful] (per-window state, saved with the session) and
+// [Configurable] (parameters recorded with the session). A [Register]ed
+// [Builder] makes it again on resume ([Build]); [ParseStrategy] finds it
+// by name.
+//
 // # Cutting
 //
 // Every cut falls on a UTF-8 rune boundary and, where the content is JSON,

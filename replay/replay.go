@@ -309,11 +309,9 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	if strategy == nil {
 		strategy = &compact.Tiered{Logger: opts.Logger}
 	}
-	if s, ok := strategy.(*compact.Summarize); ok {
-		// Its guard remembers one window: this replay's, from scratch.
-		c := *s
-		c.State = compact.SummarizeState{}
-		strategy = &c
+	if st, ok := strategy.(compact.Stateful); ok {
+		// It remembers one window: this replay's, from scratch.
+		strategy = st.Fresh()
 	}
 	res.Strategy = strategy.Name()
 	// The clock starts once the counter is built: building a BPE
