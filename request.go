@@ -10,6 +10,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/prompt"
+	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/reminder"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/token"
@@ -44,6 +45,11 @@ type Request struct {
 	reminders []reminder.Reminder
 	committed bool
 }
+
+// Provider returns the provider-neutral request to send: the messages,
+// tool schemas, cache breakpoints and reply limit ([provider.Model].Send
+// takes it).
+func (r *Request) Provider() provider.Request { return r.Request.Request }
 
 // ErrStaleRequest reports [Request.Sent] on a request that a later
 // [Engine.Request] replaced. Nothing was committed; send the newer
