@@ -26,8 +26,8 @@ import (
 )
 
 // DefaultModel is the model assumed when neither the caller nor the
-// transcript names one.
-const DefaultModel = "gpt-4o"
+// transcript names one: the Engine's ([agentctx.DefaultModel]).
+const DefaultModel = agentctx.DefaultModel
 
 // Options configures [Run]. The zero value replays with the transcript's
 // model, its default budget policy and the tiered strategy.

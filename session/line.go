@@ -59,7 +59,7 @@ func MarshalLine(e Entry) ([]byte, error) {
 		if bytes.ContainsAny(e.Raw, "\n\r") {
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, e.Raw); err != nil {
-				return nil, fmt.Errorf("%w: raw line of type %q holds a line break and is not valid JSON: %v", ErrInvalidEntry, e.Type, err)
+				return nil, fmt.Errorf("%w: raw line of type %q holds a line break and is not valid JSON: %w", ErrInvalidEntry, e.Type, err)
 			}
 			return buf.Bytes(), nil
 		}
@@ -97,7 +97,7 @@ func MarshalLine(e Entry) ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(w); err != nil {
-		return nil, fmt.Errorf("%w: entry %q: %v", ErrInvalidEntry, e.UUID, err)
+		return nil, fmt.Errorf("%w: entry %q: %w", ErrInvalidEntry, e.UUID, err)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
@@ -115,7 +115,7 @@ func DecodeLine(line []byte) (Entry, error) {
 		if errors.As(err, &te) {
 			return Entry{}, fmt.Errorf("%w: field %q: %s is not a %s", ErrMalformed, te.Field, te.Value, te.Type)
 		}
-		return Entry{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return Entry{}, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	if w.Type == "" {
 		return Entry{}, fmt.Errorf("%w: no \"type\"", ErrMalformed)
@@ -221,7 +221,7 @@ func ReadLines(r io.Reader, start int64, firstLine int, fn func(Line) error) err
 			}
 		}
 		long = nil
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {

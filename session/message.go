@@ -32,7 +32,7 @@ func NewMessageEntry(m chat.Message) (Entry, error) {
 	case chat.RoleUser, chat.RoleAssistant, chat.RoleSystem:
 		b, err := m.MarshalJSON()
 		if err != nil {
-			return Entry{}, fmt.Errorf("session: message entry: %w: %v", ErrInvalidEntry, err)
+			return Entry{}, fmt.Errorf("session: message entry: %w: %w", ErrInvalidEntry, err)
 		}
 		return Entry{Type: string(m.Role), Message: b}, nil
 	case chat.RoleTool:
@@ -45,14 +45,14 @@ func NewMessageEntry(m chat.Message) (Entry, error) {
 		}
 		tr, err := toolResultField(r)
 		if err != nil {
-			return Entry{}, fmt.Errorf("session: message entry: %w: tool result %q: %v", ErrInvalidEntry, r.ToolCallID, err)
+			return Entry{}, fmt.Errorf("session: message entry: %w: tool result %q: %w", ErrInvalidEntry, r.ToolCallID, err)
 		}
 		e := Entry{Type: TypeToolResult, ToolResult: tr}
 		if m.ID != "" || m.Name != "" || m.Model != "" || m.Usage != nil {
 			head := chat.Message{Role: chat.RoleTool, ID: m.ID, Name: m.Name, Model: m.Model, Usage: m.Usage}
 			b, err := head.MarshalJSON()
 			if err != nil {
-				return Entry{}, fmt.Errorf("session: message entry: %w: %v", ErrInvalidEntry, err)
+				return Entry{}, fmt.Errorf("session: message entry: %w: %w", ErrInvalidEntry, err)
 			}
 			e.Message = b
 		}

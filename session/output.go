@@ -17,7 +17,7 @@ func NewToolOutputEntry(r chat.ToolResult) (Entry, error) {
 	}
 	tr, err := toolResultField(r)
 	if err != nil {
-		return Entry{}, fmt.Errorf("session: tool output entry: %w: tool result %q: %v", ErrInvalidEntry, r.ToolCallID, err)
+		return Entry{}, fmt.Errorf("session: tool output entry: %w: tool result %q: %w", ErrInvalidEntry, r.ToolCallID, err)
 	}
 	return Entry{Type: TypeToolOutput, ToolResult: tr}, nil
 }

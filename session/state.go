@@ -36,13 +36,13 @@ func encodeState(state any) (json.RawMessage, error) {
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(state); err != nil {
-			return nil, fmt.Errorf("%w: state: %v", ErrInvalidEntry, err)
+			return nil, fmt.Errorf("%w: state: %w", ErrInvalidEntry, err)
 		}
 		b = buf.Bytes()
 	}
 	var out bytes.Buffer
 	if err := json.Compact(&out, b); err != nil {
-		return nil, fmt.Errorf("%w: state is not valid JSON: %v", ErrInvalidEntry, err)
+		return nil, fmt.Errorf("%w: state is not valid JSON: %w", ErrInvalidEntry, err)
 	}
 	if out.Len() == 0 || isNull(out.Bytes()) {
 		return nil, fmt.Errorf("%w: state is null", ErrInvalidEntry)

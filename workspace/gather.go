@@ -97,11 +97,11 @@ func gather(ctx context.Context, opts Options) (*Context, error) {
 		}
 	}
 	if opts.ReadmeTokens >= 0 {
-		max := opts.ReadmeTokens
-		if max == 0 {
-			max = DefaultReadmeTokens
+		limit := opts.ReadmeTokens
+		if limit == 0 {
+			limit = DefaultReadmeTokens
 		}
-		b, ok, notes := readme(root, abs, counter, max)
+		b, ok, notes := readme(root, abs, counter, limit)
 		if ok {
 			c.Blocks = append(c.Blocks, b)
 		}

@@ -195,9 +195,9 @@ func instrWithin(p, base string) bool {
 // confined reports whether p lies inside the project or the user folder:
 // for a real path (symlinks resolved) against their real paths, for a path
 // as written against both forms.
-func (l *instrLoader) confined(p string, real bool) bool {
+func (l *instrLoader) confined(p string, resolved bool) bool {
 	bases := []string{l.realRoot, l.realUser}
-	if !real {
+	if !resolved {
 		bases = append(bases, l.root, l.user)
 	}
 	for _, b := range bases {
@@ -282,20 +282,20 @@ func (l *instrLoader) loadFile(c instrCandidate, drop bool, seen map[string]stri
 	if !fi.Mode().IsRegular() {
 		return Instruction{}, 0, false
 	}
-	real, err := filepath.EvalSymlinks(c.path)
+	resolved, err := filepath.EvalSymlinks(c.path)
 	if err != nil {
 		l.notice(c.path, "unreadable: %v", err)
 		return Instruction{}, 0, false
 	}
-	if c.scope != ScopeUser && !l.confined(real, true) {
-		l.notice(c.path, "refused: links outside the project to %s", real)
+	if c.scope != ScopeUser && !l.confined(resolved, true) {
+		l.notice(c.path, "refused: links outside the project to %s", resolved)
 		return Instruction{}, 0, false
 	}
-	if first, ok := seen[real]; ok {
+	if first, ok := seen[resolved]; ok {
 		l.notice(c.path, "skipped: same file as %s", first)
 		return Instruction{}, 0, false
 	}
-	seen[real] = c.path
+	seen[resolved] = c.path
 	if fi.Size() == 0 {
 		return Instruction{}, 0, false
 	}
@@ -303,7 +303,7 @@ func (l *instrLoader) loadFile(c instrCandidate, drop bool, seen map[string]stri
 		l.notice(c.path, "dropped: instruction files are capped at %d bytes", l.maxBytes)
 		return Instruction{}, 0, false
 	}
-	text, tail, err := l.read(real)
+	text, tail, err := l.read(resolved)
 	if err != nil {
 		l.notice(c.path, "skipped: %v", err)
 		return Instruction{}, 0, false
@@ -311,8 +311,8 @@ func (l *instrLoader) loadFile(c instrCandidate, drop bool, seen map[string]stri
 	if strings.TrimSpace(text) == "" {
 		return Instruction{}, 0, false
 	}
-	e := &instrExpansion{seen: map[string]string{real: c.rel}, tail: tail}
-	l.expand(e, text, c.path, []string{real}, 0)
+	e := &instrExpansion{seen: map[string]string{resolved: c.rel}, tail: tail}
+	l.expand(e, text, c.path, []string{resolved}, 0)
 	in = Instruction{Path: c.path, Rel: c.rel, Scope: c.scope, Text: e.out.String(), Imports: e.imports}
 	in.Bytes = len(in.Text)
 	return in, in.Bytes + e.tail, true
@@ -370,20 +370,20 @@ func (l *instrLoader) truncate(in Instruction, full, remaining int) (Instruction
 	return in, true
 }
 
-// instrCutPoint returns how many bytes of s to keep within max bytes: up to the
+// instrCutPoint returns how many bytes of s to keep within limit bytes: up to the
 // last line break that fits (without it and a preceding '\r'), else, when
 // the first line alone is too long, the last rune boundary that fits.
-func instrCutPoint(s string, max int) int {
-	if max <= 0 {
+func instrCutPoint(s string, limit int) int {
+	if limit <= 0 {
 		return 0
 	}
-	if len(s) <= max {
+	if len(s) <= limit {
 		return len(s)
 	}
-	if i := strings.LastIndexByte(s[:max+1], '\n'); i > 0 {
+	if i := strings.LastIndexByte(s[:limit+1], '\n'); i > 0 {
 		return len(strings.TrimRight(s[:i], "\r"))
 	}
-	n := max
+	n := limit
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
@@ -624,11 +624,11 @@ func (l *instrLoader) resolveImport(e *instrExpansion, tok, file string, chain [
 		}
 		return importMissing
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return importMissing
 	}
-	if !l.confined(real, true) {
+	if !l.confined(resolved, true) {
 		l.notice(file, "import %s refused: outside the project", tok)
 		return importRefused
 	}
@@ -636,16 +636,16 @@ func (l *instrLoader) resolveImport(e *instrExpansion, tok, file string, chain [
 		l.notice(file, "import %s refused: not a regular file", tok)
 		return importRefused
 	}
-	if i := slices.Index(chain, real); i >= 0 {
+	if i := slices.Index(chain, resolved); i >= 0 {
 		names := make([]string, 0, len(chain)+1)
 		for _, c := range chain {
 			names = append(names, l.display(c))
 		}
-		names = append(names, l.display(real))
+		names = append(names, l.display(resolved))
 		l.notice(file, "import %s refused: cycle %s", tok, strings.Join(names, " -> "))
 		return importRefused
 	}
-	if first, ok := e.seen[real]; ok {
+	if first, ok := e.seen[resolved]; ok {
 		e.out.WriteString("(see " + first + " above)")
 		return importIncluded
 	}
@@ -657,13 +657,13 @@ func (l *instrLoader) resolveImport(e *instrExpansion, tok, file string, chain [
 		// Far past the byte cap: this text will be cut before here.
 		return importRefused
 	}
-	text, _, err := l.read(real)
+	text, _, err := l.read(resolved)
 	if err != nil {
 		l.notice(file, "import %s refused: %v", tok, err)
 		return importRefused
 	}
-	e.seen[real] = l.display(abs)
+	e.seen[resolved] = l.display(abs)
 	e.imports = append(e.imports, abs)
-	l.expand(e, strings.TrimRight(text, "\r\n"), abs, append(slices.Clip(chain), real), depth+1)
+	l.expand(e, strings.TrimRight(text, "\r\n"), abs, append(slices.Clip(chain), resolved), depth+1)
 	return importIncluded
 }

@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -154,7 +155,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	} else {
 		verr = ValidateOpenAI(body)
 	}
-	if ve, ok := verr.(*ValidationError); ok {
+	if ve := (*ValidationError)(nil); errors.As(verr, &ve) {
 		writeFailure(w, ve.Failure())
 		return
 	}
