@@ -42,7 +42,9 @@ type Options struct {
 	// Optional. Defaults to [model.DefaultPolicy].
 	Policy model.Policy
 	// Strategy compacts the window before each model call. Optional.
-	// Defaults to [compact.Tiered] with seed 003's thresholds.
+	// Defaults to [compact.Tiered] with seed 003's thresholds (an Engine
+	// opened without a strategy summarizes instead: a replay measures
+	// compaction without a model).
 	Strategy compact.Strategy
 	// Steps asks for one [Step] per message in [Result.Steps].
 	Steps bool
