@@ -274,17 +274,9 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		msgs = msgs[:opts.StopAfter]
 	}
 	res := newResult(tr, len(msgs), opts)
-	info := model.Lookup(res.Model)
-	res.ModelWarning = model.Warning(info)
-	res.Encoding, res.EncodingEstimated, res.ContextWindow = info.Encoding, info.EncodingEstimated, info.ContextWindow
-	counter, err := model.Counter(info)
+	counter, err := res.setModel(opts)
 	if err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
-	}
-	policy := cmp.Or[model.Policy](opts.Policy, model.DefaultPolicy)
-	res.Budget, res.BudgetSource = opts.Budget, "flag"
-	if res.Budget <= 0 {
-		res.Budget, res.BudgetSource = policy.Budget(info), policy.Name()
+		return nil, err
 	}
 	strategy := opts.Strategy
 	if strategy == nil {
@@ -323,26 +315,12 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			step = res.call(i, req)
 			usage.call(m, &step)
 		}
-		cut, _ := eng.Limited()
-		if err := eng.Add(ctx, m); err != nil {
+		ws, err := add(ctx, eng, m, usage)
+		if err != nil {
 			return nil, fmt.Errorf("replay: %s: message %d: %w", tr.File, i, err)
 		}
-		ws := eng.WindowStats()
-		if now, _ := eng.Limited(); now > cut {
-			// The original agent had the whole result in its context.
-			usage.add(token.Message(counter, ws.Overhead, m))
-		} else {
-			usage.add(ws.LastTokens)
-		}
 		if opts.Steps {
-			step.Step, step.Role, step.TokensAdded = i+1, string(ws.LastRole), ws.LastTokens
-			if m.Role != chat.RoleAssistant {
-				step.PromptTokens = ws.Size
-			}
-			if res.Budget > 0 {
-				step.Usage = float64(step.PromptTokens) / float64(res.Budget)
-			}
-			res.Steps = append(res.Steps, step)
+			res.step(i, m, step, ws)
 		}
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(msgs))
@@ -385,6 +363,24 @@ func newResult(tr *transcript.Trajectory, n int, opts Options) *Result {
 		res.Model, res.ModelSource = DefaultModel, "default"
 	}
 	return res
+}
+
+// setModel looks the model up, sets its tokenizer, context window and
+// the budget, and returns its counter. Errors: model.Counter's.
+func (res *Result) setModel(opts Options) (token.Counter, error) {
+	info := model.Lookup(res.Model)
+	res.ModelWarning = model.Warning(info)
+	res.Encoding, res.EncodingEstimated, res.ContextWindow = info.Encoding, info.EncodingEstimated, info.ContextWindow
+	counter, err := model.Counter(info)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	policy := cmp.Or[model.Policy](opts.Policy, model.DefaultPolicy)
+	res.Budget, res.BudgetSource = opts.Budget, "flag"
+	if res.Budget <= 0 {
+		res.Budget, res.BudgetSource = policy.Budget(info), policy.Name()
+	}
+	return counter, nil
 }
 
 // open opens the engine that replays tr, saving it as a session with
@@ -494,6 +490,36 @@ func (res *Result) finish(eng *agentctx.Engine, opts Options) error {
 	res.FinalPromptTokens = w.Size()
 	res.Window = w
 	return nil
+}
+
+// add adds m to the engine and grows the uncompacted context by it, as
+// the original agent had it, and returns the window after it.
+func add(ctx context.Context, eng *agentctx.Engine, m chat.Message, usage *usageComparison) (agentctx.WindowStats, error) {
+	cut, _ := eng.Limited()
+	if err := eng.Add(ctx, m); err != nil {
+		return agentctx.WindowStats{}, err
+	}
+	ws := eng.WindowStats()
+	if now, _ := eng.Limited(); now > cut {
+		// The original agent had the whole result in its context.
+		usage.add(token.Message(usage.counter, ws.Overhead, m))
+	} else {
+		usage.add(ws.LastTokens)
+	}
+	return ws, nil
+}
+
+// step appends the step of message i (0-based), m, to Steps: step as the
+// call before it left it, completed from the window after it (ws).
+func (res *Result) step(i int, m chat.Message, step Step, ws agentctx.WindowStats) {
+	step.Step, step.Role, step.TokensAdded = i+1, string(ws.LastRole), ws.LastTokens
+	if m.Role != chat.RoleAssistant {
+		step.PromptTokens = ws.Size
+	}
+	if res.Budget > 0 {
+		step.Usage = float64(step.PromptTokens) / float64(res.Budget)
+	}
+	res.Steps = append(res.Steps, step)
 }
 
 // usageComparison follows the uncompacted context as the original agent
