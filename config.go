@@ -1,6 +1,7 @@
 package agentctx
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -109,26 +110,63 @@ type staticConfig struct {
 	Cut     bool         `json:"cut,omitempty"`
 }
 
-// strategyConfig is a recorded compaction strategy: its name and the
-// parameters of the strategies agentctx ships. Zero fields are defaults.
+// strategyConfig is a recorded compaction strategy: its name and, inline,
+// its parameters ([compact.Configurable]; the summarizer's name for
+// summarize). Absent parameters are defaults.
 type strategyConfig struct {
-	Name       string  `json:"name"`
-	Summarizer string  `json:"summarizer,omitempty"`
-	Threshold  float64 `json:"threshold,omitempty"`
-	KeepRatio  float64 `json:"keep_ratio,omitempty"`
-	Fallback   float64 `json:"fallback_keep_ratio,omitempty"`
-	Summary    float64 `json:"summary_ratio,omitempty"`
-	MinFreed   float64 `json:"min_freed_ratio,omitempty"`
-	MinCalls   int     `json:"min_calls_between,omitempty"`
-	MaxFail    int     `json:"max_failures,omitempty"`
-	L1         float64 `json:"l1,omitempty"`
-	L2         float64 `json:"l2,omitempty"`
-	L3         float64 `json:"l3,omitempty"`
-	L1MinRunes int     `json:"l1_min_runes,omitempty"`
-	L1Keep     int     `json:"l1_keep_runes,omitempty"`
-	L2Rounds   int     `json:"l2_keep_rounds,omitempty"`
-	KeepRounds int     `json:"keep_rounds,omitempty"`
-	Batch      int     `json:"batch,omitempty"`
+	Name string
+	// Params is the strategy's parameters, a JSON object without "name";
+	// nil when it records none.
+	Params json.RawMessage
+}
+
+// MarshalJSON encodes c as one object: "name" first, then the
+// parameters.
+func (c strategyConfig) MarshalJSON() ([]byte, error) {
+	name, err := json.Marshal(c.Name)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(`{"name":`), name...)
+	if p := bytes.TrimSpace(c.Params); len(p) > 2 && p[0] == '{' {
+		out = append(append(out, ','), p[1:]...)
+		return out, nil
+	}
+	return append(out, '}'), nil
+}
+
+// UnmarshalJSON decodes what MarshalJSON encoded.
+func (c *strategyConfig) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	c.Name = ""
+	if n, ok := fields["name"]; ok {
+		if err := json.Unmarshal(n, &c.Name); err != nil {
+			return fmt.Errorf("strategy name: %w", err)
+		}
+	}
+	delete(fields, "name")
+	c.Params = nil
+	if len(fields) > 0 {
+		p, err := json.Marshal(fields)
+		if err != nil {
+			return err
+		}
+		c.Params = p
+	}
+	return nil
+}
+
+// summarizer returns the summarizer's name the parameters record, "" when
+// none.
+func (c strategyConfig) summarizer() string {
+	var p struct {
+		Summarizer string `json:"summarizer"`
+	}
+	_ = json.Unmarshal(c.Params, &p) // nil or unreadable: none
+	return p.Summarizer
 }
 
 // config returns the engine's configuration as the session records it.
@@ -138,7 +176,7 @@ func (e *Engine) config() *engineConfig {
 		Model: e.info.Name, Budget: e.w.Budget(), BudgetSource: e.budgetSource,
 		MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, Tools: toolsConfig(o.Tools),
 		StaticRatio: o.StaticRatio, NoWorkspace: o.NoWorkspace,
-		Strategy: strategyOf(e.strategy, o.Summarizer),
+		Strategy: strategyOf(e.strategy),
 		NoLimit:  o.NoLimit, NoWorkingMemory: o.NoWorkingMemory, NoTrackerSection: o.NoTrackerSection,
 		NoReminders: o.NoReminders, ContextTokens: o.ContextTokens, TrackerMaxTokens: o.Tracker.MaxTokens,
 		RehydrateDisabled: o.Rehydrate.Disabled, RehydrateFiles: o.Rehydrate.Files,
@@ -153,59 +191,24 @@ func (e *Engine) config() *engineConfig {
 	return c
 }
 
-// strategyOf records s.
-func strategyOf(s compact.Strategy, sum compact.Summarizer) strategyConfig {
-	if s == nil {
-		return strategyConfig{Name: "summarize", Summarizer: summarizerName(sum)}
-	}
+// strategyOf records s: its name and, when it is
+// [compact.Configurable], its parameters.
+func strategyOf(s compact.Strategy) strategyConfig {
 	c := strategyConfig{Name: s.Name()}
-	switch s := s.(type) {
-	case *compact.Summarize:
-		c.Summarizer = summarizerName(cmp.Or(s.Summarizer, sum))
-		c.Threshold, c.KeepRatio, c.Fallback, c.Summary = s.Threshold, s.KeepRatio, s.FallbackKeepRatio, s.SummaryRatio
-		c.MinFreed, c.MinCalls, c.MaxFail = s.MinFreedRatio, s.MinCallsBetween, s.MaxFailures
-	case *compact.Tiered:
-		c.L1, c.L2, c.L3, c.L1MinRunes, c.L1Keep, c.L2Rounds = s.L1, s.L2, s.L3, s.L1MinRunes, s.L1KeepRunes, s.L2KeepRounds
-	case *compact.Mask:
-		c.KeepRounds, c.Batch = s.KeepRounds, s.Batch
-		t := s.Escalation
-		c.L1, c.L2, c.L3, c.L1MinRunes, c.L1Keep, c.L2Rounds = t.L1, t.L2, t.L3, t.L1MinRunes, t.L1KeepRunes, t.L2KeepRounds
+	if cs, ok := s.(compact.Configurable); ok {
+		if p, err := cs.Config(); err == nil {
+			c.Params = p
+		}
 	}
 	return c
 }
 
-// summarizerName names a summarizer for the record: "extractive" for nil
-// (the default), else its Name when it has one, else its Go type.
-func summarizerName(s compact.Summarizer) string {
-	if s == nil {
-		return "extractive"
-	}
-	if n, ok := s.(interface{ Name() string }); ok {
-		return n.Name()
-	}
-	return fmt.Sprintf("%T", s)
-}
-
 // build returns the strategy c records, with the summarizer and logger of
-// opts, and false when c names a strategy agentctx does not ship (a
-// caller's own, which the caller must pass to Resume again).
-func (c strategyConfig) build(opts Options) (compact.Strategy, bool) {
-	tiered := compact.Tiered{L1: c.L1, L2: c.L2, L3: c.L3, L1MinRunes: c.L1MinRunes, L1KeepRunes: c.L1Keep, L2KeepRounds: c.L2Rounds, Logger: opts.Logger}
-	switch c.Name {
-	case "summarize":
-		return &compact.Summarize{
-			Summarizer: opts.Summarizer, Threshold: c.Threshold, KeepRatio: c.KeepRatio,
-			FallbackKeepRatio: c.Fallback, SummaryRatio: c.Summary, Logger: opts.Logger,
-			MinFreedRatio: c.MinFreed, MinCallsBetween: c.MinCalls, MaxFailures: c.MaxFail,
-		}, true
-	case "tiered":
-		return &tiered, true
-	case "mask":
-		return &compact.Mask{KeepRounds: c.KeepRounds, Batch: c.Batch, Escalation: tiered, Logger: opts.Logger}, true
-	case "none":
-		return compact.None{}, true
-	}
-	return nil, false
+// opts, and an error when c names a strategy no one registered
+// ([compact.Register]; a caller's own, which the caller must pass to
+// Resume again) or records parameters it cannot read.
+func (c strategyConfig) build(opts Options) (compact.Strategy, error) {
+	return compact.Build(c.Name, c.Params, compact.BuildOptions{Summarizer: opts.Summarizer, Logger: opts.Logger})
 }
 
 // lastConfig returns the configuration recorded last in entries, nil when
@@ -267,8 +270,8 @@ func (c *engineConfig) merge(opts *Options) (overrides, warnings []string) {
 		opts.StaticRatio = c.StaticRatio
 	}
 	if opts.Strategy == nil {
-		s, ok := c.Strategy.build(*opts)
-		if !ok {
+		s, err := c.Strategy.build(*opts)
+		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("resume: the session used compaction strategy %q, which is not agentctx's: pass it in Options.Strategy; using the default", c.Strategy.Name))
 		} else {
 			opts.Strategy = s
@@ -276,8 +279,8 @@ func (c *engineConfig) merge(opts *Options) (overrides, warnings []string) {
 	} else if opts.Strategy.Name() != c.Strategy.Name {
 		over("strategy", c.Strategy.Name)
 	}
-	if opts.Summarizer == nil && c.Strategy.Summarizer != "" && c.Strategy.Summarizer != "extractive" {
-		warnings = append(warnings, fmt.Sprintf("resume: the session's summaries were written by %s; without Options.Summarizer they are written by the extractive summarizer", c.Strategy.Summarizer))
+	if sum := c.Strategy.summarizer(); opts.Summarizer == nil && sum != "" && sum != "extractive" {
+		warnings = append(warnings, fmt.Sprintf("resume: the session's summaries were written by %s; without Options.Summarizer they are written by the extractive summarizer", sum))
 	}
 	opts.NoWorkspace = opts.NoWorkspace || c.NoWorkspace
 	opts.NoLimit = opts.NoLimit || c.NoLimit

@@ -52,8 +52,12 @@
 //     encoding per model family, and the budget policies.
 //   - [github.com/agentctx/agentctx/window]: the managed context window of
 //     one session, with its invariants and O(1) accounting.
-//   - [github.com/agentctx/agentctx/compact]: tiered compaction (seed 003's
-//     L1-L3), observation masking, and safe cutting.
+//   - [github.com/agentctx/agentctx/compact]: the compaction strategies
+//     (compact.Summarize, the Engine's default: a summary by a model,
+//     compact.ModelSummarizer, else the extractive summarizer;
+//     compact.Tiered, seed 003's L1-L3, replay's default; compact.Mask,
+//     observation masking; compact.None), the tool-result limiter and safe
+//     cutting. A new strategy is one file there: see its "Extending".
 //   - [github.com/agentctx/agentctx/transcript]: readers for real agent
 //     trajectories (Claude Code, Codex, SWE-agent, mini-swe-agent,
 //     OpenHands, OpenAI message arrays).
@@ -70,12 +74,27 @@
 //   - [github.com/agentctx/agentctx/prompt]: request assembly with a
 //     cache-stable static prefix and a token table.
 //   - [github.com/agentctx/agentctx/provider]: the small model interface
-//     and its OpenAI and Anthropic adapters.
+//     and its OpenAI and Anthropic adapters (which import no other
+//     agentctx package but chat).
+//
+// CONTRIBUTING.md at the module's root maps the packages and says where a
+// new strategy, transcript format, store backend or provider goes.
+//
+// # Defaults
+//
+// [Open] and [Resume] default to [DefaultModel], the model's budget under
+// model.DefaultPolicy and the summarizing strategy (compact.Summarize with
+// the extractive summarizer unless [Options].Summarizer is set). replay.Run
+// and `agentctx replay` use the same model and budget defaults, but the
+// tiered strategy (compact.Tiered) unless one is chosen: a replay measures
+// compaction without a model.
 //
 // # Embedding the window alone
 //
 // Build a window for a model, add messages as the agent produces them, and
-// compact before each model call:
+// compact before each model call (the Engine keeps its own window: it
+// reports it through [Engine.WindowStats], [Engine.Check] and
+// [Engine.Breakdown]):
 //
 //	info := model.Lookup("claude-sonnet-4-5")
 //	counter, _ := model.Counter(info)

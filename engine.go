@@ -290,12 +290,10 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig) (*Engine,
 	e.strategy = opts.Strategy
 	if e.strategy == nil {
 		e.strategy = &compact.Summarize{Summarizer: opts.Summarizer, Logger: opts.Logger}
-	} else if s, ok := e.strategy.(*compact.Summarize); ok {
-		// A Summarize remembers its window (its loop guard): each session
-		// gets its own copy, starting fresh.
-		c := *s
-		c.State = compact.SummarizeState{}
-		e.strategy = &c
+	} else if st, ok := e.strategy.(compact.Stateful); ok {
+		// A stateful strategy remembers its window (the summarizing loop
+		// guard): each session gets its own copy, starting fresh.
+		e.strategy = st.Fresh()
 	}
 	reuse := saved != nil && saved.Static != nil && !opts.RefreshWorkspace && opts.SystemPrompt == saved.SystemPrompt
 	if !opts.NoWorkspace && !reuse {
@@ -417,10 +415,94 @@ func (e *Engine) Messages() []chat.Message {
 	return e.w.Messages()
 }
 
-// Window returns the engine's context window, for inspection (Check,
-// Breakdown, Tokens). It is the engine's own: read it only, and not
-// concurrently with the engine's methods.
-func (e *Engine) Window() *window.Window { return e.w }
+// WindowStats is a snapshot of an Engine's context window between
+// requests: what [Engine.WindowStats] reports. Sizes are in tokens, and
+// count the reserve (tool schemas, static prompt, rehydration block) the
+// window holds between requests.
+type WindowStats struct {
+	// Tokens is the locally counted size ([window.Window.Tokens]); Size
+	// is the size checked against the budget (the usage-anchored one when
+	// the window is anchored); Budget is the budget (0: none); Reserved
+	// is the part of Tokens held outside the messages.
+	Tokens   int `json:"tokens"`
+	Size     int `json:"size"`
+	Budget   int `json:"budget"`
+	Reserved int `json:"reserved"`
+	// Messages counts the window's messages. LastRole and LastTokens are
+	// the role and size of the last one (zero when there is none): the
+	// message [Engine.Add] added last, as it entered (cut, or turned into
+	// user text).
+	Messages   int       `json:"messages"`
+	LastRole   chat.Role `json:"last_role,omitempty"`
+	LastTokens int       `json:"last_tokens,omitempty"`
+	// Anchor is the usage anchor: the provider's last reported prompt
+	// size and the local count then (zero before the first usage).
+	Anchor token.Anchor `json:"anchor"`
+	// Overhead is the counter's per-message framing.
+	Overhead token.Overhead `json:"overhead"`
+	// Note is the index in [Engine.Messages] of the compaction note (a
+	// summary or a note of what was removed); -1 when there is none.
+	Note int `json:"note"`
+}
+
+// WindowStats returns a snapshot of the context window. Safe for
+// concurrent use.
+func (e *Engine) WindowStats() WindowStats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	w := e.w
+	s := WindowStats{
+		Tokens: w.Tokens(), Size: w.Size(), Budget: w.Budget(), Reserved: w.Reserved(), Note: w.Note(),
+		Messages: w.Len(), Anchor: w.Anchor(), Overhead: w.Overhead(),
+	}
+	if n := w.Len(); n > 0 {
+		s.LastRole, s.LastTokens = w.At(n-1).Role, w.TokensAt(n-1)
+	}
+	return s
+}
+
+// Check returns the context window's broken invariants
+// ([window.Window.Check]); none when it is sound. Safe for concurrent use.
+func (e *Engine) Check() []window.Violation {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.w.Check()
+}
+
+// Breakdown returns where the context window's tokens go, by kind
+// ([window.Window.Breakdown]). Safe for concurrent use.
+func (e *Engine) Breakdown() window.Breakdown {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.w.Breakdown()
+}
+
+// Counter returns the token counter the engine counts with (the model's
+// tokenizer). Counters are safe for concurrent use.
+func (e *Engine) Counter() token.Counter { return e.counter }
+
+// Limited returns how many tool results the limiter cut since the engine
+// was opened, and the runes it removed: [Stats].LimitedResults and
+// LimitedChars, without copying the rest. Compare it before and after an
+// [Engine.Add] to learn whether the limiter cut what was added. Safe for
+// concurrent use.
+func (e *Engine) Limited() (results, runes int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stats.LimitedResults, e.stats.LimitedChars
+}
+
+// CloseWindow closes the engine ([Engine.Close]) and hands its context
+// window to the caller, who owns it from then on (a replay's final
+// state). The closed engine's read methods ([Engine.Messages],
+// [Engine.Check], [Engine.WindowStats]…) still read it: do not change it
+// while calling them. Errors: Close's; the window is returned with them.
+func (e *Engine) CloseWindow() (*window.Window, error) {
+	err := e.Close()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.w, err
+}
 
 // TrackerSection returns the runtime state tracker's section as the next
 // request will carry it ("" without working memory or with nothing

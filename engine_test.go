@@ -77,15 +77,14 @@ func checkRequest(t *testing.T, where string, e *agentctx.Engine, req *agentctx.
 	if sum != req.Tokens {
 		t.Errorf("%s: token table sums to %d, request says %d", where, sum, req.Tokens)
 	}
-	w := e.Window()
-	independent := token.Messages(w.Counter(), w.Overhead(), req.Messages) + toolTokens
+	independent := token.Messages(e.Counter(), e.WindowStats().Overhead, req.Messages) + toolTokens
 	if independent != req.Tokens {
 		t.Errorf("%s: counting the messages sent gives %d tokens, the request says %d", where, independent, req.Tokens)
 	}
 	if req.Budget > 0 && req.Tokens > req.Budget {
 		t.Errorf("%s: request of %d tokens over the %d-token budget (Over %d)", where, req.Tokens, req.Budget, req.Over)
 	}
-	if vs := w.Check(); len(vs) > 0 {
+	if vs := e.Check(); len(vs) > 0 {
 		t.Errorf("%s: window invariants: %v", where, vs)
 	}
 }
@@ -112,7 +111,7 @@ func TestPrefixStableAcrossTurns(t *testing.T) {
 			t.Fatal(err)
 		}
 		where := fmt.Sprintf("turn %d", turn)
-		checkRequest(t, where, e, req, token.Tools(e.Window().Counter(), []chat.ToolDef{{Name: "Read"}, {Name: "TodoWrite"}}))
+		checkRequest(t, where, e, req, token.Tools(e.Counter(), []chat.ToolDef{{Name: "Read"}, {Name: "TodoWrite"}}))
 		sys := req.Messages[0]
 		if sys.Role != chat.RoleSystem || !strings.Contains(sys.Text(), "Run `go test ./...`") || !strings.Contains(sys.Text(), "Use tabs.") {
 			t.Fatalf("%s: first message is not the static prompt with the instruction files and their import:\n%s", where, sys.Text())
@@ -171,7 +170,7 @@ func TestRequestNeverOverBudget(t *testing.T) {
 				e := openEngine(t, agentctx.Options{Dir: dir, Model: tr.Model, Budget: budget, Tools: tr.Tools,
 					SystemPrompt: "You are a coding agent.", Strategy: &compact.Summarize{},
 					Workspace: workspace.Options{Git: workspace.GitOptions{Disabled: true}}})
-				tools := token.Tools(e.Window().Counter(), tr.Tools)
+				tools := token.Tools(e.Counter(), tr.Tools)
 				for i, m := range tr.Messages {
 					if m.Role == chat.RoleAssistant {
 						req, err := e.Request(ctx)
@@ -238,7 +237,8 @@ func TestResumeEngine(t *testing.T) {
 	}
 	e.Add(ctx, chat.NewText(chat.RoleAssistant, "Parse is fixed."))
 	live := e.Messages()
-	liveTokens, liveAnchor := e.Window().Tokens(), e.Window().Anchor()
+	liveStats := e.WindowStats()
+	liveTokens, liveAnchor := liveStats.Tokens, liveStats.Anchor
 	section, rehydration := e.TrackerSection(), e.Rehydration()
 	wm, _ := e.WorkingMemory(2000)
 	sent := map[string]bool{}
@@ -262,8 +262,8 @@ func TestResumeEngine(t *testing.T) {
 	if diff := cmp.Diff(live, r.Messages()); diff != "" {
 		t.Errorf("resumed window differs (-live +resumed):\n%s", diff)
 	}
-	if got := r.Window().Tokens(); got != liveTokens || r.Window().Anchor() != liveAnchor {
-		t.Errorf("resumed window: %d tokens, anchor %+v; live %d, %+v", got, r.Window().Anchor(), liveTokens, liveAnchor)
+	if got := r.WindowStats(); got.Tokens != liveTokens || got.Anchor != liveAnchor {
+		t.Errorf("resumed window: %d tokens, anchor %+v; live %d, %+v", got.Tokens, got.Anchor, liveTokens, liveAnchor)
 	}
 	if r.TrackerSection() != section {
 		t.Errorf("tracker section differs:\n%s\nwant\n%s", r.TrackerSection(), section)
@@ -322,7 +322,7 @@ func TestRehydrationCaps(t *testing.T) {
 		t.Errorf("files not newest first")
 	}
 	for _, part := range strings.Split(reh, "### ")[1:] {
-		if n := e.Window().Counter().Count(part); n > 300+40 {
+		if n := e.Counter().Count(part); n > 300+40 {
 			t.Errorf("a rehydrated file takes %d tokens, over its 300-token cap:\n%.200s", n, part)
 		}
 	}

@@ -56,10 +56,10 @@ func Example() {
 		if err != nil {
 			panic(err)
 		}
-		resp, err := llm.Send(ctx, req.Request.Request)
+		resp, err := llm.Send(ctx, req.Provider())
 		if errors.Is(err, provider.ErrContextOverflow) {
 			if req, err = e.RecoverOverflow(ctx, err); err == nil {
-				resp, err = llm.Send(ctx, req.Request.Request)
+				resp, err = llm.Send(ctx, req.Provider())
 			}
 		}
 		if err != nil {

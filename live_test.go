@@ -111,7 +111,7 @@ func TestInterruptedCalls(t *testing.T) {
 			if err := e.Add(ctx, msgs...); err != nil {
 				t.Fatal(err)
 			}
-			if vs := e.Window().Check(); len(vs) > 0 {
+			if vs := e.Check(); len(vs) > 0 {
 				t.Fatalf("Check: %v", vs)
 			}
 			req, err := e.Request(ctx)

@@ -244,7 +244,7 @@ func runLoop(t *testing.T, wf providertest.Wire, turns int) {
 			var resp *provider.Response
 			if rng.IntN(2) == 0 {
 				cut := rng.IntN(25) == 0
-				resp, err = llm.Stream(ctx, req.Request.Request, func(string) error {
+				resp, err = llm.Stream(ctx, req.Provider(), func(string) error {
 					if cut {
 						return errors.New("interrupted by the user")
 					}
@@ -254,7 +254,7 @@ func runLoop(t *testing.T, wf providertest.Wire, turns int) {
 					stats["stream cut"]++
 				}
 			} else {
-				resp, err = llm.Send(ctx, req.Request.Request)
+				resp, err = llm.Send(ctx, req.Provider())
 			}
 			if errors.Is(err, provider.ErrContextOverflow) {
 				stats["overflow"]++
@@ -302,7 +302,7 @@ func runLoop(t *testing.T, wf providertest.Wire, turns int) {
 					t.Fatal(err)
 				}
 			}
-			if vs := e.Window().Check(); len(vs) > 0 {
+			if vs := e.Check(); len(vs) > 0 {
 				t.Fatalf("turn %d: %v", turn, vs)
 			}
 			if interrupt {

@@ -98,7 +98,7 @@ func TestRecoverOverflow(t *testing.T) {
 			}
 			var resp *provider.Response
 			for attempt := 0; ; attempt++ {
-				resp, err = m.Send(ctx, req.Request.Request)
+				resp, err = m.Send(ctx, req.Provider())
 				if err == nil {
 					break
 				}

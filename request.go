@@ -10,6 +10,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/prompt"
+	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/reminder"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/token"
@@ -44,6 +45,11 @@ type Request struct {
 	reminders []reminder.Reminder
 	committed bool
 }
+
+// Provider returns the provider-neutral request to send: the messages,
+// tool schemas, cache breakpoints and reply limit ([provider.Model].Send
+// takes it).
+func (r *Request) Provider() provider.Request { return r.Request.Request }
 
 // ErrStaleRequest reports [Request.Sent] on a request that a later
 // [Engine.Request] replaced. Nothing was committed; send the newer
@@ -84,8 +90,8 @@ func (e *Engine) commit(ctx context.Context) error {
 	}
 	e.pending = nil
 	r.committed = true
-	if sum, ok := e.strategy.(*compact.Summarize); ok {
-		sum.State.Calls++
+	if st, ok := e.strategy.(compact.Stateful); ok {
+		st.SetCalls(st.Calls() + 1)
 	}
 	e.stats.Requests++
 	if r.Over > 0 {
@@ -168,16 +174,17 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 	}
 	trackerText, memText, pend := e.tail(changed)
 	e.w.SetReserved(e.reserve(trackerText, memText, pend))
-	// The summarizing strategy's loop guard counts model calls: a request
-	// counts once it is committed, not each time it is built (a retry).
-	sum, _ := e.strategy.(*compact.Summarize)
+	// A stateful strategy counts model calls (the summarizing guard): a
+	// request counts once it is committed, not each time it is built (a
+	// retry).
+	st, _ := e.strategy.(compact.Stateful)
 	var calls int
-	if sum != nil {
-		calls = sum.State.Calls
+	if st != nil {
+		calls = st.Calls()
 	}
 	recs, err := e.strategy.Compact(ctx, e.w)
-	if sum != nil {
-		sum.State.Calls = calls
+	if st != nil {
+		st.SetCalls(calls)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("agentctx: request %s: compact: %w", e.id, err)
@@ -192,7 +199,7 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 		// again, as a retry of this request will.
 		trackerText, memText, pend = e.tail(changed)
 		if e.w.SetReserved(e.reserve(trackerText, memText, pend)); summarized(recs) && !e.w.Fits() {
-			more, err := (&compact.Tiered{Logger: e.opts.Logger}).Compact(ctx, e.w)
+			more, err := e.escalate(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("agentctx: request %s: compact: %w", e.id, err)
 			}
@@ -269,21 +276,12 @@ func (e *Engine) Compact(ctx context.Context, instructions string) ([]compact.Re
 	if e.closed {
 		return nil, ErrClosed
 	}
-	s := &compact.Summarize{Summarizer: e.opts.Summarizer, Instructions: instructions, Force: true, Logger: e.opts.Logger}
-	base, _ := e.strategy.(*compact.Summarize)
-	if base != nil {
-		c := *base
-		c.Instructions, c.Force = instructions, true
-		s = &c
+	f, ok := e.strategy.(compact.Forcer)
+	if !ok {
+		// A strategy that cannot compact on demand: a summary does.
+		f = &compact.Summarize{Summarizer: e.opts.Summarizer, Logger: e.opts.Logger}
 	}
-	recs, err := s.Compact(ctx, e.w)
-	if base != nil {
-		// The loop guard counts the manual summary too (but it is no
-		// model call).
-		calls := base.State.Calls
-		base.State = s.State
-		base.State.Calls = calls
-	}
+	recs, err := f.CompactNow(ctx, e.w, instructions)
 	if err != nil {
 		return nil, fmt.Errorf("agentctx: compact %s: %w", e.id, err)
 	}
@@ -391,21 +389,24 @@ func (e *Engine) pendingReminders(changed []string) []reminder.Reminder {
 	return e.reminders.Pending(s)
 }
 
-// threshold is the usage ratio at which s compacts, 0 when unknown.
+// threshold is the usage ratio at which s compacts
+// ([compact.Thresholder]), 0 when unknown.
 func threshold(s compact.Strategy) float64 {
-	switch s := s.(type) {
-	case *compact.Summarize:
-		if s.Threshold > 0 {
-			return s.Threshold
-		}
-		return 0.8
-	case *compact.Tiered:
-		if s.L2 > 0 {
-			return s.L2
-		}
-		return 0.8
+	if t, ok := s.(compact.Thresholder); ok {
+		return t.ThresholdRatio()
 	}
 	return 0
+}
+
+// escalate compacts the window further after a summary left it over
+// budget (the rehydration block it brought is reserved now): the
+// strategy's own escalation ([compact.Escalator]), else the tiered
+// levels.
+func (e *Engine) escalate(ctx context.Context) ([]compact.Record, error) {
+	if esc, ok := e.strategy.(compact.Escalator); ok {
+		return esc.Escalate(ctx, e.w)
+	}
+	return (&compact.Tiered{Logger: e.opts.Logger}).Compact(ctx, e.w)
 }
 
 func summarized(recs []compact.Record) bool {

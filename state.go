@@ -36,8 +36,10 @@ type engineState struct {
 	TodoTool    bool                   `json:"todo_tool,omitempty"`
 	Rehydration string                 `json:"rehydration,omitempty"`
 	Compactions int                    `json:"compactions,omitempty"`
-	// Summarize is the summarizing strategy's loop-guard state.
-	Summarize *compact.SummarizeState `json:"summarize,omitempty"`
+	// Strategy is the state of a [compact.Stateful] strategy (its
+	// MarshalState). The key is "summarize", the first such strategy's,
+	// so that sessions written before stay readable.
+	Strategy json.RawMessage `json:"summarize,omitempty"`
 }
 
 // state encodes the engine's state, with its configuration when
@@ -59,9 +61,12 @@ func (e *Engine) state(withConfig bool) (json.RawMessage, error) {
 		s.Workmem = raw
 	}
 	es := &engineState{Todos: e.todos, TodoTool: e.todoTool, Rehydration: e.rehydration, Compactions: e.compactions}
-	if s, ok := e.strategy.(*compact.Summarize); ok {
-		st := s.State
-		es.Summarize = &st
+	if st, ok := e.strategy.(compact.Stateful); ok {
+		raw, err := st.MarshalState()
+		if err != nil {
+			return nil, fmt.Errorf("agentctx: strategy state: %w", err)
+		}
+		es.Strategy = raw
 	}
 	if e.reminders != nil {
 		ms := e.reminders.State()
@@ -181,8 +186,10 @@ func (e *Engine) applyState(s savedState) {
 		}
 		e.todos, e.todoTool = s.Engine.Todos, e.todoTool || s.Engine.TodoTool
 		e.rehydration, e.compactions = secret.Redact(s.Engine.Rehydration), s.Engine.Compactions
-		if st, ok := e.strategy.(*compact.Summarize); ok && s.Engine.Summarize != nil {
-			st.State = *s.Engine.Summarize
+		if st, ok := e.strategy.(compact.Stateful); ok && len(s.Engine.Strategy) > 0 && string(s.Engine.Strategy) != "null" {
+			if err := st.UnmarshalState(s.Engine.Strategy); err != nil {
+				e.warnings = append(e.warnings, "resume: compaction strategy state unreadable, starting fresh: "+err.Error())
+			}
 		}
 	}
 }

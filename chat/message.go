@@ -138,6 +138,19 @@ func NewText(r Role, text string) Message {
 	return Message{Role: r, Parts: []Part{Text{Text: text}}}
 }
 
+// NewAssistant returns an assistant message holding text (no [Text] part
+// when it is "") followed by one [ToolCall] part per call, in order.
+func NewAssistant(text string, calls ...ToolCall) Message {
+	parts := make([]Part, 0, len(calls)+1)
+	if text != "" {
+		parts = append(parts, Text{Text: text})
+	}
+	for _, c := range calls {
+		parts = append(parts, c)
+	}
+	return Message{Role: RoleAssistant, Parts: parts}
+}
+
 // NewToolResult returns a tool message that answers the call id.
 func NewToolResult(id, name, content string, isError bool) Message {
 	return Message{Role: RoleTool, Parts: []Part{ToolResult{ToolCallID: id, ToolName: name, Content: content, IsError: isError}}}

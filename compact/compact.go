@@ -156,21 +156,12 @@ func (None) Name() string { return "none" }
 // Compact does nothing and returns no record.
 func (None) Compact(context.Context, *window.Window) ([]Record, error) { return nil, nil }
 
-// ParseStrategy returns the strategy named "tiered", "mask", "summarize"
-// or "none" with default options (summarize with the extractive
-// summarizer), or an error naming the known strategies.
+// ParseStrategy returns the strategy named "tiered" (also ""), "mask",
+// "summarize", "none" or any [Register]ed name, with default options
+// (summarize with the extractive summarizer), or an error naming the known
+// strategies ([ErrUnknownStrategy]).
 func ParseStrategy(name string, logger *slog.Logger) (Strategy, error) {
-	switch strings.ToLower(name) {
-	case "tiered", "":
-		return &Tiered{Logger: logger}, nil
-	case "mask":
-		return &Mask{Logger: logger}, nil
-	case "summarize":
-		return &Summarize{Logger: logger}, nil
-	case "none":
-		return None{}, nil
-	}
-	return nil, fmt.Errorf("compact: unknown strategy %q (known: tiered, mask, summarize, none)", name)
+	return Build(cmp.Or(name, "tiered"), nil, BuildOptions{Logger: logger})
 }
 
 // note renders the compaction note from what the window has dropped.

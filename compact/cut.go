@@ -3,6 +3,7 @@ package compact
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -119,7 +120,7 @@ func shrinkJSON(raw []byte, maxBytes int, note string) (out []byte, fits bool) {
 	if err != nil {
 		return nil, false
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, false // trailing data
 	}
 	if note != "" {

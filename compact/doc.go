@@ -23,7 +23,8 @@
 //     Summarization for Agent Context Management", JetBrains Research,
 //     2025). When masking is not enough the tiered levels escalate.
 //   - [Summarize], seed 001's CompactionService: old history becomes a
-//     summary written by a [Summarizer] (a model), else by [Extractive],
+//     summary written by a [Summarizer] (a model: [ModelSummarizer] over a
+//     [provider.Model]), else by [Extractive],
 //     else seed 001's fallback keeps the most recent 30 %. Its guard
 //     declines a summary that could free less than 20 % of the window, or
 //     that comes fewer than 3 model calls after the last, and lets the
@@ -32,6 +33,20 @@
 //     Code's auto-compact circuit breaker). Its state ([SummarizeState])
 //     belongs to one window.
 //   - [None] does nothing, as a baseline.
+//
+// # Extending
+//
+// A new strategy is one file in this package (or in the caller's own)
+// that implements [Strategy], plus the optional interfaces that apply,
+// which the agentctx Engine and replay use instead of knowing its type:
+// [Thresholder] (the usage ratio it compacts from, for the
+// context-pressure reminder), [Forcer] (a manual /compact; others are
+// replaced by a forced [Summarize] for it), [Escalator] (what runs when a
+// summary's rehydration leaves the window over budget; others get
+// [Tiered]), [Stateful] (per-window state, saved with the session) and
+// [Configurable] (parameters recorded with the session). A [Register]ed
+// [Builder] makes it again on resume ([Build]); [ParseStrategy] finds it
+// by name.
 //
 // # Cutting
 //

@@ -38,14 +38,14 @@ const (
 // Lengths of the extractive summary's items, in runes, before any
 // shortening for the budget.
 const (
-	extractiveUserRunes       = 400  // issue 4: "each cut to ~400 runes when long"
+	extractiveUserRunes       = 400  // each cut to ~400 runes when long
 	extractiveConclusionRunes = 1200 // the last assistant message
 	extractiveLineRunes       = 200  // commands, error lines, tasks
 	extractiveFileLines       = 60   // lines of each important file's content
 	extractiveMinUserRunes    = 100  // user messages are never cut shorter until nothing else is left
 )
 
-// Extractive is the summarizer that needs no model (issue 4, part 3): it
+// Extractive is the summarizer that needs no model: it
 // extracts, deterministically, what users of coding agents lose after a
 // compaction and writes it as Markdown under [SummaryHeader]:
 //
@@ -487,15 +487,15 @@ func headLines(s string, n int) string {
 	return s[:i] + "…"
 }
 
-// fit renders d within max tokens (0: no limit), shortening in the order
+// fit renders d within limit tokens (0: no limit), shortening in the order
 // documented on [Extractive].
-func (d *digest) fit(c token.Counter, max int) string {
+func (d *digest) fit(c token.Counter, limit int) string {
 	text := d.render()
-	if max <= 0 {
+	if limit <= 0 {
 		return text
 	}
 	n := c.Count(text)
-	if n <= max {
+	if n <= limit {
 		return text
 	}
 	// Each step shortens d; after each, re-render and count.
@@ -513,19 +513,19 @@ func (d *digest) fit(c token.Counter, max int) string {
 			continue
 		}
 		text = d.render()
-		if n = c.Count(text); n <= max {
+		if n = c.Count(text); n <= limit {
 			return text
 		}
 	}
 	// Drop the oldest items of the lists, in order, by how many tokens are
 	// over: read files, errors, failed commands, failing tests, open tasks.
 	for _, l := range []*[]string{&d.read, &d.errors, &d.commands, &d.tests, &d.open} {
-		for len(*l) > 0 && n > max {
-			d.dropOldest(l, c, n-max)
+		for len(*l) > 0 && n > limit {
+			d.dropOldest(l, c, n-limit)
 			text = d.render()
 			n = c.Count(text)
 		}
-		if n <= max {
+		if n <= limit {
 			return text
 		}
 	}
@@ -540,23 +540,23 @@ func (d *digest) fit(c token.Counter, max int) string {
 			continue
 		}
 		text = d.render()
-		if n = c.Count(text); n <= max {
+		if n = c.Count(text); n <= limit {
 			return text
 		}
 	}
 	// Last resort: the oldest user messages, then the oldest modified
 	// files, then cut the text.
 	for _, l := range []*[]string{&d.users, &d.modified} {
-		for len(*l) > 0 && n > max {
-			d.dropOldest(l, c, n-max)
+		for len(*l) > 0 && n > limit {
+			d.dropOldest(l, c, n-limit)
 			text = d.render()
 			n = c.Count(text)
 		}
-		if n <= max {
+		if n <= limit {
 			return text
 		}
 	}
-	return cutToTokens(c, text, max)
+	return cutToTokens(c, text, limit)
 }
 
 // shrink lowers *v to to when it is larger (0 means unlimited for
@@ -583,14 +583,14 @@ func (d *digest) dropOldest(l *[]string, c token.Counter, over int) {
 	*l = (*l)[k:]
 }
 
-// cutToTokens cuts text to at most max tokens, at a rune boundary, by
+// cutToTokens cuts text to at most limit tokens, at a rune boundary, by
 // binary search on the rune count.
-func cutToTokens(c token.Counter, text string, max int) string {
+func cutToTokens(c token.Counter, text string, limit int) string {
 	runes := []rune(text)
 	lo, hi := 0, len(runes)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if c.Count(string(runes[:mid])) <= max {
+		if c.Count(string(runes[:mid])) <= limit {
 			lo = mid
 		} else {
 			hi = mid - 1

@@ -12,8 +12,8 @@ import (
 	"github.com/agentctx/agentctx/chat"
 )
 
-// The retention categories, named as in [Retention]'s JSON (issue 4: the
-// names scripts rely on).
+// The retention categories, named as in [Retention]'s JSON: the names
+// scripts rely on.
 const (
 	CategoryUserMessages   = "user_messages"
 	CategoryFilesModified  = "files_modified"
@@ -53,7 +53,7 @@ const retentionPrefixRunes = 100
 // Fractions are per category and 1 for an empty category; Overall is
 // kept/total over all categories (1 when there is nothing to keep).
 // Missing lists up to [MaxMissing] lost facts as "category: text".
-// The measure is deterministic and needs no model (issue 4). It is
+// The measure is deterministic and needs no model. It is
 // O(facts × window text) and safe for concurrent use.
 func MeasureRetention(removed Facts, window []chat.Message) Retention {
 	hay := windowText(window)

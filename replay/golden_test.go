@@ -23,7 +23,6 @@ import (
 	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/replay"
 	"github.com/agentctx/agentctx/transcript"
-	"github.com/agentctx/agentctx/window"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden replay tables in testdata/golden (TestGolden)")
@@ -225,7 +224,8 @@ func goldenTable(t *testing.T, rel string, tr *transcript.Trajectory, budget int
 		lab   labeler
 		calls int
 	)
-	observe := func(i int, req *agentctx.Request, w *window.Window) {
+	observe := func(i int, req *agentctx.Request, eng *agentctx.Engine) {
+		w := newView(eng)
 		labels := lab.observe(i, req != nil, w)
 		if req == nil {
 			return
@@ -266,7 +266,7 @@ func goldenTable(t *testing.T, rel string, tr *transcript.Trajectory, budget int
 
 // writeCall writes one model call's line and, when it compacted, one line
 // per level and the kept line.
-func writeCall(b *bytes.Buffer, call, i int, req *agentctx.Request, w *window.Window, labels []string) {
+func writeCall(b *bytes.Buffer, call, i int, req *agentctx.Request, w view, labels []string) {
 	fmt.Fprintf(b, "call %d msg %d: %d/%d", call, i, req.Tokens, req.Budget)
 	for _, r := range req.Compactions {
 		fmt.Fprintf(b, " %s %d>%d", r.Level, r.TokensBefore, r.TokensAfter)
@@ -449,7 +449,7 @@ func identify(m chat.Message) labeled {
 // observe labels the window after message i was added (request false) or
 // after the request before message i was built, and returns the labels in
 // window order.
-func (lb *labeler) observe(i int, request bool, w *window.Window) []string {
+func (lb *labeler) observe(i int, request bool, w view) []string {
 	byPart := make(map[*chat.Part]int, len(lb.prev))
 	for k, p := range lb.prev {
 		if p.part != nil {
@@ -508,3 +508,20 @@ func (lb *labeler) observe(i int, request bool, w *window.Window) []string {
 	}
 	return labels
 }
+
+// view is what the golden tables read of the engine's window.
+type view struct {
+	msgs   []chat.Message
+	note   int
+	tokens int
+}
+
+func newView(eng *agentctx.Engine) view {
+	ws := eng.WindowStats()
+	return view{msgs: eng.Messages(), note: ws.Note, tokens: ws.Tokens}
+}
+
+func (v view) Len() int              { return len(v.msgs) }
+func (v view) At(i int) chat.Message { return v.msgs[i] }
+func (v view) IsNote(i int) bool     { return i == v.note }
+func (v view) Tokens() int           { return v.tokens }

@@ -1,21 +1,22 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentctx/agentctx"
-	"github.com/agentctx/agentctx/prompt"
-	"github.com/agentctx/agentctx/provider"
 	"log/slog"
 	"math"
 	"reflect"
 	"strings"
 	"time"
 
+	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/model"
+	"github.com/agentctx/agentctx/prompt"
+	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/track"
@@ -25,8 +26,8 @@ import (
 )
 
 // DefaultModel is the model assumed when neither the caller nor the
-// transcript names one.
-const DefaultModel = "gpt-4o"
+// transcript names one: the Engine's ([agentctx.DefaultModel]).
+const DefaultModel = agentctx.DefaultModel
 
 // Options configures [Run]. The zero value replays with the transcript's
 // model, its default budget policy and the tiered strategy.
@@ -41,7 +42,9 @@ type Options struct {
 	// Optional. Defaults to [model.DefaultPolicy].
 	Policy model.Policy
 	// Strategy compacts the window before each model call. Optional.
-	// Defaults to [compact.Tiered] with seed 003's thresholds.
+	// Defaults to [compact.Tiered] with seed 003's thresholds (an Engine
+	// opened without a strategy summarizes instead: a replay measures
+	// compaction without a model).
 	Strategy compact.Strategy
 	// Steps asks for one [Step] per message in [Result.Steps].
 	Steps bool
@@ -89,12 +92,12 @@ type Options struct {
 	// turn's end. Optional. Defaults to false; `agentctx replay` turns it
 	// on.
 	WorkingMemory bool
-	// Observe, if set, is called with the live window after each model
-	// call's request is built (req set; i is the index of the assistant
-	// message about to be added) and after message i was added (req nil).
-	// It must not change the window. Tests use it to record what
-	// compaction kept (the golden replay tables). Optional.
-	Observe func(i int, req *agentctx.Request, w *window.Window)
+	// Observe, if set, is called with the engine after each model call's
+	// request is built (req set; i is the index of the assistant message
+	// about to be added) and after message i was added (req nil). It must
+	// only read the engine (Messages, WindowStats). Tests use it to record
+	// what compaction kept (the golden replay tables). Optional.
+	Observe func(i int, req *agentctx.Request, eng *agentctx.Engine)
 }
 
 // Result is what one replay found. The JSON names are part of agentctx's
@@ -276,9 +279,84 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	if opts.StopAfter > 0 && opts.StopAfter < len(msgs) {
 		msgs = msgs[:opts.StopAfter]
 	}
+	res := newResult(tr, len(msgs), opts)
+	counter, err := res.setModel(opts)
+	if err != nil {
+		return nil, err
+	}
+	strategy := opts.Strategy
+	if strategy == nil {
+		strategy = &compact.Tiered{Logger: opts.Logger}
+	}
+	if st, ok := strategy.(compact.Stateful); ok {
+		// It remembers one window: this replay's, from scratch.
+		strategy = st.Fresh()
+	}
+	res.Strategy = strategy.Name()
+	// The clock starts once the counter is built: building a BPE
+	// vocabulary is a one-time cost per process, not part of a replay.
+	start := time.Now()
+	res.ToolTokens = token.Tools(counter, tr.Tools)
+	eng, err := open(ctx, tr, res, opts, strategy)
+	if err != nil {
+		return nil, err
+	}
+	usage := newUsageComparison(counter, eng.WindowStats().Overhead, res.ToolTokens, tr.Compactions)
+	var cache cacheSim
+	for i, m := range msgs {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		usage.at(i)
+		var step Step
+		if m.Role == chat.RoleAssistant {
+			req, err := eng.Request(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("replay: %s: request before message %d: %w", tr.File, i, err)
+			}
+			res.InvariantViolations += len(eng.Check())
+			cache.add(req.Provider(), req.Tokens, req.CachedTokens)
+			step = res.call(i, req)
+			usage.call(m, &step)
+			if opts.Observe != nil {
+				opts.Observe(i, req, eng)
+			}
+		}
+		ws, err := add(ctx, eng, m, usage)
+		if err != nil {
+			return nil, fmt.Errorf("replay: %s: message %d: %w", tr.File, i, err)
+		}
+		if opts.Observe != nil {
+			opts.Observe(i, nil, eng)
+		}
+		if opts.Steps {
+			res.step(i, m, step, ws)
+		}
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(msgs))
+		}
+	}
+	if err := res.finish(eng, opts); err != nil {
+		return nil, fmt.Errorf("replay: %s: %w", tr.File, err)
+	}
+	res.UsageDiff = usage.result()
+	res.PromptTokens, res.CacheReadTokens, res.CacheHitRatio = cache.tokens, cache.read, cache.ratio()
+	if res.ModelCalls > 0 {
+		res.SummariesPerCall = float64(len(res.Summaries)) / float64(res.ModelCalls)
+	}
+	res.WallMS = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
+}
+
+// newResult starts the result of replaying n messages of tr: the
+// trajectory's identity, the model and where it came from, every
+// compaction level at zero.
+func newResult(tr *transcript.Trajectory, n int, opts Options) *Result {
 	res := &Result{
 		File: tr.File, Index: tr.Index, ID: tr.ID, Format: string(tr.Format),
-		Messages:            len(msgs),
+		Messages:            n,
 		RecordedCompactions: len(tr.Compactions),
 		Compactions:         map[string]int{},
 	}
@@ -296,6 +374,12 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	default:
 		res.Model, res.ModelSource = DefaultModel, "default"
 	}
+	return res
+}
+
+// setModel looks the model up, sets its tokenizer, context window and
+// the budget, and returns its counter. Errors: model.Counter's.
+func (res *Result) setModel(opts Options) (token.Counter, error) {
 	info := model.Lookup(res.Model)
 	res.ModelWarning = model.Warning(info)
 	res.Encoding, res.EncodingEstimated, res.ContextWindow = info.Encoding, info.EncodingEstimated, info.ContextWindow
@@ -303,30 +387,17 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	policy := opts.Policy
-	if policy == nil {
-		policy = model.DefaultPolicy
-	}
+	policy := cmp.Or[model.Policy](opts.Policy, model.DefaultPolicy)
 	res.Budget, res.BudgetSource = opts.Budget, "flag"
 	if res.Budget <= 0 {
 		res.Budget, res.BudgetSource = policy.Budget(info), policy.Name()
 	}
-	strategy := opts.Strategy
-	if strategy == nil {
-		strategy = &compact.Tiered{Logger: opts.Logger}
-	}
-	if s, ok := strategy.(*compact.Summarize); ok {
-		// Its guard remembers one window: this replay's, from scratch.
-		c := *s
-		c.State = compact.SummarizeState{}
-		strategy = &c
-	}
-	res.Strategy = strategy.Name()
-	// The clock starts once the counter is built: building a BPE
-	// vocabulary is a one-time cost per process, not part of a replay.
-	start := time.Now()
-	res.ToolTokens = token.Tools(counter, tr.Tools)
+	return counter, nil
+}
 
+// open opens the engine that replays tr, saving it as a session with
+// [Options].Store.
+func open(ctx context.Context, tr *transcript.Trajectory, res *Result, opts Options, strategy compact.Strategy) (*agentctx.Engine, error) {
 	eopts := agentctx.Options{
 		Model: res.Model, Budget: res.Budget, Strategy: strategy, Tools: tr.Tools,
 		NoWorkspace: true, NoLimit: !opts.LimitToolResults, NoWorkingMemory: !opts.WorkingMemory,
@@ -337,6 +408,7 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		Rehydrate: agentctx.RehydrateOptions{ReadFile: noFile},
 	}
 	if opts.Store != nil {
+		var err error
 		if eopts, err = saveOptions(tr, res, opts, eopts); err != nil {
 			return nil, err
 		}
@@ -349,130 +421,63 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	if opts.Store != nil {
 		res.SessionID = eng.ID()
 	}
-	w := eng.Window()
-	ov := w.Overhead()
-	recorded := map[int]transcript.Compaction{}
-	for _, c := range tr.Compactions {
-		recorded[c.At] = c
+	return eng, nil
+}
+
+// call records the request built before message i (0-based): its
+// compactions, reminders and size, and returns the step's prompt size and
+// action.
+func (res *Result) call(i int, req *agentctx.Request) Step {
+	recs := req.Compactions
+	var actions []string
+	for _, r := range recs {
+		actions = append(actions, describe(r))
+		res.compaction(r)
 	}
-	var (
-		shadow   = res.ToolTokens + ov.ReplyPriming // uncompacted context, as the original agent had it
-		anchor   token.Anchor
-		diffs    diffAcc
-		anchored diffAcc
-		firstGap int
-		// prev is the previous request's cached prefix, prevCached its
-		// size in tokens.
-		prev       []chat.Message
-		prevCached int
-	)
-	for i, m := range msgs {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+	for _, r := range req.Tail {
+		if r.Kind == prompt.KindTracker || r.Kind == prompt.KindWorkingMemory {
+			continue
 		}
-		if c, ok := recorded[i]; ok {
-			shadow = res.ToolTokens + token.Messages(counter, ov, c.Replacement)
-			anchor = token.Anchor{}
-		}
-		var step Step
-		if m.Role == chat.RoleAssistant {
-			req, err := eng.Request(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("replay: %s: request before message %d: %w", tr.File, i, err)
-			}
-			if opts.Observe != nil {
-				opts.Observe(i, req, w)
-			}
-			recs := req.Compactions
-			var actions []string
-			for _, r := range recs {
-				if r.Escalated {
-					res.SummaryEscalations++
-				}
-				res.Compactions[r.Level.String()]++
-				res.TokensRemoved += r.TokensRemoved()
-				actions = append(actions, describe(r))
-				if r.Level == compact.LevelSummary {
-					res.Summaries = append(res.Summaries, r)
-					if r.Retention != nil {
-						if res.Retention == nil {
-							res.Retention = &compact.Retention{}
-						}
-						res.Retention.Add(*r.Retention)
-					}
-				}
-			}
-			for _, r := range req.Tail {
-				if r.Kind == prompt.KindTracker || r.Kind == prompt.KindWorkingMemory {
-					continue
-				}
-				res.Reminders = append(res.Reminders, Reminder{Step: i + 1, Kind: r.Kind, Key: r.Key, Text: r.Text})
-			}
-			if len(req.Dropped) > 0 {
-				actions = append(actions, "dropped "+strings.Join(req.Dropped, ", "))
-			}
-			res.InvariantViolations += len(w.Check())
-			size := req.Tokens
-			res.PromptTokens += size
-			if prev != nil && prefixOf(prev, req.Request.Request) {
-				res.CacheReadTokens += prevCached
-			}
-			prev, prevCached = cachedPrefix(req.Request.Request), req.CachedTokens
-			res.ModelCalls++
-			res.PeakPromptTokens = max(res.PeakPromptTokens, size)
-			if req.Over > 0 {
-				res.CallsOverBudget++
-				if len(recs) > 0 && recs[len(recs)-1].Level == compact.LevelCut {
-					res.CallsOverBudgetPinned++
-				}
-				actions = append(actions, "OVER BUDGET")
-			}
-			step.PromptTokens = size
-			step.Action = strings.Join(actions, "; ")
-			if m.Usage != nil && m.Usage.PromptTokens() > 0 {
-				reported := m.Usage.PromptTokens()
-				step.ProviderPromptTokens = reported
-				if diffs.n == 0 {
-					firstGap = reported - shadow
-				}
-				diffs.add(shadow, reported)
-				if anchor.Set {
-					anchored.add(anchor.Size(shadow), reported)
-				}
-				anchor = token.Anchor{Reported: reported, Counted: shadow, Set: true}
-			}
-		}
-		before := eng.Stats()
-		if err := eng.Add(ctx, m); err != nil {
-			return nil, fmt.Errorf("replay: %s: message %d: %w", tr.File, i, err)
-		}
-		if opts.Observe != nil {
-			opts.Observe(i, nil, w)
-		}
-		after := eng.Stats()
-		added := w.TokensAt(w.Len() - 1)
-		if after.LimitedResults > before.LimitedResults {
-			// The original agent had the whole result in its context.
-			shadow += token.Message(counter, ov, m)
-		} else {
-			shadow += added
-		}
-		if opts.Steps {
-			step.Step, step.Role, step.TokensAdded = i+1, string(w.At(w.Len()-1).Role), added
-			if m.Role != chat.RoleAssistant {
-				step.PromptTokens = w.Size()
-			}
-			if res.Budget > 0 {
-				step.Usage = float64(step.PromptTokens) / float64(res.Budget)
-			}
-			res.Steps = append(res.Steps, step)
-		}
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(msgs))
-		}
+		res.Reminders = append(res.Reminders, Reminder{Step: i + 1, Kind: r.Kind, Key: r.Key, Text: r.Text})
 	}
+	if len(req.Dropped) > 0 {
+		actions = append(actions, "dropped "+strings.Join(req.Dropped, ", "))
+	}
+	res.ModelCalls++
+	res.PeakPromptTokens = max(res.PeakPromptTokens, req.Tokens)
+	if req.Over > 0 {
+		res.CallsOverBudget++
+		if len(recs) > 0 && recs[len(recs)-1].Level == compact.LevelCut {
+			res.CallsOverBudgetPinned++
+		}
+		actions = append(actions, "OVER BUDGET")
+	}
+	return Step{PromptTokens: req.Tokens, Action: strings.Join(actions, "; ")}
+}
+
+// compaction counts one compaction level, and keeps a summary's record
+// and retention.
+func (res *Result) compaction(r compact.Record) {
+	if r.Escalated {
+		res.SummaryEscalations++
+	}
+	res.Compactions[r.Level.String()]++
+	res.TokensRemoved += r.TokensRemoved()
+	if r.Level != compact.LevelSummary {
+		return
+	}
+	res.Summaries = append(res.Summaries, r)
+	if r.Retention != nil {
+		if res.Retention == nil {
+			res.Retention = &compact.Retention{}
+		}
+		res.Retention.Add(*r.Retention)
+	}
+}
+
+// finish takes the engine's counters, tracker and working memory, closes
+// it and keeps its window.
+func (res *Result) finish(eng *agentctx.Engine, opts Options) error {
 	st := eng.Stats()
 	res.OrphanResults = st.OrphanResults
 	res.InterruptedCalls = st.Interrupted
@@ -485,8 +490,9 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		text, d := eng.WorkingMemory(ContextTokens)
 		res.Context, res.Distill = text, &d
 	}
-	if err := eng.Close(); err != nil {
-		return nil, fmt.Errorf("replay: %s: %w", tr.File, err)
+	w, err := eng.CloseWindow()
+	if err != nil {
+		return err
 	}
 	// The window ends holding what the last request reserved outside it
 	// (its tail); give it back the tool schemas alone, as a resumed
@@ -495,21 +501,133 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	res.InvariantViolations += len(w.Check())
 	res.FinalPromptTokens = w.Size()
 	res.Window = w
-	if diffs.n > 0 {
-		res.UsageDiff = &UsageDiff{
-			Calls: diffs.n, Mean: diffs.mean(), Max: diffs.max, Bias: diffs.bias(),
-			AnchoredCalls: anchored.n, AnchoredMean: anchored.mean(), AnchoredMax: anchored.max,
-			FirstCallGap: firstGap,
-		}
+	return nil
+}
+
+// add adds m to the engine and grows the uncompacted context by it, as
+// the original agent had it, and returns the window after it.
+func add(ctx context.Context, eng *agentctx.Engine, m chat.Message, usage *usageComparison) (agentctx.WindowStats, error) {
+	cut, _ := eng.Limited()
+	if err := eng.Add(ctx, m); err != nil {
+		return agentctx.WindowStats{}, err
 	}
-	if res.ModelCalls > 0 {
-		res.SummariesPerCall = float64(len(res.Summaries)) / float64(res.ModelCalls)
+	ws := eng.WindowStats()
+	if now, _ := eng.Limited(); now > cut {
+		// The original agent had the whole result in its context.
+		usage.add(token.Message(usage.counter, ws.Overhead, m))
+	} else {
+		usage.add(ws.LastTokens)
 	}
-	if res.PromptTokens > 0 {
-		res.CacheHitRatio = float64(res.CacheReadTokens) / float64(res.PromptTokens)
+	return ws, nil
+}
+
+// step appends the step of message i (0-based), m, to Steps: step as the
+// call before it left it, completed from the window after it (ws).
+func (res *Result) step(i int, m chat.Message, step Step, ws agentctx.WindowStats) {
+	step.Step, step.Role, step.TokensAdded = i+1, string(ws.LastRole), ws.LastTokens
+	if m.Role != chat.RoleAssistant {
+		step.PromptTokens = ws.Size
 	}
-	res.WallMS = float64(time.Since(start).Microseconds()) / 1000
-	return res, nil
+	if res.Budget > 0 {
+		step.Usage = float64(step.PromptTokens) / float64(res.Budget)
+	}
+	res.Steps = append(res.Steps, step)
+}
+
+// usageComparison follows the uncompacted context as the original agent
+// had it (following the transcript's own recorded compactions) and
+// compares its size with the provider's reported one at each call
+// ([UsageDiff]).
+type usageComparison struct {
+	counter  token.Counter
+	ov       token.Overhead
+	tools    int
+	recorded map[int]transcript.Compaction
+	shadow   int // the uncompacted context's size, in tokens
+	anchor   token.Anchor
+	plain    diffAcc
+	anchored diffAcc
+	firstGap int
+}
+
+func newUsageComparison(c token.Counter, ov token.Overhead, toolTokens int, recorded []transcript.Compaction) *usageComparison {
+	u := &usageComparison{counter: c, ov: ov, tools: toolTokens, recorded: map[int]transcript.Compaction{}, shadow: toolTokens + ov.ReplyPriming}
+	for _, rc := range recorded {
+		u.recorded[rc.At] = rc
+	}
+	return u
+}
+
+// at starts message i: where the transcript recorded a compaction, the
+// context is what it left.
+func (u *usageComparison) at(i int) {
+	if c, ok := u.recorded[i]; ok {
+		u.shadow = u.tools + token.Messages(u.counter, u.ov, c.Replacement)
+		u.anchor = token.Anchor{}
+	}
+}
+
+// call compares the context before assistant message m with the prompt
+// size its usage reports, and notes that size in step.
+func (u *usageComparison) call(m chat.Message, step *Step) {
+	if m.Usage == nil || m.Usage.PromptTokens() <= 0 {
+		return
+	}
+	reported := m.Usage.PromptTokens()
+	step.ProviderPromptTokens = reported
+	if u.plain.n == 0 {
+		u.firstGap = reported - u.shadow
+	}
+	u.plain.add(u.shadow, reported)
+	if u.anchor.Set {
+		u.anchored.add(u.anchor.Size(u.shadow), reported)
+	}
+	u.anchor = token.Anchor{Reported: reported, Counted: u.shadow, Set: true}
+}
+
+// add grows the context by a message of tokens tokens.
+func (u *usageComparison) add(tokens int) { u.shadow += tokens }
+
+// result returns the comparison; nil without a reported usage.
+func (u *usageComparison) result() *UsageDiff {
+	if u.plain.n == 0 {
+		return nil
+	}
+	return &UsageDiff{
+		Calls: u.plain.n, Mean: u.plain.mean(), Max: u.plain.max, Bias: u.plain.bias(),
+		AnchoredCalls: u.anchored.n, AnchoredMean: u.anchored.mean(), AnchoredMax: u.anchored.max,
+		FirstCallGap: u.firstGap,
+	}
+}
+
+// cacheSim simulates a provider's prompt cache over the requests: each
+// request is served the previous request's cached prefix when it starts
+// with exactly those messages.
+type cacheSim struct {
+	// prev is the previous request's cached prefix, prevCached its size.
+	prev       []chat.Message
+	prevCached int
+	// tokens sums the requests' sizes and read the tokens served from
+	// the cache.
+	tokens, read int
+}
+
+// add sends a request of size tokens, whose prefix up to its last cache
+// breakpoint is cached tokens.
+func (c *cacheSim) add(req provider.Request, size, cached int) {
+	c.tokens += size
+	if c.prev != nil && prefixOf(c.prev, req) {
+		c.read += c.prevCached
+	}
+	c.prev, c.prevCached = cachedPrefix(req), cached
+}
+
+// ratio returns read over tokens (0 without requests).
+func (c *cacheSim) ratio() float64 {
+	if c.tokens == 0 {
+		return 0
+	}
+	return float64(c.read) / float64(c.tokens)
 }
 
 // cachedPrefix returns the messages of req up to its last cache

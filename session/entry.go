@@ -31,7 +31,7 @@ const (
 	// TypeState is agentctx's working-memory state ([Entry.State]): the
 	// runtime state tracker's and the working memory's state, written by
 	// [Recorder.SaveState] so that a resumed session renders the same
-	// prompt sections (issue 5). A state entry is part of the chain
+	// prompt sections. A state entry is part of the chain
 	// (it has a parentUuid and is kept by [Resolve]) but records no
 	// message: [Entry.Messages] gives nil for it and it does not count
 	// in [CompactMetadata.Messages]. [LastState] finds the latest.
@@ -42,7 +42,7 @@ const (
 	// ([Entry.ToolResult], as on a tool_result entry). The window holds
 	// the cut result, on its own tool_result entry; this entry keeps the
 	// whole text for retrieval ([ToolOutput]), so that nothing the tool
-	// returned is lost (issue 5). Like a state entry it is part of the
+	// returned is lost. Like a state entry it is part of the
 	// chain but records no message. Extension.
 	TypeToolOutput = "agentctx_tool_output"
 	// TypeReminder records the system reminders sent with one model

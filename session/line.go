@@ -221,7 +221,7 @@ func ReadLines(r io.Reader, start int64, firstLine int, fn func(Line) error) err
 			}
 		}
 		long = nil
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {

@@ -513,15 +513,6 @@ func textParts(s string, imgs []chat.Image) []chat.Part {
 	return parts
 }
 
-func hasKind[T chat.Part](m chat.Message) bool {
-	for _, p := range m.Parts {
-		if _, ok := p.(T); ok {
-			return true
-		}
-	}
-	return false
-}
-
 func sortProblems(probs []Problem) {
 	slices.SortStableFunc(probs, func(a, b Problem) int { return a.Line - b.Line })
 }

@@ -370,7 +370,7 @@ func (l *instrLoader) truncate(in Instruction, full, remaining int) (Instruction
 	return in, true
 }
 
-// instrCutPoint returns how many bytes of s to keep within max bytes: up to the
+// instrCutPoint returns how many bytes of s to keep within limit bytes: up to the
 // last line break that fits (without it and a preceding '\r'), else, when
 // the first line alone is too long, the last rune boundary that fits.
 func instrCutPoint(s string, limit int) int {

@@ -209,7 +209,7 @@ func countLines(r io.Reader) (int, error) {
 			n += bytes.Count(buf[:k], []byte{'\n'})
 			last = buf[k-1]
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			if last != '\n' {
 				n++
 			}

@@ -269,13 +269,12 @@ func compactStored(ctx context.Context, e *env, store *jsonlstore.Store, id stri
 			err = storeError("compact", id, cerr)
 		}
 	}()
-	w := eng.Window()
-	rep = compactReport{Source: id, SessionID: id, Budget: eng.Budget(), TokensBefore: w.Size(), DryRun: f.dryRun}
+	rep = compactReport{Source: id, SessionID: id, Budget: eng.Budget(), TokensBefore: eng.WindowStats().Size, DryRun: f.dryRun}
 	recs, err := eng.Compact(ctx, f.instructions)
 	if err != nil {
 		return rep, storeError("compact", id, err)
 	}
-	rep.TokensAfter, rep.Records = eng.Window().Size(), recs
+	rep.TokensAfter, rep.Records = eng.WindowStats().Size, recs
 	sr := summaryRecord(recs)
 	if sr == nil {
 		rep.Summarizer, rep.Nothing = summarizerName(sum), true

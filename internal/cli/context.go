@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/prompt"
 	"github.com/agentctx/agentctx/workspace"
@@ -39,7 +40,7 @@ each part's size in tokens and in percent of the model's context window,
 and what was refused, cut or missing.
 
 DIR defaults to the current directory. Tokens are counted with --model's
-tokenizer (default ` + "gpt-4o" + `). With --budget the prompt is capped at a quarter
+tokenizer (default ` + agentctx.DefaultModel + `). With --budget the prompt is capped at a quarter
 of the budget, as the engine caps it (blocks dropped first, then
 instruction files cut), and the cap is reported.`,
 		Example: `  agentctx context
@@ -59,7 +60,7 @@ instruction files cut), and the cap is reported.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "gpt-4o", "model whose tokenizer counts and whose context window the percentages refer to")
+	fl.StringVar(&f.model, "model", agentctx.DefaultModel, "model whose tokenizer counts and whose context window the percentages refer to")
 	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens; caps the static prompt at 25% of it, as a session does (default: no cap)")
 	fl.StringVar(&f.system, "system", "", "file holding the agent's base system prompt, placed first")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object")

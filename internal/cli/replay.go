@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +17,6 @@ import (
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/replay"
-	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/transcript"
 )
 
@@ -111,32 +111,9 @@ func formatNames() string {
 }
 
 func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err error) {
-	if f.budget < 0 {
-		return usageError{fmt.Errorf("--budget must be positive, got %d", f.budget)}
-	}
-	if !f.save && (f.project != "" || f.home != "") {
-		return usageError{errors.New("--project and --home need --save")}
-	}
-	strategy, err := compact.ParseStrategy(f.strategy, e.logger)
+	opts, format, err := f.options(e)
 	if err != nil {
-		return usageError{err}
-	}
-	if s, ok := strategy.(*compact.Summarize); ok {
-		if s.Summarizer, err = f.sum.summarizer(); err != nil {
-			return err
-		}
-	}
-	var policy model.Policy
-	if f.policy != "" {
-		if policy, err = model.ParsePolicy(f.policy); err != nil {
-			return usageError{err}
-		}
-	}
-	var format transcript.Format
-	if f.format != "" {
-		if format, err = transcript.ParseFormat(f.format); err != nil {
-			return usageError{err}
-		}
+		return err
 	}
 	files, err := transcript.Collect(args)
 	if err != nil {
@@ -145,10 +122,8 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	if len(files) == 0 {
 		return fmt.Errorf("replay: no trajectory files (.jsonl, .json, .traj) in %s", strings.Join(args, ", "))
 	}
-	var store session.Store
-	project := ""
 	if f.save {
-		if project, err = projectFlag(f.project); err != nil {
+		if opts.Project, err = projectFlag(f.project); err != nil {
 			return err
 		}
 		st, err := openStore(e, f.home)
@@ -156,10 +131,9 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 			return err
 		}
 		defer closeStore(st, &err)
-		store = st
+		opts.Store = st
 	}
 	ctx := cmd.Context()
-	tty := isTerminal(e.stderr)
 	var (
 		results []*replay.Result
 		failed  int
@@ -173,21 +147,7 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 			continue
 		}
 		for _, tr := range trs {
-			opts := replay.Options{Model: f.model, Budget: f.budget, Policy: policy, Strategy: strategy, Steps: f.verbose, Logger: e.logger,
-				Store: store, Project: project, LimitToolResults: f.limit, WorkingMemory: true, Reminders: f.reminders}
-			var bar *progressbar.ProgressBar
-			if tty && len(tr.Messages) >= 500 {
-				bar = progressbar.NewOptions(len(tr.Messages),
-					progressbar.OptionSetWriter(e.stderr),
-					progressbar.OptionSetDescription(shortName(file)),
-					progressbar.OptionClearOnFinish(),
-					progressbar.OptionThrottle(100e6))
-				opts.Progress = func(done, _ int) { _ = bar.Set(done) }
-			}
-			res, err := replay.Run(ctx, tr, opts)
-			if bar != nil {
-				_ = bar.Finish()
-			}
+			res, err := replayOne(ctx, e, file, tr, opts)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -203,69 +163,144 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 				}
 				continue
 			}
-			single := len(files) == 1 && len(trs) == 1
-			if f.verbose {
-				printSteps(e.stdout, res)
-				printMemory(e.stdout, res)
-			}
-			if f.verbose || single {
-				// Retention per summarizing compaction: with -v, or
-				// when one trajectory is replayed (issue 4).
-				printSummaries(e.stdout, res)
-			}
-			if single {
-				printSummary(e.stdout, res)
-			}
+			f.print(e.stdout, res, len(files) == 1 && len(trs) == 1)
 		}
 	}
 	if !f.json && (len(results) > 1 || (len(results) == 1 && len(files) > 1)) {
 		printTable(e.stdout, results)
-		var total *compact.Retention
-		n := 0
-		for _, r := range results {
-			if r.Retention != nil {
-				if total == nil {
-					total = &compact.Retention{}
-				}
-				total.Add(*r.Retention)
-				n += len(r.Summaries)
-			}
-		}
-		var prompt, cached int
-		for _, r := range results {
-			prompt += r.PromptTokens
-			cached += r.CacheReadTokens
-		}
-		if prompt > 0 {
-			fmt.Fprintf(e.stdout, "prompt cache: %s of %s prompt tokens (%s) were the previous request's cached prefix\n", num(cached), num(prompt), pct(float64(cached)/float64(prompt)))
-		}
-		if total != nil {
-			fmt.Fprintf(e.stdout, "retention over %d summaries: ", n)
-			printRetention(e.stdout, "", total)
-		}
+		printTotals(e.stdout, results)
 	}
 	if !f.json && f.save {
-		for _, r := range results {
-			name := r.File
-			if r.Index > 0 {
-				name = fmt.Sprintf("%s #%d", r.File, r.Index)
-			}
-			fmt.Fprintf(e.stdout, "saved %s as session %s\n", name, r.SessionID)
-		}
+		printSaved(e.stdout, results)
 	}
 	if failed > 0 {
 		return errReported
 	}
 	if f.strict {
-		var bad []string
-		for _, r := range results {
-			if n := r.CallsOverBudget - r.CallsOverBudgetPinned; n > 0 || r.InvariantViolations > 0 {
-				bad = append(bad, fmt.Sprintf("%s#%d (%d calls over budget, %d invariant violations)", r.File, r.Index, n, r.InvariantViolations))
+		return strictCheck(results)
+	}
+	return nil
+}
+
+// options checks the flags and returns the replay's options (without a
+// store) and the transcript format they force ("" to detect it). Bad
+// flags are usage errors.
+func (f replayFlags) options(e *env) (replay.Options, transcript.Format, error) {
+	if f.budget < 0 {
+		return replay.Options{}, "", usageError{fmt.Errorf("--budget must be positive, got %d", f.budget)}
+	}
+	if !f.save && (f.project != "" || f.home != "") {
+		return replay.Options{}, "", usageError{errors.New("--project and --home need --save")}
+	}
+	strategy, err := compact.ParseStrategy(f.strategy, e.logger)
+	if err != nil {
+		return replay.Options{}, "", usageError{err}
+	}
+	if s, ok := strategy.(*compact.Summarize); ok {
+		// Only a summarizing strategy needs the summarizer, and its flags.
+		if s.Summarizer, err = f.sum.summarizer(); err != nil {
+			return replay.Options{}, "", err
+		}
+	}
+	var policy model.Policy
+	if f.policy != "" {
+		if policy, err = model.ParsePolicy(f.policy); err != nil {
+			return replay.Options{}, "", usageError{err}
+		}
+	}
+	var format transcript.Format
+	if f.format != "" {
+		if format, err = transcript.ParseFormat(f.format); err != nil {
+			return replay.Options{}, "", usageError{err}
+		}
+	}
+	return replay.Options{
+		Model: f.model, Budget: f.budget, Policy: policy, Strategy: strategy, Steps: f.verbose, Logger: e.logger,
+		LimitToolResults: f.limit, WorkingMemory: true, Reminders: f.reminders,
+	}, format, nil
+}
+
+// replayOne replays tr, read from file, with a progress bar on a terminal
+// for a long one.
+func replayOne(ctx context.Context, e *env, file string, tr *transcript.Trajectory, opts replay.Options) (*replay.Result, error) {
+	if isTerminal(e.stderr) && len(tr.Messages) >= 500 {
+		bar := progressbar.NewOptions(len(tr.Messages),
+			progressbar.OptionSetWriter(e.stderr),
+			progressbar.OptionSetDescription(shortName(file)),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionThrottle(100e6))
+		opts.Progress = func(done, _ int) { _ = bar.Set(done) }
+		defer func() { _ = bar.Finish() }()
+	}
+	return replay.Run(ctx, tr, opts)
+}
+
+// print writes one replay's report: its steps and working memory with
+// -v, its summaries with -v or when it is the only one replayed (single),
+// and then its summary.
+func (f replayFlags) print(w io.Writer, res *replay.Result, single bool) {
+	if f.verbose {
+		printSteps(w, res)
+		printMemory(w, res)
+	}
+	if f.verbose || single {
+		printSummaries(w, res)
+	}
+	if single {
+		printSummary(w, res)
+	}
+}
+
+// printTotals writes what several replays add up to: the prompt cache's
+// share and the retention over every summary.
+func printTotals(w io.Writer, results []*replay.Result) {
+	var (
+		total          *compact.Retention
+		summaries      int
+		prompt, cached int
+	)
+	for _, r := range results {
+		prompt += r.PromptTokens
+		cached += r.CacheReadTokens
+		if r.Retention != nil {
+			if total == nil {
+				total = &compact.Retention{}
 			}
+			total.Add(*r.Retention)
+			summaries += len(r.Summaries)
 		}
-		if len(bad) > 0 {
-			return fmt.Errorf("replay --strict: %s", strings.Join(bad, "; "))
+	}
+	if prompt > 0 {
+		fmt.Fprintf(w, "prompt cache: %s of %s prompt tokens (%s) were the previous request's cached prefix\n", num(cached), num(prompt), pct(float64(cached)/float64(prompt)))
+	}
+	if total != nil {
+		fmt.Fprintf(w, "retention over %d summaries: ", summaries)
+		printRetention(w, "", total)
+	}
+}
+
+// printSaved writes the session each replay was saved as.
+func printSaved(w io.Writer, results []*replay.Result) {
+	for _, r := range results {
+		name := r.File
+		if r.Index > 0 {
+			name = fmt.Sprintf("%s #%d", r.File, r.Index)
 		}
+		fmt.Fprintf(w, "saved %s as session %s\n", name, r.SessionID)
+	}
+}
+
+// strictCheck returns an error naming the replays that went over budget
+// although their pinned parts fit, or broke an invariant (--strict).
+func strictCheck(results []*replay.Result) error {
+	var bad []string
+	for _, r := range results {
+		if n := r.CallsOverBudget - r.CallsOverBudgetPinned; n > 0 || r.InvariantViolations > 0 {
+			bad = append(bad, fmt.Sprintf("%s#%d (%d calls over budget, %d invariant violations)", r.File, r.Index, n, r.InvariantViolations))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("replay --strict: %s", strings.Join(bad, "; "))
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ func (f summarizerFlags) summarizer() (compact.Summarizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("summarizer: %w", err)
 	}
-	return &provider.Summarizer{Model: m}, nil
+	return &compact.ModelSummarizer{Model: m}, nil
 }
 
 // summarizerName names s for reports.

@@ -1,4 +1,4 @@
-package provider_test
+package compact_test
 
 import (
 	"encoding/json"
@@ -10,13 +10,8 @@ import (
 	"github.com/agentctx/agentctx/window"
 )
 
-type quarterCounter struct{}
-
-func (quarterCounter) Count(s string) int { return (len(s) + 3) / 4 }
-func (quarterCounter) Name() string       { return "quarter" }
-
 // testWindow returns a window of 20 rounds near its 4,000-token budget.
-func testWindow(t *testing.T) *window.Window {
+func modelTestWindow(t *testing.T) *window.Window {
 	t.Helper()
 	w, err := window.New(window.Options{Budget: 4000, Counter: quarterCounter{}})
 	if err != nil {

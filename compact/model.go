@@ -1,4 +1,4 @@
-package provider
+package compact
 
 import (
 	"context"
@@ -8,35 +8,36 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
-	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/provider"
 )
 
-// DefaultSummaryMaxTokens is the reply limit of a summary call, in tokens,
-// when neither [Summarizer].MaxTokens nor the request sets one.
-const DefaultSummaryMaxTokens = 8192
+// DefaultModelSummaryMaxTokens is the reply limit of a summary call, in
+// tokens, when neither [ModelSummarizer].MaxTokens nor the request sets one.
+const DefaultModelSummaryMaxTokens = 8192
 
 // ErrEmptySummary reports that the model answered a summary request with no
 // text. The compaction falls back; a retry may succeed.
-var ErrEmptySummary = errors.New("provider: the model returned an empty summary")
+var ErrEmptySummary = errors.New("compact: the model returned an empty summary")
 
-// Summarizer is the LLM summarizer of a summarizing compaction
-// ([compact.Summarize]): it sends [compact.SummaryPrompt]'s messages to
-// Model and returns the reply's text with the usage the provider reported.
-// Safe for concurrent use when Model is (every adapter is).
-type Summarizer struct {
+// ModelSummarizer is the LLM summarizer of a summarizing compaction
+// ([Summarize]): it sends [SummaryPrompt]'s messages to a
+// [provider.Model] and returns the reply's text with the usage the
+// provider reported. Safe for concurrent use when Model is (every adapter
+// is).
+type ModelSummarizer struct {
 	// Model answers the summary request. Required.
-	Model Model
+	Model provider.Model
 	// MaxTokens caps the reply, in tokens. Optional. Defaults to the
 	// request's limit (the summary's share of the budget) plus a margin,
 	// else 8,192.
 	MaxTokens int
 	// Timeout bounds the call, retries included. Optional. Defaults to
-	// the caller's context alone ([compact.Summarize] sets its own).
+	// the caller's context alone ([Summarize] sets its own).
 	Timeout time.Duration
 }
 
 // Name returns "llm:" followed by the model's name ("llm:openai/gpt-4o").
-func (s *Summarizer) Name() string {
+func (s *ModelSummarizer) Name() string {
 	if s.Model == nil {
 		return "llm:<none>"
 	}
@@ -44,11 +45,11 @@ func (s *Summarizer) Name() string {
 }
 
 // Summarize asks the model for the summary of req. It returns the model's
-// error (wrapping this package's sentinels), ctx's error, or
+// error (wrapping the provider package's sentinels), ctx's error, or
 // [ErrEmptySummary]; the caller falls back on any of them.
-func (s *Summarizer) Summarize(ctx context.Context, req compact.SummaryRequest) (compact.SummaryResult, error) {
+func (s *ModelSummarizer) Summarize(ctx context.Context, req SummaryRequest) (SummaryResult, error) {
 	if s.Model == nil {
-		return compact.SummaryResult{}, errors.New("provider: summarizer without a model")
+		return SummaryResult{}, errors.New("compact: model summarizer without a model")
 	}
 	if s.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -57,16 +58,16 @@ func (s *Summarizer) Summarize(ctx context.Context, req compact.SummaryRequest) 
 	}
 	maxTokens := s.MaxTokens
 	if maxTokens <= 0 {
-		maxTokens = DefaultSummaryMaxTokens
+		maxTokens = DefaultModelSummaryMaxTokens
 		if req.MaxTokens > 0 {
 			// Room past the limit, so that a model that overshoots is
 			// measured and rejected rather than cut mid-sentence.
 			maxTokens = req.MaxTokens + req.MaxTokens/4 + 256
 		}
 	}
-	resp, err := s.Model.Send(ctx, Request{Messages: compact.SummaryPrompt(req), MaxTokens: maxTokens})
+	resp, err := s.Model.Send(ctx, provider.Request{Messages: SummaryPrompt(req), MaxTokens: maxTokens})
 	if err != nil {
-		return compact.SummaryResult{}, fmt.Errorf("provider: summarize with %s: %w", s.Model.Name(), err)
+		return SummaryResult{}, fmt.Errorf("compact: summarize with %s: %w", s.Model.Name(), err)
 	}
 	text := strings.TrimSpace(resp.Message.Text())
 	var usage *chat.Usage
@@ -78,7 +79,7 @@ func (s *Summarizer) Summarize(ctx context.Context, req compact.SummaryRequest) 
 		usage = &u
 	}
 	if text == "" {
-		return compact.SummaryResult{Usage: usage}, fmt.Errorf("provider: summarize with %s (stop reason %q): %w", s.Model.Name(), resp.StopReason, ErrEmptySummary)
+		return SummaryResult{Usage: usage}, fmt.Errorf("compact: summarize with %s (stop reason %q): %w", s.Model.Name(), resp.StopReason, ErrEmptySummary)
 	}
-	return compact.SummaryResult{Text: text, Usage: usage}, nil
+	return SummaryResult{Text: text, Usage: usage}, nil
 }

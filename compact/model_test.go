@@ -1,4 +1,4 @@
-package provider_test
+package compact_test
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 	"github.com/agentctx/agentctx/provider"
 )
 
-// fakeModel answers with reply (or err), or blocks until ctx is done when
+// fakeProviderModel answers with reply (or err), or blocks until ctx is done when
 // block is set, and remembers the requests.
-type fakeModel struct {
+type fakeProviderModel struct {
 	reply provider.Response
 	err   error
 	block bool
@@ -25,9 +25,9 @@ type fakeModel struct {
 	reqs  []provider.Request
 }
 
-func (f *fakeModel) Name() string { return "fake/model-1" }
+func (f *fakeProviderModel) Name() string { return "fake/model-1" }
 
-func (f *fakeModel) Send(ctx context.Context, req provider.Request) (*provider.Response, error) {
+func (f *fakeProviderModel) Send(ctx context.Context, req provider.Request) (*provider.Response, error) {
 	f.mu.Lock()
 	f.reqs = append(f.reqs, req)
 	f.mu.Unlock()
@@ -52,22 +52,22 @@ func TestSummarizer(t *testing.T) {
 	usage := chat.Usage{InputTokens: 120, OutputTokens: 30, CacheReadTokens: 5}
 	tests := []struct {
 		name      string
-		model     *fakeModel
-		s         provider.Summarizer
+		model     *fakeProviderModel
+		s         compact.ModelSummarizer
 		want      compact.SummaryResult
 		wantErr   error
 		maxTokens int
 	}{
-		{"ok", &fakeModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, "  ## Summary\nparser  "), Usage: usage}},
-			provider.Summarizer{}, compact.SummaryResult{Text: "## Summary\nparser", Usage: &usage}, nil, 1000 + 250 + 256},
-		{"own max tokens", &fakeModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, "s")}},
-			provider.Summarizer{MaxTokens: 77}, compact.SummaryResult{Text: "s"}, nil, 77},
-		{"empty reply", &fakeModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, " "), StopReason: "max_tokens", Usage: usage}},
-			provider.Summarizer{}, compact.SummaryResult{Usage: &usage}, provider.ErrEmptySummary, 1506},
-		{"provider error", &fakeModel{err: provider.ErrRateLimited},
-			provider.Summarizer{}, compact.SummaryResult{}, provider.ErrRateLimited, 1506},
-		{"timeout", &fakeModel{block: true},
-			provider.Summarizer{Timeout: 20 * time.Millisecond}, compact.SummaryResult{}, context.DeadlineExceeded, 1506},
+		{"ok", &fakeProviderModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, "  ## Summary\nparser  "), Usage: usage}},
+			compact.ModelSummarizer{}, compact.SummaryResult{Text: "## Summary\nparser", Usage: &usage}, nil, 1000 + 250 + 256},
+		{"own max tokens", &fakeProviderModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, "s")}},
+			compact.ModelSummarizer{MaxTokens: 77}, compact.SummaryResult{Text: "s"}, nil, 77},
+		{"empty reply", &fakeProviderModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, " "), StopReason: "max_tokens", Usage: usage}},
+			compact.ModelSummarizer{}, compact.SummaryResult{Usage: &usage}, compact.ErrEmptySummary, 1506},
+		{"provider error", &fakeProviderModel{err: provider.ErrRateLimited},
+			compact.ModelSummarizer{}, compact.SummaryResult{}, provider.ErrRateLimited, 1506},
+		{"timeout", &fakeProviderModel{block: true},
+			compact.ModelSummarizer{Timeout: 20 * time.Millisecond}, compact.SummaryResult{}, context.DeadlineExceeded, 1506},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,12 +106,12 @@ func TestSummarizer(t *testing.T) {
 func TestSummarizerInCompaction(t *testing.T) {
 	t.Parallel()
 	for _, fail := range []bool{false, true} {
-		m := &fakeModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, "the user wants the parser fixed")}}
+		m := &fakeProviderModel{reply: provider.Response{Message: chat.NewText(chat.RoleAssistant, "the user wants the parser fixed")}}
 		if fail {
 			m.err = provider.ErrUnavailable
 		}
-		w := testWindow(t)
-		recs, err := (&compact.Summarize{Summarizer: &provider.Summarizer{Model: m}, Force: true}).Compact(t.Context(), w)
+		w := modelTestWindow(t)
+		recs, err := (&compact.Summarize{Summarizer: &compact.ModelSummarizer{Model: m}, Force: true}).Compact(t.Context(), w)
 		if err != nil {
 			t.Fatal(err)
 		}
