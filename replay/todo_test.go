@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentctx/agentctx/replay"
 	"github.com/agentctx/agentctx/reminder"
+	"github.com/agentctx/agentctx/replay"
 	"github.com/agentctx/agentctx/transcript"
 )
 
