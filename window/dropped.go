@@ -34,7 +34,8 @@ type Dropped struct {
 	// Tools maps a tool name to the number of its calls removed.
 	Tools map[string]int
 	// Files lists the files removed tool calls read or write
-	// ([tooluse.Use.Paths]), least recently used first, at most
+	// ([tooluse.Use.Paths]) and the files and directories they searched
+	// ([tooluse.Search.Paths]), least recently used first, at most
 	// [MaxDroppedFiles].
 	Files []string
 	// UserMessages holds the removed user messages' text, redacted
@@ -71,8 +72,14 @@ func (d *Dropped) tally(es []entry) {
 					d.Tools = map[string]int{}
 				}
 				d.Tools[c.Name]++
-				for _, f := range tooluse.Classify(c).Paths {
+				u := tooluse.Classify(c)
+				for _, f := range u.Paths {
 					d.addFile(f)
+				}
+				for _, s := range u.Searches {
+					for _, f := range s.Paths {
+						d.addFile(f)
+					}
 				}
 			}
 			if calls > 0 {
