@@ -143,16 +143,27 @@ type fileUse struct {
 	last     int // index of the last message naming it
 }
 
-func (h *history) use(p string, at int, tool string, write bool) {
+// file returns the entry of p, cleaned, added on its first use; nil
+// when p is not a usable path.
+func (h *history) file(p string) *fileUse {
 	p = cleanPath(p)
 	if p == "" {
-		return
+		return nil
 	}
 	f := h.byPath[p]
 	if f == nil {
 		f = &fileUse{path: p}
 		h.byPath[p] = f
 		h.files = append(h.files, f)
+	}
+	return f
+}
+
+// use records that the tool call of message at read or wrote p.
+func (h *history) use(p string, at int, tool string, write bool) {
+	f := h.file(p)
+	if f == nil {
+		return
 	}
 	f.mentions++
 	f.last = at

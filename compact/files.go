@@ -110,15 +110,9 @@ func (a FileAnalyzer) Analyze(msgs []chat.Message) []FileContext {
 
 // mention counts a text mention of p at message i without classifying it.
 func (h *history) mention(p string, at int) {
-	p = cleanPath(p)
-	if p == "" {
-		return
-	}
-	f := h.byPath[p]
+	f := h.file(p)
 	if f == nil {
-		f = &fileUse{path: p}
-		h.byPath[p] = f
-		h.files = append(h.files, f)
+		return
 	}
 	f.mentions++
 	if at > f.last {
