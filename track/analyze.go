@@ -2,6 +2,7 @@ package track
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
@@ -30,15 +31,15 @@ func analyze(call chat.ToolCall) analysis {
 		a.writes = append(a.writes, write{w.Path, w.Op.String()})
 	}
 	for _, s := range u.Searches {
-		// A command as written may end with the list operator after it.
-		q := strings.TrimSpace(strings.TrimRight(s.Command, ";&"))
+		q := listEnd(s.Command)
 		if q == "" {
 			q = s.Query
 		}
 		if q == "" {
 			q = u.Command
 		}
-		if q != "" {
+		// find -exec grep is two searches of one command: one entry.
+		if q != "" && !slices.Contains(a.searches, q) {
 			a.searches = append(a.searches, q)
 		}
 	}
@@ -54,6 +55,17 @@ func analyze(call chat.ToolCall) analysis {
 		}
 	}
 	return a
+}
+
+// listEnd returns a simple command as written without the list
+// operator (";" or "&") that may end it: "grep -q x a.py;" in an if
+// condition. An escaped ";" (find's "-exec … \;") stays.
+func listEnd(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	if strings.HasSuffix(cmd, ";") && !strings.HasSuffix(cmd, `\;`) || strings.HasSuffix(cmd, "&") && !strings.HasSuffix(cmd, "&&") {
+		cmd = strings.TrimSpace(cmd[:len(cmd)-1])
+	}
+	return cmd
 }
 
 // stringArg returns the trimmed string argument key of call, or "".

@@ -324,6 +324,10 @@ func TestRecordParsedShell(t *testing.T) {
 			Searches:    []Search{{Query: "grep -q old x.py", Summary: "done"}},
 			SearchCount: 1,
 		}},
+		{"find -exec keeps its escaped ;", `find . -name "*.py" -exec grep -l x {} \;`, State{
+			Searches:    []Search{{Query: `find . -name "*.py" -exec grep -l x {} \;`, Summary: "done"}},
+			SearchCount: 1,
+		}},
 		{"cat inside a block", `{ cat a.txt; echo; } > /dev/null`, State{
 			Files: []FileRead{{Path: "a.txt", Preview: "done", Reads: 1}},
 		}},
