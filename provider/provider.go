@@ -65,8 +65,10 @@ type Response struct {
 // concurrent use.
 type Model interface {
 	// Send makes one call and returns the reply. It retries rate limits
-	// (429) and server errors (5xx) with backoff, honours ctx
-	// cancellation, and returns errors that wrap the sentinels below.
+	// (429) and server errors (5xx) with backoff, but never a context
+	// overflow ([ErrContextOverflow], even one a server answers with
+	// 500), honours ctx cancellation, and returns errors that wrap the
+	// sentinels below.
 	Send(ctx context.Context, req Request) (*Response, error)
 	// Name returns "provider/model", for logs and reports.
 	Name() string

@@ -89,6 +89,12 @@ type Options struct {
 	// turn's end. Optional. Defaults to false; `agentctx replay` turns it
 	// on.
 	WorkingMemory bool
+	// Observe, if set, is called with the live window after each model
+	// call's request is built (req set; i is the index of the assistant
+	// message about to be added) and after message i was added (req nil).
+	// It must not change the window. Tests use it to record what
+	// compaction kept (the golden replay tables). Optional.
+	Observe func(i int, req *agentctx.Request, w *window.Window)
 }
 
 // Result is what one replay found. The JSON names are part of agentctx's
@@ -376,6 +382,9 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			if err != nil {
 				return nil, fmt.Errorf("replay: %s: request before message %d: %w", tr.File, i, err)
 			}
+			if opts.Observe != nil {
+				opts.Observe(i, req, w)
+			}
 			recs := req.Compactions
 			var actions []string
 			for _, r := range recs {
@@ -438,6 +447,9 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		before := eng.Stats()
 		if err := eng.Add(ctx, m); err != nil {
 			return nil, fmt.Errorf("replay: %s: message %d: %w", tr.File, i, err)
+		}
+		if opts.Observe != nil {
+			opts.Observe(i, nil, w)
 		}
 		after := eng.Stats()
 		added := w.TokensAt(w.Len() - 1)

@@ -153,7 +153,9 @@ func serverDelay(h http.Header) (time.Duration, bool) {
 func (m *Model) Name() string { return "anthropic/" + m.model }
 
 // Send makes one Messages call. See [provider.Model] for retries and
-// errors: HTTP failures are *[provider.APIError]s; a canceled or expired
+// errors: HTTP failures are *[provider.APIError]s (a prompt over the context window is
+// [provider.ErrContextOverflow], with Limit and PromptTokens when the
+// server stated them, and is never retried); a canceled or expired
 // ctx returns ctx.Err() wrapped; a deadline (the caller's or
 // [Options.Timeout]) also wraps [provider.ErrUnavailable].
 func (m *Model) Send(ctx context.Context, req provider.Request) (*provider.Response, error) {

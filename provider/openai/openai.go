@@ -130,7 +130,9 @@ func (m *Model) Name() string { return "openai/" + m.model }
 
 // Send makes one chat-completions call and returns the first choice. See
 // [provider.Model] for retries and errors: HTTP failures are
-// *[provider.APIError]s; a canceled or expired ctx returns ctx.Err()
+// *[provider.APIError]s (a prompt over the context window is
+// [provider.ErrContextOverflow], with Limit and PromptTokens when the
+// server stated them, and is never retried); a canceled or expired ctx returns ctx.Err()
 // wrapped; a timeout of [Options.Timeout] wraps both
 // context.DeadlineExceeded and [provider.ErrUnavailable].
 func (m *Model) Send(ctx context.Context, req provider.Request) (*provider.Response, error) {

@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -154,7 +155,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	} else {
 		verr = ValidateOpenAI(body)
 	}
-	if ve, ok := verr.(*ValidationError); ok {
+	var ve *ValidationError
+	if errors.As(verr, &ve) {
 		writeFailure(w, ve.Failure())
 		return
 	}
