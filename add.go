@@ -8,16 +8,16 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/reminder"
+	"github.com/agentctx/agentctx/tooluse"
 	"github.com/agentctx/agentctx/window"
 	"github.com/agentctx/agentctx/workmem"
 )
 
-// todoTools are the tool names that write the agent's todo list or plan:
-// Claude Code's TodoWrite, Codex's update_plan, and the snake-case
-// spelling other agents use, and OpenHands' task_tracker.
-var todoTools = map[string]bool{"TodoWrite": true, "todo_write": true, "update_plan": true, "task_tracker": true}
-
-func isTodoTool(name string) bool { return todoTools[name] }
+// isTodoTool reports whether a tool sets or shows the agent's todo list
+// or plan ([tooluse.KindTodo]: Claude Code's TodoWrite, Codex's
+// update_plan, OpenHands' task_tracker, todo_write, …). It takes a name,
+// not a call, so that tool definitions are judged the same way.
+func isTodoTool(name string) bool { return tooluse.KindOfName(name) == tooluse.KindTodo }
 
 // InterruptedResult is the text of the synthetic tool result that answers
 // a tool call left without a result: the run was interrupted (the user

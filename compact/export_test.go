@@ -6,6 +6,3 @@ package compact
 var ShrinkMessage = shrinkMessage
 
 const MinCutTokens = minCutTokens
-
-// The limiter's tool tables, for the test that every name keeps JSON valid.
-var SearchTools, FileTools = searchTools, fileTools

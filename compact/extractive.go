@@ -3,6 +3,7 @@ package compact
 import (
 	"context"
 	"fmt"
+	"github.com/agentctx/agentctx/tooluse"
 	"regexp"
 	"slices"
 	"strings"
@@ -431,7 +432,7 @@ func cutMarked(s string, n int) string {
 	if n <= 0 {
 		return s
 	}
-	c := cutPlain(s, n)
+	c := tooluse.HeadRunes(s, n)
 	if len(c) < len(s) {
 		return strings.TrimRight(c, " \n") + "…"
 	}

@@ -1,8 +1,6 @@
 package compact
 
 import (
-	"encoding/json"
-	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,7 +9,7 @@ import (
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/secret"
-	"github.com/agentctx/agentctx/window"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 // Limits of fact extraction, in runes.
@@ -47,14 +45,14 @@ var metaPrefixes = []string{
 //     Compaction notes, summaries ([SummaryHeader]) and Claude Code meta
 //     lines ("<command-", "<local-command", "Caveat:", "[Request
 //     interrupted") are skipped.
-//   - FilesModified, FilesRead: paths from tool-call arguments
-//     ([window.ArgumentPaths]) and from the conventions of the real tools:
-//     Claude Code Read/Edit/Write/MultiEdit/NotebookEdit, Codex apply_patch
-//     headers, str_replace_editor's command (view reads; create,
-//     str_replace, insert, undo_edit write), SWE-agent open/create/edit
-//     (edit writes the open file), and shell commands (cat, sed -n, nl,
-//     head, tail read; sed -i, tee, touch, redirections write). A path
-//     written anywhere is not also listed as read.
+//   - FilesModified, FilesRead: the files each tool call reads and writes
+//     ([tooluse.Classify]: Claude Code Read/Edit/Write/MultiEdit/
+//     NotebookEdit, Codex apply_patch headers, str_replace_editor's
+//     command, SWE-agent open/create/edit, parsed shell commands), with
+//     SWE-agent's open file followed across calls (an edit that names no
+//     file writes it); an unknown tool's path-like arguments are read
+//     unless its name says it writes. A path written anywhere is not also
+//     listed as read.
 //   - Errors: the first informative line of each failed tool result (the
 //     structured error flag, or a non-zero exit code the tool reports:
 //     Claude Code "Exit code 1", mini-swe-agent "<returncode>1", Codex
@@ -74,7 +72,7 @@ func ExtractFacts(msgs []chat.Message) Facts {
 	s := scanHistory(msgs)
 	var f Facts
 	for _, u := range s.users {
-		f.UserMessages = append(f.UserMessages, cutPlain(normalizeSpace(secret.Redact(u.text)), FactUserRunes))
+		f.UserMessages = append(f.UserMessages, tooluse.HeadRunes(normalizeSpace(secret.Redact(u.text)), FactUserRunes))
 	}
 	for _, fi := range s.files {
 		if fi.modified {
@@ -145,16 +143,27 @@ type fileUse struct {
 	last     int // index of the last message naming it
 }
 
-func (h *history) use(p string, at int, tool string, write bool) {
+// file returns the entry of p, cleaned, added on its first use; nil
+// when p is not a usable path.
+func (h *history) file(p string) *fileUse {
 	p = cleanPath(p)
 	if p == "" {
-		return
+		return nil
 	}
 	f := h.byPath[p]
 	if f == nil {
 		f = &fileUse{path: p}
 		h.byPath[p] = f
 		h.files = append(h.files, f)
+	}
+	return f
+}
+
+// use records that the tool call of message at read or wrote p.
+func (h *history) use(p string, at int, tool string, write bool) {
+	f := h.file(p)
+	if f == nil {
+		return
 	}
 	f.mentions++
 	f.last = at
@@ -169,12 +178,13 @@ func (h *history) use(p string, at int, tool string, write bool) {
 }
 
 // scanHistory walks msgs once. Tool results are paired with the most
-// recent unanswered call of the same id (FORMATS.md: ids repeat).
+// recent unanswered call of the same id (FORMATS.md: ids repeat), by a
+// [tooluse.Pairer].
 func scanHistory(msgs []chat.Message) *history {
 	h := &history{byPath: map[string]*fileUse{}, lastTextAt: -1}
-	open := map[string][]int{} // call id -> stack of event indexes
-	openFile := ""             // SWE-agent's currently open file
-	var calls []chat.ToolCall  // the call of each event
+	var open tooluse.Pairer[int] // call id -> event index
+	openFile := ""               // SWE-agent's currently open file
+	var calls []chat.ToolCall    // the call of each event
 	for i, m := range msgs {
 		switch m.Role {
 		case chat.RoleUser:
@@ -193,12 +203,11 @@ func scanHistory(msgs []chat.Message) *history {
 					continue
 				}
 				ev := toolEvent{at: i, name: c.Name}
-				args := decodeArgs(c.Arguments)
-				ev.command = h.classify(c, args, i, &openFile)
-				if todos, ok := openTodos(c.Name, args); ok {
-					h.todos = todos
+				ev.command = h.classify(c, i, &openFile)
+				if todos, ok := tooluse.Todos(c); ok {
+					h.todos = openTodos(todos)
 				}
-				open[c.ID] = append(open[c.ID], len(h.events))
+				open.Call(c.ID, len(h.events))
 				h.events = append(h.events, ev)
 				calls = append(calls, c)
 			}
@@ -207,13 +216,11 @@ func scanHistory(msgs []chat.Message) *history {
 			if !ok {
 				continue
 			}
-			stack := open[r.ToolCallID]
-			if len(stack) == 0 {
+			at, ok := open.Result(r.ToolCallID)
+			if !ok {
 				continue
 			}
-			at := stack[len(stack)-1]
 			ev := &h.events[at]
-			open[r.ToolCallID] = stack[:len(stack)-1]
 			ev.done = true
 			ev.failed = r.FailedFor(calls[at])
 			if ev.failed {
@@ -238,366 +245,48 @@ func isMeta(t string) bool {
 	return false
 }
 
-// decodeArgs decodes a tool call's arguments as a JSON object; nil when
-// they are not one.
-func decodeArgs(raw json.RawMessage) map[string]any {
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil
+// classify records the files a tool call reads and writes
+// ([tooluse.Classify]) and returns its command (normalized, redacted,
+// cut), or "". openFile is SWE-agent's open file: an open or create sets
+// it, and an edit or insert that names no file ([tooluse.Use.OpenFile])
+// writes it.
+func (h *history) classify(c chat.ToolCall, at int, openFile *string) string {
+	u := tooluse.Classify(c)
+	tool := c.Name
+	if u.Action != "" && u.Action != c.Name {
+		tool += " " + u.Action
 	}
-	var obj map[string]any
-	if json.Unmarshal(raw, &obj) != nil {
-		return nil
+	shell := u.Kind == tooluse.KindShell
+	for _, p := range u.Reads {
+		h.use(p, at, "", false)
 	}
-	return obj
+	for _, w := range u.Writes {
+		by := tool
+		if shell {
+			by = "shell " + w.Op.String()
+		}
+		h.use(w.Path, at, by, true)
+	}
+	if u.Kind == tooluse.KindOther {
+		// An unknown tool's path-like arguments, neither read nor
+		// written by its name, are taken as read.
+		for _, p := range u.Paths {
+			if !slices.Contains(u.Reads, p) && !slices.ContainsFunc(u.Writes, func(w tooluse.Write) bool { return w.Path == p }) {
+				h.use(p, at, "", false)
+			}
+		}
+	}
+	switch {
+	case u.OpenFile && *openFile != "" && (u.Kind == tooluse.KindEdit || u.Kind == tooluse.KindWrite):
+		h.use(*openFile, at, tool, true)
+	case u.Agent == "swe-agent" && (u.Action == "open" || u.Action == "create") && len(u.Paths) > 0:
+		*openFile = u.Paths[0]
+	}
+	return tooluse.HeadRunes(normalizeSpace(secret.Redact(u.Command)), FactLineRunes)
 }
 
-func argString(args map[string]any, key string) string {
-	s, _ := args[key].(string)
-	return s
-}
-
-// shellTools are tools whose "command" argument is a shell command.
-var shellTools = map[string]bool{
-	"bash": true, "Bash": true, "execute_bash": true, "shell": true,
-	"exec_command": true, "run_shell_command": true, "local_shell": true,
-	"container.exec": true, "terminal": true, "run": true,
-}
-
-// classify records the files a tool call reads and writes and returns its
-// shell command (normalized, cut), or "".
-func (h *history) classify(c chat.ToolCall, args map[string]any, at int, openFile *string) string {
-	name := c.Name
-	lname := strings.ToLower(name)
-	writes := isWritingTool(lname)
-	sub := argString(args, "command")
-	// str_replace_editor (OpenHands, SWE-agent function calling).
-	if lname == "str_replace_editor" || lname == "edit_file" || strings.HasSuffix(lname, "str_replace_editor") {
-		p := argString(args, "path")
-		switch sub {
-		case "view":
-			h.use(p, at, name, false)
-		case "":
-		default:
-			h.use(p, at, name+" "+sub, true)
-		}
-		return ""
-	}
-	for _, p := range window.ArgumentPaths(c.Arguments) {
-		switch lname {
-		case "grep", "glob", "ls", "find_file", "search_dir", "search_file":
-			if !hasExt(p) {
-				continue
-			}
-		case "open", "goto":
-			*openFile = p
-		}
-		h.use(p, at, name, writes)
-	}
-	if (lname == "edit" || lname == "insert") && sub == "" && *openFile != "" && len(window.ArgumentPaths(c.Arguments)) == 0 {
-		h.use(*openFile, at, name, true)
-	}
-	cmd := secret.Redact(commandOf(args)) // before it is cut
-	if cmd == "" {
-		return ""
-	}
-	// SWE-agent text actions: the first word is the tool.
-	fields := strings.Fields(cmd)
-	if len(fields) > 0 {
-		switch fields[0] {
-		case "open":
-			if len(fields) > 1 {
-				p := strings.Trim(fields[1], `"'`)
-				*openFile = p
-				h.use(p, at, "open", false)
-			}
-			return cutPlain(normalizeSpace(cmd), FactLineRunes)
-		case "create":
-			if len(fields) > 1 {
-				p := strings.Trim(fields[1], `"'`)
-				*openFile = p
-				h.use(p, at, "create", true)
-			}
-			return cutPlain(normalizeSpace(cmd), FactLineRunes)
-		case "edit", "insert":
-			if len(fields) > 1 && *openFile != "" && isLineRange(fields[1]) {
-				h.use(*openFile, at, fields[0], true)
-			}
-			return cutPlain(normalizeSpace(cmd), FactLineRunes)
-		}
-	}
-	if shellTools[name] || shellTools[lname] || name == fields0(cmd) {
-		for _, r := range shellFiles(cmd) {
-			h.use(r.path, at, r.tool, r.write)
-		}
-	}
-	return cutPlain(normalizeSpace(cmd), FactLineRunes)
-}
-
-func fields0(s string) string {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return ""
-	}
-	return f[0]
-}
-
-func isLineRange(s string) bool {
-	a, b, _ := strings.Cut(s, ":")
-	_, err := strconv.Atoi(a)
-	if err != nil {
-		return false
-	}
-	if b == "" {
-		return true
-	}
-	_, err = strconv.Atoi(b)
-	return err == nil
-}
-
-// isWritingTool reports whether a tool, by its name, writes the files its
-// arguments name (Claude Code Edit/Write/MultiEdit/NotebookEdit, Codex
-// apply_patch, seed 001's write/edit/create/move tools).
-func isWritingTool(lname string) bool {
-	for _, w := range []string{"edit", "write", "create", "patch", "replace", "insert", "delete", "move", "rename", "mkdir", "copy"} {
-		if strings.Contains(lname, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// commandOf returns a tool call's shell command: "command" or "cmd" as a
-// string, or as an argv array (Codex shell ["bash","-lc","…"]).
-func commandOf(args map[string]any) string {
-	for _, k := range []string{"command", "cmd"} {
-		switch v := args[k].(type) {
-		case string:
-			if strings.TrimSpace(v) != "" {
-				return v
-			}
-		case []any:
-			var parts []string
-			for _, x := range v {
-				if s, ok := x.(string); ok {
-					parts = append(parts, s)
-				}
-			}
-			if n := len(parts); n >= 3 && (parts[n-2] == "-lc" || parts[n-2] == "-c") {
-				return parts[n-1]
-			}
-			if len(parts) > 0 {
-				return strings.Join(parts, " ")
-			}
-		}
-	}
-	return ""
-}
-
-type shellFile struct {
-	path  string
-	tool  string
-	write bool
-}
-
-// shellSplit splits a command line into simple commands at ; && || | and
-// newlines, then into words, honouring single and double quotes. Heredoc
-// bodies are skipped. It is a heuristic, not a shell parser.
-func shellSplit(cmd string) [][]string {
-	var out [][]string
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	flushWord := func() {
-		if inWord {
-			words = append(words, cur.String())
-			cur.Reset()
-			inWord = false
-		}
-	}
-	flushCmd := func() {
-		flushWord()
-		if len(words) > 0 {
-			out = append(out, words)
-			words = nil
-		}
-	}
-	heredoc := ""
-	for i := 0; i < len(cmd); i++ {
-		ch := cmd[i]
-		switch {
-		case ch == '\n':
-			flushCmd()
-			if heredoc != "" {
-				// Skip to the terminator line.
-				rest := cmd[i+1:]
-				for line := range strings.Lines(rest) {
-					i += len(line)
-					if strings.TrimSpace(line) == heredoc {
-						break
-					}
-				}
-				heredoc = ""
-			}
-		case ch == '\'' || ch == '"':
-			j := strings.IndexByte(cmd[i+1:], ch)
-			if j < 0 {
-				cur.WriteString(cmd[i+1:])
-				i = len(cmd)
-			} else {
-				cur.WriteString(cmd[i+1 : i+1+j])
-				i += j + 1
-			}
-			inWord = true
-		case ch == ';' || ch == '|' || ch == '&' || ch == '(' || ch == ')':
-			flushCmd()
-		case ch == '<' && i+1 < len(cmd) && cmd[i+1] == '<':
-			flushWord()
-			j := i + 2
-			for j < len(cmd) && (cmd[j] == '-' || cmd[j] == ' ') {
-				j++
-			}
-			k := j
-			for k < len(cmd) && cmd[k] != '\n' && cmd[k] != ' ' && cmd[k] != ';' {
-				k++
-			}
-			heredoc = strings.Trim(cmd[j:k], `'"`)
-			i = k - 1
-		case ch == '<':
-			flushWord()
-			words = append(words, "<")
-		case ch == '>':
-			flushWord()
-			if i+1 < len(cmd) && cmd[i+1] == '>' {
-				i++
-			}
-			words = append(words, ">")
-		case ch == ' ' || ch == '\t' || ch == '\r':
-			flushWord()
-		default:
-			cur.WriteByte(ch)
-			inWord = true
-		}
-	}
-	flushCmd()
-	return out
-}
-
-// shellFiles returns the files a shell command reads (cat, sed -n, nl,
-// head, tail, less, more, wc) and writes (redirections, tee, sed -i,
-// touch).
-func shellFiles(cmd string) []shellFile {
-	if len(cmd) > 64<<10 {
-		cmd = cmd[:64<<10]
-	}
-	var out []shellFile
-	for _, words := range shellSplit(cmd) {
-		// Redirections write their target.
-		for j := 0; j+1 < len(words); j++ {
-			if words[j] == ">" && looksLikePath(words[j+1]) && !strings.HasPrefix(words[j+1], "/dev/") {
-				out = append(out, shellFile{words[j+1], "shell redirect", true})
-			}
-		}
-		// Skip env assignments, sudo, time.
-		k := 0
-		for k < len(words) && (strings.Contains(words[k], "=") && !strings.HasPrefix(words[k], "-") || words[k] == "sudo" || words[k] == "time" || words[k] == "command") {
-			k++
-		}
-		if k >= len(words) {
-			continue
-		}
-		prog := path.Base(words[k])
-		args := words[k+1:]
-		if i := slices.Index(args, ">"); i >= 0 {
-			args = args[:i]
-		}
-		switch prog {
-		case "cat", "nl", "head", "tail", "less", "more", "wc", "bat":
-			for _, a := range operands(args, prog == "head" || prog == "tail") {
-				out = append(out, shellFile{a, prog, false})
-			}
-		case "sed":
-			inPlace := false
-			script := true
-			var files []string
-			for j := 0; j < len(args); j++ {
-				a := args[j]
-				switch {
-				case a == "-i" || strings.HasPrefix(a, "-i") || a == "--in-place":
-					inPlace = true
-				case a == "-e" || a == "-f":
-					script = false
-					j++
-				case strings.HasPrefix(a, "-"):
-				case script:
-					script = false
-				default:
-					files = append(files, a)
-				}
-			}
-			for _, f := range files {
-				if looksLikePath(f) {
-					if inPlace {
-						out = append(out, shellFile{f, "sed -i", true})
-					} else {
-						out = append(out, shellFile{f, "sed", false})
-					}
-				}
-			}
-		case "tee", "touch":
-			for _, a := range operands(args, false) {
-				out = append(out, shellFile{a, prog, true})
-			}
-		}
-	}
-	return out
-}
-
-// operands returns the non-option arguments that look like file paths;
-// numeric skips the value of -n/-c.
-func operands(args []string, numeric bool) []string {
-	var out []string
-	for j := 0; j < len(args); j++ {
-		a := args[j]
-		if a == "<" {
-			j++
-			continue
-		}
-		if strings.HasPrefix(a, "-") {
-			if numeric && (a == "-n" || a == "-c") {
-				j++
-			}
-			continue
-		}
-		if looksLikePath(a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// looksLikePath reports whether a shell word names a file: no wildcards
-// or variables, and a slash or an extension.
-func looksLikePath(s string) bool {
-	if s == "" || len(s) > 1024 || strings.ContainsAny(s, "*?$`{}<>\x00\n") || strings.HasPrefix(s, "/dev/") {
-		return false
-	}
-	return strings.Contains(s, "/") || hasExt(s)
-}
-
-// hasExt reports whether a path's base name has an extension starting
-// with a letter ("app.go", not "1.2" or "dir").
-func hasExt(p string) bool {
-	b := path.Base(p)
-	i := strings.LastIndexByte(b, '.')
-	if i <= 0 || i == len(b)-1 {
-		return false
-	}
-	c := b[i+1]
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// cleanPath trims a path as the transcript names it: quotes, a leading
-// "./", a trailing ":line". "" for what is not a usable path.
+// cleanPath trims a path as a text names it: quotes, a leading "./", a
+// trailing ":line". "" for what is not a usable path.
 func cleanPath(p string) string {
 	p = strings.TrimSpace(strings.Trim(p, "\"'`"))
 	if p == "" || len(p) > 4096 || strings.ContainsAny(p, "\n\x00") {
@@ -615,70 +304,32 @@ func cleanPath(p string) string {
 	return p
 }
 
-// openTodos returns the items of a Claude Code TodoWrite call (todos with
-// status other than "completed") or a Codex update_plan call (plan steps
-// not completed); ok is false for any other call.
-func openTodos(name string, args map[string]any) ([]string, bool) {
-	var list []any
-	var textKey string
-	switch name {
-	case "TodoWrite":
-		list, _ = args["todos"].([]any)
-		textKey = "content"
-	case "update_plan":
-		list, _ = args["plan"].([]any)
-		textKey = "step"
-	default:
-		return nil, false
-	}
+// openTodos returns the items of a todo list that are not completed, as
+// "[status] text".
+func openTodos(todos []tooluse.Todo) []string {
 	out := []string{}
-	for _, x := range list {
-		item, _ := x.(map[string]any)
-		text, _ := item[textKey].(string)
-		status, _ := item["status"].(string)
-		if strings.TrimSpace(text) == "" || status == "completed" {
+	for _, t := range todos {
+		if t.Status == tooluse.TodoCompleted {
 			continue
 		}
-		if status == "" {
-			status = "pending"
-		}
-		out = append(out, "["+status+"] "+normalizeSpace(text))
+		out = append(out, "["+t.Status+"] "+normalizeSpace(t.Content))
 	}
-	return out, true
+	return out
 }
 
-// wrapperLine matches lines of a result that only frame the output.
-var wrapperLine = regexp.MustCompile(`^(?:Exit code:? -?\d+|</?returncode>.*|</?output>|<output_head>|Process exited with code -?\d+|Chunk ID: .*|Wall time: .*|Original token count: .*|Output:|\[Command finished with exit code -?\d+\]|</?tool_use_error>|<exit_code>.*|<error>|</error>|\{?"?output"?:?\s*"?)$`)
-
-// errorLine returns the first informative line of a failed result: the
-// first non-empty line that is not an exit-code or output wrapper, with
-// tags stripped, whitespace collapsed and cut to [FactLineRunes] runes.
-// It falls back to the first non-empty line.
+// errorLine returns the first informative line of a failed result
+// ([tooluse.ErrorLine]), cut to [FactLineRunes] runes; when every line
+// is a wrapper, the first non-blank one ("Exit code 1").
 func errorLine(content string) string {
-	first := ""
-	n := 0
-	for line := range strings.Lines(content) {
-		if n++; n > 50 {
-			break
-		}
-		l := strings.TrimSpace(line)
-		if l == "" {
-			continue
-		}
-		if first == "" {
-			first = l
-		}
-		if wrapperLine.MatchString(l) {
-			continue
-		}
-		l = strings.TrimPrefix(l, "<tool_use_error>")
-		l = strings.TrimSuffix(l, "</tool_use_error>")
-		l = strings.TrimPrefix(l, "<returncode>1</returncode>")
-		if l = strings.TrimSpace(l); l != "" {
-			return cutPlain(normalizeSpace(l), FactLineRunes)
+	l := tooluse.ErrorLine(content)
+	if l == "" {
+		for line := range strings.Lines(content) {
+			if l = normalizeSpace(line); l != "" {
+				break
+			}
 		}
 	}
-	return cutPlain(normalizeSpace(first), FactLineRunes)
+	return tooluse.HeadRunes(l, FactLineRunes)
 }
 
 // causeRe matches a line that names an error: what a reader of a failed
@@ -696,8 +347,8 @@ func causeLine(content string) string {
 	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
-		if l != "" && causeRe.MatchString(l) && !wrapperLine.MatchString(l) {
-			return cutPlain(normalizeSpace(l), FactLineRunes)
+		if l != "" && causeRe.MatchString(l) && tooluse.ErrorLine(l) != "" {
+			return tooluse.HeadRunes(normalizeSpace(l), FactLineRunes)
 		}
 	}
 	return ""
@@ -745,18 +396,6 @@ func failingTests(content string) []string {
 // trims the ends.
 func normalizeSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// cutPlain cuts s to at most n runes, without a marker.
-func cutPlain(s string, n int) string {
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i]
-		}
-		count++
-	}
-	return s
 }
 
 // sortedSet sorts s and removes duplicates and empty strings.

@@ -95,7 +95,7 @@ func TestExtractFactsFiles(t *testing.T) {
 			fxCall("3", "Bash", map[string]any{"command": "sed -i 's/a/b/' e.py && echo x > out.log 2>/dev/null"}),
 			fxCall("4", "bash", map[string]any{"command": "cat <<'EOF' > gen.py\nprint(1)\nEOF\npython gen.py"}),
 			fxCall("5", "bash", map[string]any{"command": "ls -la /testbed && grep -n def x.py"}),
-		}, files{[]string{"e.py", "gen.py", "out.log"}, []string{"/w/c.py", "d.txt", "src/a.py", "src/b.py"}}},
+		}, files{[]string{"e.py", "gen.py", "out.log"}, []string{"/w/c.py", "d.txt", "src/a.py", "src/b.py", "x.py"}}}, // grep reads the file it names
 		{"codex exec_command cmd and argv", []chat.Message{
 			fxCall("1", "exec_command", map[string]any{"cmd": "cat README.md"}),
 			fxCall("2", "shell", map[string]any{"command": []any{"bash", "-lc", "tee notes.md < /dev/null"}}),

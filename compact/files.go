@@ -26,11 +26,11 @@ const (
 )
 
 // FileAnalyzer finds the files that matter in a stretch of history, for a
-// summary (seed 001's FileAnalyzer, done right). Paths come from tool-call
-// arguments (file_path, path, target, source, destination, notebook_path,
-// filename, Codex apply_patch headers, str_replace_editor, SWE-agent
-// open/create/edit, shell cat/sed/head/tee/redirections: see
-// [ExtractFacts]) and from user and assistant text (absolute and relative
+// summary (seed 001's FileAnalyzer, done right). Paths come from the
+// files tool calls read and write ([tooluse.Classify], as for
+// [ExtractFacts]: Claude Code and Codex tools, str_replace_editor,
+// SWE-agent open/create/edit and its open file, parsed shell commands)
+// and from user and assistant text (absolute and relative
 // paths with an extension such as "src/app.go" or "./x.py"; not URLs, not
 // version numbers such as "1.2.3"). Files are ranked modified first, then
 // by mentions, then by recency (the last message naming them), then by
@@ -110,15 +110,9 @@ func (a FileAnalyzer) Analyze(msgs []chat.Message) []FileContext {
 
 // mention counts a text mention of p at message i without classifying it.
 func (h *history) mention(p string, at int) {
-	p = cleanPath(p)
-	if p == "" {
-		return
-	}
-	f := h.byPath[p]
+	f := h.file(p)
 	if f == nil {
-		f = &fileUse{path: p}
-		h.byPath[p] = f
-		h.files = append(h.files, f)
+		return
 	}
 	f.mentions++
 	if at > f.last {

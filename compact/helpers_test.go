@@ -54,7 +54,9 @@ func asst(s string) chat.Message { return chat.NewText(chat.RoleAssistant, s) }
 // round returns an assistant message calling tool on path with id, and
 // its result.
 func round(id, tool, path, content string) []chat.Message {
-	args, _ := json.Marshal(map[string]string{"path": path})
+	// path for a search's directory and the seeds' tools, file_path for
+	// Claude Code's Read and Edit (read, edit).
+	args, _ := json.Marshal(map[string]string{"path": path, "file_path": path})
 	return []chat.Message{
 		{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: id, Name: tool, Arguments: args}}},
 		chat.NewToolResult(id, tool, content, false),

@@ -3,6 +3,7 @@ package compact
 import (
 	"bytes"
 	"fmt"
+	"github.com/agentctx/agentctx/tooluse"
 	"strings"
 	"unicode/utf8"
 
@@ -189,27 +190,13 @@ func (q Quota) LimitWith(r chat.ToolResult, toolName string, opts LimitOptions) 
 	return r, info
 }
 
-// Tool names by kind, lower case: Claude Code, Codex, SWE-agent,
-// mini-swe-agent and OpenHands (issue 5), and common aliases.
-var (
-	searchTools = map[string]bool{
-		"grep": true, "glob": true, "rg": true, "search": true, "search_dir": true, "search_file": true,
-		"find_file": true, "find": true, "search_project_code": true, "codebase_search": true, "file_search": true,
-		"grep_search": true, "list_files": true, "ls": true,
-	}
-	fileTools = map[string]bool{
-		"read": true, "read_file": true, "open": true, "view": true, "cat": true, "read_project_file": true,
-		"notebookread": true, "view_file": true,
-	}
-)
-
 // DetectLimitKind returns how [Quota.Limit] reads content from tool
 // toolName. Valid JSON (an object or array) gives [LimitJSON] whatever the
-// tool, so that it is cut into valid JSON. Otherwise a known search tool
-// gives [LimitSearch] and a known file reader [LimitFile]
-// (case-insensitive: Grep, Glob, search_dir, find_file, …; Read, open, …);
-// str_replace_editor is a file reader when its output is numbered lines
-// (its view command). Otherwise the content decides: mostly "path:line:"
+// tool, so that it is cut into valid JSON. Otherwise the tool's kind
+// ([tooluse.KindOfName]) decides: a search or listing tool gives
+// [LimitSearch] (Grep, Glob, LS, search_dir, find_file, rg, …), a file
+// reader [LimitFile] (Read, open, view, cat, …); str_replace_editor is a
+// file reader when its output is numbered lines (its view command). Otherwise the content decides: mostly "path:line:"
 // lines or bare paths (find), [LimitSearch]; mostly numbered lines
 // ("  12\t…", "  12→…", cat -n), [LimitFile]; anything else [LimitText].
 // It looks at most at the first 200 lines. Safe for concurrent use.
@@ -217,11 +204,10 @@ func DetectLimitKind(toolName, content string) LimitKind {
 	if isJSON(content) {
 		return LimitJSON
 	}
-	name := strings.ToLower(toolName)
-	switch {
-	case searchTools[name]:
+	switch tooluse.KindOfName(toolName) {
+	case tooluse.KindSearch, tooluse.KindList:
 		return LimitSearch
-	case fileTools[name]:
+	case tooluse.KindRead:
 		return LimitFile
 	}
 	var n, grep, numbered, paths int

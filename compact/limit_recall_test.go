@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
-	"github.com/agentctx/agentctx/track"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 // callID is as long as an Anthropic tool_use id.
@@ -36,21 +36,18 @@ func bigJSONArray() string {
 	return string(b)
 }
 
-// Every tool name the limiter and the tracker know, given a large JSON
+// Every tool name tooluse knows (the limiter's and the tracker's among
+// them), given a large JSON
 // result, gets valid JSON back with the note in it: the content decides
 // before the name (a JSON read_file or search_project_code result used to
 // be cut as lines into invalid JSON).
 func TestLimitJSONWhateverTheTool(t *testing.T) {
 	t.Parallel()
 	names := []string{"", "Bash", "mcp__github__list_issues", "str_replace_editor"}
-	for n := range compact.SearchTools {
-		names = append(names, n)
-	}
-	for n := range compact.FileTools {
-		names = append(names, n)
-	}
-	for n := range track.DefaultTools() {
-		names = append(names, n)
+	for _, at := range tooluse.Agents() {
+		for n := range at.Tools {
+			names = append(names, n)
+		}
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)

@@ -2,6 +2,7 @@ package compact
 
 import (
 	"encoding/json"
+	"github.com/agentctx/agentctx/tooluse"
 	"maps"
 	"path"
 	"slices"
@@ -74,7 +75,7 @@ func MeasureRetention(removed Facts, window []chat.Message) Retention {
 		if n == "" || strings.Contains(hay, n) {
 			return true
 		}
-		p := cutPlain(n, retentionPrefixRunes)
+		p := tooluse.HeadRunes(n, retentionPrefixRunes)
 		return len(p) < len(n) && strings.Contains(hay, p)
 	}
 	file := func(f string) bool {

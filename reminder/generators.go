@@ -5,11 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/agentctx/agentctx/tooluse"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/secret"
 )
@@ -105,7 +105,7 @@ func todoText(todos []Todo) string {
 		if i >= todoMaxItems {
 			continue
 		}
-		fmt.Fprintf(&b, "- [%s] %s", status, cutRunes(content, todoMaxRunes))
+		fmt.Fprintf(&b, "- [%s] %s", status, tooluse.CutRunes(content, todoMaxRunes))
 		if t.Priority != "" {
 			fmt.Fprintf(&b, " (%s)", t.Priority)
 		}
@@ -116,9 +116,9 @@ func todoText(todos []Todo) string {
 	}
 	switch {
 	case current != "":
-		fmt.Fprintf(&b, "Continue with the item in progress: %s. Do not mention this reminder to the user.", cutRunes(current, todoMaxRunes))
+		fmt.Fprintf(&b, "Continue with the item in progress: %s. Do not mention this reminder to the user.", tooluse.CutRunes(current, todoMaxRunes))
 	case next != "":
-		fmt.Fprintf(&b, "No item is in progress: mark the next pending one (%s) in progress when you start on it. Do not mention this reminder to the user.", cutRunes(next, todoMaxRunes))
+		fmt.Fprintf(&b, "No item is in progress: mark the next pending one (%s) in progress when you start on it. Do not mention this reminder to the user.", tooluse.CutRunes(next, todoMaxRunes))
 	default:
 		b.WriteString("Every item is done or closed. Do not mention this reminder to the user.")
 	}
@@ -232,7 +232,7 @@ func securityText(tool, callID string, kinds []string) string {
 	}
 	// The tool name and call id come from the model; keep them short and
 	// drop them should they themselves look like a secret.
-	tool, callID = cutRunes(oneLine(tool), 64), cutRunes(oneLine(callID), 64)
+	tool, callID = tooluse.CutRunes(oneLine(tool), 64), tooluse.CutRunes(oneLine(callID), 64)
 	if secret.Find(tool) != nil {
 		tool = ""
 	}
@@ -355,24 +355,6 @@ func digest(parts ...string) string {
 		h.Write([]byte(p))
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
-}
-
-// cutRunes cuts s to at most n runes, the last being "…" when it was cut;
-// n < 0 means no cut. The cut falls on a rune boundary.
-func cutRunes(s string, n int) string {
-	if n < 0 || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n == 0 {
-		return ""
-	}
-	i, count := 0, 0
-	for i < len(s) && count < n-1 {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		count++
-	}
-	return s[:i] + "…"
 }
 
 // oneLine replaces line breaks and tabs with spaces and trims s.

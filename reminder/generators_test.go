@@ -2,6 +2,7 @@ package reminder
 
 import (
 	"fmt"
+	"github.com/agentctx/agentctx/tooluse"
 	"strings"
 	"testing"
 
@@ -278,6 +279,8 @@ func TestDefaultsOrder(t *testing.T) {
 	}
 }
 
+// TestCutRunes holds the cuts reminders rely on (todo items, tool names,
+// the MaxRunes cap).
 func TestCutRunes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -295,8 +298,8 @@ func TestCutRunes(t *testing.T) {
 		{"", 3, ""},
 	}
 	for _, tt := range tests {
-		if got := cutRunes(tt.s, tt.n); got != tt.want {
-			t.Errorf("cutRunes(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		if got := tooluse.CutRunes(tt.s, tt.n); got != tt.want {
+			t.Errorf("CutRunes(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
 		}
 	}
 }

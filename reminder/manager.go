@@ -2,6 +2,7 @@ package reminder
 
 import (
 	"cmp"
+	"github.com/agentctx/agentctx/tooluse"
 	"log/slog"
 	"maps"
 	"slices"
@@ -143,7 +144,7 @@ func (m *Manager) Pending(s State) []Reminder {
 			continue
 		}
 		seen[r.Key] = true
-		r.Text = cutRunes(secret.Redact(r.Text), m.opts.MaxRunes)
+		r.Text = tooluse.CutRunes(secret.Redact(r.Text), m.opts.MaxRunes)
 		out = append(out, r)
 	}
 	for kind := range m.latest {

@@ -2,6 +2,7 @@ package reminder
 
 import (
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 // Kinds of the built-in reminders.
@@ -43,14 +44,10 @@ type Reminder struct {
 	Text string `json:"text"`
 }
 
-// Todo is one item of the agent's todo list, as Claude Code's TodoWrite
-// and Codex's update_plan record it.
-type Todo struct {
-	ID       string `json:"id,omitempty"`
-	Content  string `json:"content"`
-	Status   string `json:"status"`
-	Priority string `json:"priority,omitempty"`
-}
+// Todo is one item of the agent's todo list, as Claude Code's TodoWrite,
+// Codex's update_plan and OpenHands' task_tracker record it: an alias of
+// [tooluse.Todo], which [TodosFromCall] reads.
+type Todo = tooluse.Todo
 
 // State is what generators look at before a request.
 type State struct {

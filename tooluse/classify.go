@@ -198,3 +198,12 @@ func (b *builder) done() Use {
 	}
 	return b.u
 }
+
+// KindOfName returns the kind of a tool by its name alone, as [Classify]
+// gives it for a call without arguments: for tool definitions, and for
+// readers that know a result's tool but not its call (compact's limiter).
+// A multi-command tool has the kind of its default command
+// (str_replace_editor: [KindEdit]). Safe for concurrent use.
+func KindOfName(name string) Kind {
+	return Classify(chat.ToolCall{Name: name}).Kind
+}

@@ -144,3 +144,15 @@ func checkPaths(t *testing.T, u Use) {
 		}
 	}
 }
+
+func TestKindOfName(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]Kind{
+		"Grep": KindSearch, "ls": KindList, "cat": KindRead, "open": KindRead, "TodoWrite": KindTodo,
+		"task_tracker": KindTodo, "str_replace_editor": KindEdit, "Bash": KindShell, "WebSearch": KindWeb, "mystery": KindOther,
+	} {
+		if got := KindOfName(name); got != want {
+			t.Errorf("KindOfName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

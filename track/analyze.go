@@ -2,9 +2,11 @@ package track
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 type write struct{ path, op string }
@@ -18,164 +20,84 @@ type analysis struct {
 	command  string
 }
 
-func analyze(tools map[string]Kind, call chat.ToolCall) analysis {
-	var args map[string]any
-	var raw string
-	if err := json.Unmarshal(call.Arguments, &args); err != nil {
-		args = nil
-		_ = json.Unmarshal(call.Arguments, &raw) // a string argument, or nothing
+// analyze reads a call with [tooluse.Classify]: its reads, its writes
+// with their operations, its searches (a shell search by the simple
+// command that searched, a search tool by its query, a web search by its
+// query) and its failure key.
+func analyze(call chat.ToolCall) analysis {
+	u := tooluse.Classify(call)
+	a := analysis{reads: u.Reads, command: failureKey(call, u)}
+	for _, w := range u.Writes {
+		a.writes = append(a.writes, write{w.Path, w.Op.String()})
 	}
-	kind := tools[call.Name]
-	var a analysis
-	cmd := commandOf(args)
-	if cmd == "" {
-		cmd = raw
-	}
-	// SWE-agent text actions: {"command": "open path 100"}.
-	words := fields(cmd)
-	textAction := len(words) > 0 && words[0] == call.Name
-	operand := func(i int) string {
-		if textAction && len(words) > i {
-			return words[i]
-		}
-		return ""
-	}
-	switch kind {
-	case KindShell:
-		a.command = cmd
-		shellAnalyze(cmd, &a)
-		return a
-	case KindRead:
-		if p := firstString(args, "file_path", "path", "notebook_path", "filename"); p != "" {
-			a.reads = append(a.reads, p)
-		} else if p := operand(1); p != "" {
-			a.reads = append(a.reads, p)
-		}
-	case KindWrite:
-		op := writeOp(call.Name)
-		if p := firstString(args, "file_path", "path", "notebook_path", "filename"); p != "" {
-			a.writes = append(a.writes, write{p, op})
-		} else if patch := firstString(args, "input", "patch"); patch != "" || call.Name == "apply_patch" {
-			if patch == "" {
-				patch = raw
-			}
-			a.writes = append(a.writes, patchFiles(patch)...)
-		} else if p := operand(1); p != "" && call.Name == "create" {
-			a.writes = append(a.writes, write{p, op})
-		}
-	case KindSearch:
-		q := firstString(args, "pattern", "query", "search_term", "file_name", "search", "regex", "path")
-		if q == "" && textAction {
-			q = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cmd), call.Name))
+	for _, s := range u.Searches {
+		q := listEnd(s.Command)
+		if q == "" {
+			q = s.Query
 		}
 		if q == "" {
-			q = cmd
+			q = u.Command
 		}
-		if q != "" {
+		// find -exec grep is two searches of one command: one entry.
+		if q != "" && !slices.Contains(a.searches, q) {
 			a.searches = append(a.searches, q)
 		}
-	case KindEditor:
-		sub, p := firstString(args, "command"), firstString(args, "path")
-		if textAction {
-			sub, p = operand(1), operand(2)
-		}
-		if p != "" {
-			switch sub {
-			case "view":
-				a.reads = append(a.reads, p)
-			case "create":
-				a.writes = append(a.writes, write{p, "create"})
-			case "str_replace", "insert", "undo_edit":
-				a.writes = append(a.writes, write{p, "edit"})
-			}
-		}
-		a.command = strings.TrimSpace(call.Name + " " + sub + " " + p)
-		return a
 	}
-	a.command = failureKey(call.Name, cmd, textAction, args)
+	switch u.Kind {
+	case tooluse.KindWeb:
+		if u.Query != "" {
+			a.searches = append(a.searches, u.Query)
+		}
+	case tooluse.KindList:
+		// Listing a folder is a search of its path.
+		if p := stringArg(call, "path"); p != "" {
+			a.searches = append(a.searches, p)
+		}
+	}
 	return a
 }
 
-// failureKey names a failed non-shell call: the text action itself, or
-// the tool name and its main argument.
-func failureKey(name, cmd string, textAction bool, args map[string]any) string {
-	if textAction {
-		return cmd
+// listEnd returns a simple command as written without the list
+// operator (";" or "&") that may end it: "grep -q x a.py;" in an if
+// condition. An escaped ";" (find's "-exec … \;") stays.
+func listEnd(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	if strings.HasSuffix(cmd, ";") && !strings.HasSuffix(cmd, `\;`) || strings.HasSuffix(cmd, "&") && !strings.HasSuffix(cmd, "&&") {
+		cmd = strings.TrimSpace(cmd[:len(cmd)-1])
 	}
-	arg := firstString(args, "file_path", "path", "notebook_path", "filename", "pattern", "query", "url")
-	if arg == "" {
-		arg = cmd
-	}
-	return strings.TrimSpace(name + " " + arg)
+	return cmd
 }
 
-func writeOp(name string) string {
-	switch name {
-	case "Write", "write_file":
-		return "write"
-	case "create":
-		return "create"
-	case "apply_patch":
-		return "patch"
+// stringArg returns the trimmed string argument key of call, or "".
+func stringArg(call chat.ToolCall, key string) string {
+	var args map[string]any
+	if json.Unmarshal(call.Arguments, &args) != nil {
+		return ""
+	}
+	s, _ := args[key].(string)
+	return strings.TrimSpace(s)
+}
+
+// failureKey names a failed call: its command (a shell command, a
+// SWE-agent text action as written), or the tool's name, its action and
+// its first path, query or URL.
+func failureKey(call chat.ToolCall, u tooluse.Use) string {
+	if u.Command != "" {
+		return strings.TrimSpace(u.Command)
+	}
+	key := call.Name
+	if u.Action != "" {
+		key += " " + u.Action
+	}
+	switch {
+	case len(u.Paths) > 0:
+		key += " " + u.Paths[0]
+	case u.Query != "":
+		key += " " + u.Query
 	default:
-		return "edit"
-	}
-}
-
-// commandOf returns a shell command from arguments: "command" or "cmd" as
-// a string, or as an argv array (Codex shell: ["bash", "-lc", "…"] gives
-// the script).
-func commandOf(args map[string]any) string {
-	for _, k := range []string{"command", "cmd"} {
-		switch v := args[k].(type) {
-		case string:
-			return v
-		case []any:
-			var argv []string
-			for _, e := range v {
-				if s, ok := e.(string); ok {
-					argv = append(argv, s)
-				}
-			}
-			if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
-				return argv[2]
-			}
-			return strings.Join(argv, " ")
+		if url := stringArg(call, "url"); url != "" {
+			key += " " + url
 		}
 	}
-	return ""
-}
-
-func firstString(args map[string]any, keys ...string) string {
-	for _, k := range keys {
-		if s, ok := args[k].(string); ok && strings.TrimSpace(s) != "" {
-			return strings.TrimSpace(s)
-		}
-	}
-	return ""
-}
-
-// fields splits the first line of s on white space.
-func fields(s string) []string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return strings.Fields(line)
-}
-
-// patchFiles returns the files a Codex apply_patch input names.
-func patchFiles(patch string) []write {
-	var out []write
-	for line := range strings.Lines(patch) {
-		line = strings.TrimSpace(line)
-		for _, h := range []struct{ prefix, op string }{
-			{"*** Add File: ", "create"},
-			{"*** Update File: ", "patch"},
-			{"*** Delete File: ", "delete"},
-			{"*** Move to: ", "patch"},
-		} {
-			if p, ok := strings.CutPrefix(line, h.prefix); ok && strings.TrimSpace(p) != "" {
-				out = append(out, write{strings.TrimSpace(p), h.op})
-			}
-		}
-	}
-	return out
+	return strings.TrimSpace(key)
 }

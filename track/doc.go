@@ -24,11 +24,12 @@
 //     "<returncode>1</returncode>", Codex "Process exited with code 1",
 //     OpenHands "[Command finished with exit code 1]"), never a search for
 //     the word "错误".
-//   - Tool names map to a [Kind] through a configurable table
-//     ([DefaultTools] covers Claude Code, Codex, SWE-agent,
-//     mini-swe-agent and OpenHands). Shell commands that read (cat, head,
-//     tail, sed -n, nl), search (grep, rg, find, ag, ack, fd) or write
-//     (sed -i, tee, > and >> redirection) are classified too.
+//   - Tool calls are read by [github.com/agentctx/agentctx/tooluse.Classify]
+//     (Claude Code, Codex, SWE-agent, mini-swe-agent, OpenHands and the
+//     seeds' tools). Shell commands are parsed, and those that read (cat,
+//     head, tail, sed, nl, …), search (grep, rg, find, ag, ack, fd, git
+//     grep) or write (sed -i, tee, rm, touch, cp, mv, > and >>
+//     redirection) are classified too.
 //   - Files written or edited are tracked with their last operation, and a
 //     file read earlier and changed since (by a write tool, or on disk as
 //     [Tracker.Stale] finds) is marked stale.

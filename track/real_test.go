@@ -12,6 +12,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/tooluse"
 	"github.com/agentctx/agentctx/transcript"
 )
 
@@ -256,7 +257,7 @@ func TestRealTrajectories(t *testing.T) {
 				q = strings.TrimSpace(q)
 				i := -1
 				for j, s := range searches {
-					if s == cutRunes(q, QueryRunes) || s != "" && strings.Contains(q, s) {
+					if s == tooluse.HeadRunes(q, QueryRunes) || s != "" && strings.Contains(q, s) {
 						i = j
 						break
 					}

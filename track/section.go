@@ -2,6 +2,7 @@ package track
 
 import (
 	"fmt"
+	"github.com/agentctx/agentctx/tooluse"
 	"strings"
 )
 
@@ -63,7 +64,7 @@ func cutToTokens(s string, max int, c interface{ Count(string) int }) string {
 		if i := strings.LastIndexByte(s, '\n'); i > 0 {
 			s = s[:i]
 		} else {
-			s = cutRunes(s, len([]rune(s))/2)
+			s = tooluse.HeadRunes(s, len([]rune(s))/2)
 		}
 	}
 	return s
@@ -81,7 +82,7 @@ func render(s *State, skip [4]int) string {
 		b.WriteString("## Files read\n")
 		for _, f := range s.Files[skip[0]:] {
 			preview, _, _ := strings.Cut(f.Preview, "\n")
-			fmt.Fprintf(&b, "\n- %s: %s", f.Path, cutRunes(strings.TrimSpace(preview), SectionPreviewRunes))
+			fmt.Fprintf(&b, "\n- %s: %s", f.Path, tooluse.HeadRunes(strings.TrimSpace(preview), SectionPreviewRunes))
 			if f.Stale {
 				b.WriteString(" (stale: changed since read)")
 			}
@@ -104,7 +105,7 @@ func render(s *State, skip [4]int) string {
 		var b strings.Builder
 		b.WriteString("## Recent searches\n")
 		for _, q := range s.Searches[skip[2]:] {
-			fmt.Fprintf(&b, "\n- %q: %s", strings.ReplaceAll(q.Query, "\n", " "), cutRunes(q.Summary, SectionSummaryRunes))
+			fmt.Fprintf(&b, "\n- %q: %s", strings.ReplaceAll(q.Query, "\n", " "), tooluse.HeadRunes(q.Summary, SectionSummaryRunes))
 		}
 		parts = append(parts, b.String())
 	}

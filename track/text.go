@@ -3,7 +3,6 @@ package track
 import (
 	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 // wrapperLine matches lines that only frame a tool's output.
@@ -43,43 +42,4 @@ func firstLines(s string, n int) string {
 // firstLine returns the first non-wrapper line of s, trimmed.
 func firstLine(s string) string {
 	return strings.TrimSpace(firstLines(s, 1))
-}
-
-// errorLine returns the first informative line of a failed result: the
-// first non-empty line that is not an exit-code or output wrapper, tags
-// stripped; else "".
-func errorLine(content string) string {
-	n := 0
-	for line := range strings.Lines(content) {
-		if n++; n > 50 {
-			break
-		}
-		l := strings.TrimSpace(line)
-		if l == "" || wrapperLine.MatchString(l) {
-			continue
-		}
-		for _, tag := range []string{"<tool_use_error>", "</tool_use_error>", "<error>", "</error>", "<output>"} {
-			l = strings.ReplaceAll(l, tag, "")
-		}
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
-	}
-	return ""
-}
-
-// cutRunes cuts s to at most n runes, never inside a rune; invalid UTF-8
-// is replaced so that the result is valid.
-func cutRunes(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/secret"
 	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 // Defaults of [Options]. The seed keeps every file and command; the caps
@@ -54,10 +55,6 @@ const (
 
 // Options configures a [Tracker]. The zero value means defaults.
 type Options struct {
-	// Tools maps a tool name (exact, case-sensitive) to its kind.
-	// Optional. Defaults to [DefaultTools]. Names absent from the table
-	// are [KindOther]: only their failures are tracked.
-	Tools map[string]Kind
 	// MaxFiles caps the files read kept, and separately the files changed
 	// kept; the oldest entry is dropped first and counted as omitted.
 	// Optional. Defaults to [DefaultMaxFiles]; negative means no cap.
@@ -94,9 +91,6 @@ type Tracker struct {
 
 // New returns an empty tracker configured by opts.
 func New(opts Options) *Tracker {
-	if opts.Tools == nil {
-		opts.Tools = DefaultTools()
-	}
 	if opts.MaxFiles == 0 {
 		opts.MaxFiles = DefaultMaxFiles
 	}
@@ -127,7 +121,8 @@ func osStat(path string) (time.Time, int64, error) {
 }
 
 // Record feeds one tool call and its result to the tracker. What it
-// records depends on the call's [Kind] and on whether it failed
+// records depends on what [tooluse.Classify] reads from the call and on
+// whether it failed
 // ([chat.ToolResult.FailedFor]: the result's IsError flag or a non-zero
 // exit code in the content, but not grep's "no match" or diff's "differ"):
 //
@@ -138,11 +133,15 @@ func osStat(path string) (time.Time, int64, error) {
 //     (seed 000: "searched but found nothing" is information too);
 //   - a successful write or edit records each path changed with its
 //     operation and marks an earlier read of it stale;
-//   - any failed call records its command (shell) or "name argument"
-//     (other tools), cut to [CommandRunes] runes, with the first error
-//     line.
+//   - a web search records its query as a recent search;
+//   - any failed call records its command (shell, or a SWE-agent text
+//     action) or "name action argument" (other tools: the first path,
+//     query or URL), cut to [CommandRunes] runes, with the first error
+//     line ([tooluse.ErrorLine]).
 //
-// A shell command is split on ;, &&, || and | and each part classified.
+// A shell command is parsed (see [tooluse.Classify]): every simple
+// command in it is read, inside lists, pipelines, if and for bodies,
+// blocks and $(…).
 //
 // What is recorded from the call and its result (previews, search queries
 // and summaries, failed commands and their error lines) is redacted
@@ -151,7 +150,7 @@ func osStat(path string) (time.Time, int64, error) {
 // kept once, as recorded. Record never panics, whatever the arguments or
 // content hold.
 func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
-	a := analyze(t.opts.Tools, call)
+	a := analyze(call)
 	failed := result.FailedFor(call)
 	content := result.Content
 	if failed || len(a.reads) > 0 || len(a.searches) > 0 {
@@ -172,13 +171,13 @@ func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
 		}
 	}
 	if len(a.searches) > 0 {
-		summary := cutRunes(firstLine(body(content)), SearchSummaryRunes)
+		summary := tooluse.HeadRunes(firstLine(body(content)), SearchSummaryRunes)
 		for _, q := range a.searches {
 			t.recordSearch(secret.Redact(q), summary)
 		}
 	}
 	if failed {
-		t.recordFailure(cutRunes(secret.Redact(a.command), CommandRunes), cutRunes(errorLine(content), ErrorRunes))
+		t.recordFailure(tooluse.HeadRunes(secret.Redact(a.command), CommandRunes), tooluse.HeadRunes(tooluse.ErrorLine(content), ErrorRunes))
 	}
 }
 
@@ -240,7 +239,7 @@ func (t *Tracker) recordWrite(path, op string) {
 
 func (t *Tracker) recordSearch(query, summary string) {
 	s := &t.state
-	s.Searches = append(s.Searches, Search{Query: cutRunes(query, QueryRunes), Summary: summary})
+	s.Searches = append(s.Searches, Search{Query: tooluse.HeadRunes(query, QueryRunes), Summary: summary})
 	s.SearchCount++
 	if n := t.opts.MaxSearches; n > 0 && len(s.Searches) > n {
 		s.Searches = slices.Delete(s.Searches, 0, len(s.Searches)-n)

@@ -74,12 +74,16 @@ func TestRecord(t *testing.T) {
 		}, State{
 			Files:       []FileRead{{Path: "src/a.py", Preview: "1 import x\n2\n3", Reads: 1}},
 			Searches:    []Search{{Query: "grep -rn foo . > out.txt 2>&1", Summary: "1 import x"}},
-			Changes:     []FileChange{{Path: "out.txt", Op: "redirect", Count: 1}},
+			Changes:     []FileChange{{Path: "out.txt", Op: "write", Count: 1}},
 			SearchCount: 1,
 		}},
 		{"heredoc body is not classified", []step{
 			{call("bash", map[string]any{"command": "cat > t.py <<'EOF'\ncat secret\ngrep x\nEOF\npython t.py"}), ok("<returncode>0</returncode>\n<output>\n</output>")},
-		}, State{Changes: []FileChange{{Path: "t.py", Op: "redirect", Count: 1}}}},
+		}, State{
+			// python t.py reads the script the same command wrote.
+			Files:   []FileRead{{Path: "t.py", Reads: 1, Stale: true}},
+			Changes: []FileChange{{Path: "t.py", Op: "write", Count: 1}},
+		}},
 		{"sed -n reads, sed -i edits and makes the read stale", []step{
 			{call("bash", map[string]any{"command": "sed -n '1,20p' m.py"}), ok("<returncode>0</returncode>\n<output>\nimport os\n</output>")},
 			{call("bash", map[string]any{"command": "sed -i 's/a/b/' m.py"}), ok("<returncode>0</returncode>\n<output>\n</output>")},
@@ -95,8 +99,8 @@ func TestRecord(t *testing.T) {
 			{call("search_dir", map[string]any{"command": "search_dir \"needle\" src"}), ok("Found 2 matches")},
 		}, State{
 			Files:       []FileRead{{Path: "/w/x.c", Preview: "Here's the result\n1 int", Reads: 1, Stale: true}, {Path: "src/q.py", Preview: "[File: src/q.py]\nline", Reads: 1}},
-			Changes:     []FileChange{{Path: "/w/x.c", Op: "edit", Count: 1}, {Path: "y.go", Op: "patch", Count: 1}, {Path: "z.go", Op: "create", Count: 1}},
-			Searches:    []Search{{Query: "\"needle\" src", Summary: "Found 2 matches"}},
+			Changes:     []FileChange{{Path: "/w/x.c", Op: "edit", Count: 1}, {Path: "y.go", Op: "edit", Count: 1}, {Path: "z.go", Op: "create", Count: 1}},
+			Searches:    []Search{{Query: "needle", Summary: "Found 2 matches"}},
 			SearchCount: 1,
 		}},
 	}
@@ -298,5 +302,49 @@ func TestSeedTools(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, tr.State()); diff != "" {
 		t.Errorf("state mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestRecordParsedShell: shell commands are parsed, not tokenized, so the
+// tracker sees writes inside if bodies, reads inside { …; } blocks and
+// $(…), and quotes resolved as the shell resolves them.
+func TestRecordParsedShell(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, cmd string
+		want      State
+	}{
+		{"sed -i inside if", `if [ -f x.py ]; then sed -i 's/old/new/' x.py; fi`, State{
+			Changes: []FileChange{{Path: "x.py", Op: "edit", Count: 1}},
+		}},
+		{"grep in an if condition", `if grep -q old x.py; then echo found; fi`, State{
+			// grep names its file: a read, and a search recorded by
+			// its command without the list's ';'.
+			Files:       []FileRead{{Path: "x.py", Preview: "done", Reads: 1}},
+			Searches:    []Search{{Query: "grep -q old x.py", Summary: "done"}},
+			SearchCount: 1,
+		}},
+		{"find -exec keeps its escaped ;", `find . -name "*.py" -exec grep -l x {} \;`, State{
+			Searches:    []Search{{Query: `find . -name "*.py" -exec grep -l x {} \;`, Summary: "done"}},
+			SearchCount: 1,
+		}},
+		{"cat inside a block", `{ cat a.txt; echo; } > /dev/null`, State{
+			Files: []FileRead{{Path: "a.txt", Preview: "done", Reads: 1}},
+		}},
+		{"cat inside $(…)", `echo "$(cat f)"`, State{
+			Files: []FileRead{{Path: "f", Preview: "done", Reads: 1}},
+		}},
+		{"escaped quotes in a file name", `cat "say \"hi\".txt"`, State{
+			Files: []FileRead{{Path: `say "hi".txt`, Preview: "done", Reads: 1}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr := New(Options{Stat: noStat})
+			tr.Record(call("Bash", map[string]any{"command": tc.cmd}), ok("done"))
+			if diff := cmp.Diff(tc.want, tr.State()); diff != "" {
+				t.Errorf("%s: state (-want +got):\n%s", tc.cmd, diff)
+			}
+		})
 	}
 }

@@ -154,18 +154,7 @@ func (w *Window) Remove(start, end int) error {
 
 // forgetOpen drops an unanswered call of id held by the message seq.
 func (w *Window) forgetOpen(id string, seq uint64) {
-	stack := w.open[id]
-	for k := len(stack) - 1; k >= 0; k-- {
-		if stack[k] == seq {
-			stack = slices.Delete(stack, k, k+1)
-			break
-		}
-	}
-	if len(stack) == 0 {
-		delete(w.open, id)
-	} else {
-		w.open[id] = stack
-	}
+	w.open.Forget(id, func(c openCall) bool { return c.seq == seq })
 }
 
 // SetNote sets the compaction note: a user message that says what

@@ -280,7 +280,7 @@ func TestDropped(t *testing.T) {
 	d := w.Dropped()
 	var users []string
 	for i := 4; i < 12; i++ {
-		users = append(users, fmt.Sprintf("user %d %s…", i, strings.Repeat("长", window.MaxDroppedUserRunes-len(fmt.Sprintf("user %d ", i)))))
+		users = append(users, fmt.Sprintf("user %d %s…", i, strings.Repeat("长", window.MaxDroppedUserRunes-1-len(fmt.Sprintf("user %d ", i)))))
 	}
 	want := window.Dropped{
 		Messages:          21,
@@ -296,7 +296,7 @@ func TestDropped(t *testing.T) {
 		t.Errorf("Dropped() (-want +got):\n%s", diff)
 	}
 	for _, u := range d.UserMessages {
-		if n := utf8.RuneCountInString(u); n > window.MaxDroppedUserRunes+1 || !utf8.ValidString(u) {
+		if n := utf8.RuneCountInString(u); n > window.MaxDroppedUserRunes || !utf8.ValidString(u) {
 			t.Errorf("kept user message of %d runes (valid UTF-8: %v)", n, utf8.ValidString(u))
 		}
 	}
@@ -314,10 +314,10 @@ func TestDroppedFilesCapped(t *testing.T) {
 	w := newWindow(t, window.Options{})
 	mustAdd(t, w, user("u"))
 	for i := range 30 {
-		mustAdd(t, w, chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{call(fmt.Sprint(i), "Read", fmt.Sprintf(`{"path":"f%02d.go"}`, i))}})
+		mustAdd(t, w, chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{call(fmt.Sprint(i), "Read", fmt.Sprintf(`{"file_path":"f%02d.go"}`, i))}})
 	}
 	// f00 is used again last: it moves to the end.
-	mustAdd(t, w, chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{call("x", "Read", `{"path":"f00.go"}`)}})
+	mustAdd(t, w, chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{call("x", "Read", `{"file_path":"f00.go"}`)}})
 	if err := w.Remove(1, w.Len()); err != nil {
 		t.Fatal(err)
 	}
@@ -328,40 +328,6 @@ func TestDroppedFilesCapped(t *testing.T) {
 	want = append(want, "f00.go")
 	if d := cmp.Diff(want, w.Dropped().Files); d != "" {
 		t.Errorf("Dropped().Files (-want +got):\n%s", d)
-	}
-}
-
-func TestArgumentPaths(t *testing.T) {
-	t.Parallel()
-	long := strings.Repeat("a", 5000)
-	cases := []struct {
-		name string
-		args string
-		want []string
-	}{
-		{"empty", ``, nil},
-		{"not an object", `["a.go"]`, nil},
-		{"json string", `"a.go"`, nil},
-		{"invalid", `{"path":`, nil},
-		{"no path keys", `{"command":"cat a.go"}`, nil},
-		{"file_path", `{"file_path":"/x/a.go","content":"..."}`, []string{"/x/a.go"}},
-		{"several keys in key order", `{"destination":"d","source":"s","path":"p"}`, []string{"p", "s", "d"}},
-		{"camel and filename", `{"filePath":"a","filename":"b","notebook_path":"c","target":"t"}`, []string{"c", "a", "b", "t"}},
-		{"non-string and empty values", `{"path":3,"file_path":""}`, nil},
-		{"newline in value", `{"path":"a\nb"}`, nil},
-		{"too long", `{"path":"` + long + `"}`, nil},
-		{"unicode path", `{"path":"文档/说明.md"}`, []string{"文档/说明.md"}},
-		{"apply_patch", `{"input":"*** Begin Patch\r\n*** Update File: a.go\r\n*** Add File: b.go\n*** Delete File: c.go\n*** Update File: d.go\n*** Move to: e.go\n*** End Patch"}`, []string{"a.go", "b.go", "c.go", "d.go", "e.go"}},
-		{"patch header without Begin Patch", `{"input":"*** Update File: a.go"}`, nil},
-		{"empty patch header", `{"input":"*** Begin Patch\n*** Update File: \n*** End Patch"}`, nil},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if d := cmp.Diff(tc.want, window.ArgumentPaths(json.RawMessage(tc.args))); d != "" {
-				t.Errorf("ArgumentPaths(%.60s) (-want +got):\n%s", tc.args, d)
-			}
-		})
 	}
 }
 

@@ -3,6 +3,7 @@ package window
 import (
 	"errors"
 	"fmt"
+	"github.com/agentctx/agentctx/tooluse"
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/token"
@@ -92,9 +93,9 @@ type Window struct {
 	nextSeq   uint64
 	systemSeq uint64 // seq of the system prompt, 0 if none
 	firstUser uint64 // seq of the first user message, 0 if none yet
-	// open maps a tool-call id to the seqs of assistant messages holding an
-	// unanswered call with that id, most recent last.
-	open   map[string][]uint64
+	// open pairs tool results with the unanswered calls: for each call,
+	// the seq of the assistant message holding it and the call's id.
+	open   tooluse.Pairer[openCall]
 	anchor token.Anchor
 
 	dropped Dropped
@@ -113,7 +114,6 @@ func New(opts Options) (*Window, error) {
 		counter:  opts.Counter,
 		overhead: token.OpenAIOverhead,
 		anchored: opts.Anchored,
-		open:     map[string][]uint64{},
 		nextSeq:  1,
 	}
 	if opts.Overhead != nil {
@@ -156,16 +156,12 @@ func (w *Window) Add(m chat.Message) error {
 		if err != nil {
 			return err
 		}
-		stack := w.open[r.ToolCallID]
-		if len(stack) == 0 {
+		// Peek first: a rejected orphan leaves no trace in the pairer.
+		if _, ok := w.open.Peek(r.ToolCallID); !ok {
 			return &OrphanError{ToolCallID: r.ToolCallID, ToolName: r.ToolName}
 		}
-		e.call = stack[len(stack)-1]
-		if len(stack) == 1 {
-			delete(w.open, r.ToolCallID)
-		} else {
-			w.open[r.ToolCallID] = stack[:len(stack)-1]
-		}
+		c, _ := w.open.Result(r.ToolCallID)
+		e.call = c.seq
 		// The call is usually within the last few messages.
 		for i := len(w.entries) - 1; i >= 0; i-- {
 			if w.entries[i].seq == e.call {
@@ -180,7 +176,7 @@ func (w *Window) Add(m chat.Message) error {
 	if m.Role == chat.RoleAssistant {
 		for _, p := range m.Parts {
 			if c, ok := p.(chat.ToolCall); ok {
-				w.open[c.ID] = append(w.open[c.ID], e.seq)
+				w.open.Call(c.ID, openCall{e.seq, c.ID})
 			}
 		}
 		if m.Usage != nil && m.Usage.PromptTokens() > 0 {
@@ -196,6 +192,13 @@ func (w *Window) Add(m chat.Message) error {
 	w.entries = append(w.entries, e)
 	w.total += e.tokens
 	return nil
+}
+
+// openCall is an unanswered tool call: the seq of its assistant message
+// and its id.
+type openCall struct {
+	seq uint64
+	id  string
 }
 
 func onlyResult(m chat.Message) (chat.ToolResult, error) {
@@ -219,19 +222,17 @@ func onlyResult(m chat.Message) (chat.ToolResult, error) {
 // yet, in window order (the order of the calls within each assistant
 // message); nil when every call is answered. O(number of open calls).
 func (w *Window) Unanswered() []chat.ToolCall {
-	if len(w.open) == 0 {
+	if w.open.Len() == 0 {
 		return nil
 	}
 	// open[seq][id] counts the calls of id still open in message seq (a
 	// message may repeat an id).
 	open := map[uint64]map[string]int{}
-	for id, stack := range w.open {
-		for _, seq := range stack {
-			if open[seq] == nil {
-				open[seq] = map[string]int{}
-			}
-			open[seq][id]++
+	for _, c := range w.open.Open() {
+		if open[c.seq] == nil {
+			open[c.seq] = map[string]int{}
 		}
+		open[c.seq][c.id]++
 	}
 	var out []chat.ToolCall
 	for i := range w.entries {

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
-	"github.com/agentctx/agentctx/window"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 // Limits of the derived observation metadata.
@@ -20,21 +20,6 @@ const (
 	// KeyFactRunes is the length in runes a key fact is cut to.
 	KeyFactRunes = 160
 )
-
-// toolKinds maps lower-cased tool names of the real trajectories (Claude
-// Code, Codex, SWE-agent, mini-swe-agent, OpenHands; issue 5), of seed 000
-// and of agentctx's reference agent to the result type their output has.
-var toolKinds = map[string]ResultType{
-	"grep": ResultSearch, "glob": ResultSearch, "find_file": ResultSearch, "search_dir": ResultSearch,
-	"search_file": ResultSearch, "websearch": ResultSearch, "ls": ResultSearch,
-	"read": ResultFile, "open": ResultFile, "view": ResultFile, "read_file": ResultFile, "notebookread": ResultFile,
-	"edit": ResultEdit, "multiedit": ResultEdit, "write": ResultEdit, "apply_patch": ResultEdit,
-	"notebookedit": ResultEdit, "edit_file": ResultEdit, "create": ResultEdit,
-	"bash": ResultCommand, "shell": ResultCommand, "exec_command": ResultCommand, "execute_bash": ResultCommand,
-	"local_shell": ResultCommand,
-	// Seed 000 and agentctx's reference agent (read_file, edit_file above).
-	"search": ResultSearch, "list_files": ResultSearch, "run_command": ResultCommand, "write_file": ResultEdit,
-}
 
 // errorWordRe matches a line that names an error.
 var errorWordRe = regexp.MustCompile(`(?i)\b(?:[a-z]*error|[a-z]*exception|traceback|fatal|panic|failed|cannot|not found|no such file|denied)\b`)
@@ -54,7 +39,8 @@ func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
 	o.Digest = strconv.FormatUint(h.Sum64(), 16)
 	exit, hasExit := exitCode(content)
 	o.IsError = res.FailedFor(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
-	o.ResultType = classify(act, content, o.IsError)
+	u := tooluse.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
+	o.ResultType = classify(u.Kind, content, o.IsError)
 	_, seen := a.seen[o.Digest]
 	o.GotNewInfo = !o.IsError && o.ResultType != ResultEmpty && !seen
 	a.seen[o.Digest] = struct{}{}
@@ -63,7 +49,7 @@ func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
 	}
 	content = clean(content)
 	o.Raw = cutBytes(content, a.opts.MaxRawBytes)
-	o.KeyFacts = keyFacts(act, content, o, exit, hasExit)
+	o.KeyFacts = keyFacts(u.Paths, content, o, exit, hasExit)
 	return o
 }
 
@@ -72,22 +58,24 @@ func exitCode(content string) (int, bool) {
 	return chat.ToolResult{Content: content}.ExitCode()
 }
 
-func classify(act Action, content string, isError bool) ResultType {
+// classify types a result by its call's kind: a search or a listing, a
+// file read, an edit, a command; other tools' results are JSON or text.
+func classify(kind tooluse.Kind, content string, isError bool) ResultType {
 	switch {
 	case isError:
 		return ResultError
 	case strings.TrimSpace(content) == "":
 		return ResultEmpty
 	}
-	name := strings.ToLower(act.Tool)
-	if name == "str_replace_editor" || name == "str_replace_based_edit_tool" {
-		if argString(act.Arguments, "command") == "view" {
-			return ResultFile
-		}
+	switch kind {
+	case tooluse.KindSearch, tooluse.KindList:
+		return ResultSearch
+	case tooluse.KindRead:
+		return ResultFile
+	case tooluse.KindWrite, tooluse.KindEdit:
 		return ResultEdit
-	}
-	if k, ok := toolKinds[name]; ok {
-		return k
+	case tooluse.KindShell:
+		return ResultCommand
 	}
 	if t := strings.TrimSpace(content); (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
 		return ResultJSON
@@ -95,28 +83,13 @@ func classify(act Action, content string, isError bool) ResultType {
 	return ResultText
 }
 
-func argString(args json.RawMessage, key string) string {
-	if len(args) == 0 || args[0] != '{' {
-		return ""
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(args, &m) != nil {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(m[key], &s) != nil {
-		return ""
-	}
-	return s
-}
-
-// keyFacts lists short facts about a result: the paths its call named, the
-// exit code, the first error line, failing tests, and the size of a search
-// or a file.
-func keyFacts(act Action, content string, o Observation, exit int, hasExit bool) []string {
+// keyFacts lists short facts about a result: the paths its call reads or
+// writes ([tooluse.Use.Paths]), the exit code, the first error line,
+// failing tests, and the size of a search or a file.
+func keyFacts(paths []string, content string, o Observation, exit int, hasExit bool) []string {
 	var facts []string
 	add := func(s string) {
-		s = cutRunes(strings.Join(strings.Fields(s), " "), KeyFactRunes)
+		s = tooluse.CutRunes(strings.Join(strings.Fields(s), " "), KeyFactRunes)
 		if s == "" || len(facts) >= MaxKeyFacts {
 			return
 		}
@@ -127,7 +100,7 @@ func keyFacts(act Action, content string, o Observation, exit int, hasExit bool)
 		}
 		facts = append(facts, s)
 	}
-	for _, p := range window.ArgumentPaths(act.Arguments) {
+	for _, p := range paths {
 		add("path: " + p)
 		if len(facts) >= 2 {
 			break
@@ -186,23 +159,4 @@ func cutBytes(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// cutRunes cuts s to at most n runes, the last being "…" when cut.
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	i, k := 0, 0
-	for j := range s {
-		if k == n-1 {
-			i = j
-			break
-		}
-		k++
-	}
-	return s[:i] + "…"
 }

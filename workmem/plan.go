@@ -2,6 +2,7 @@ package workmem
 
 import (
 	"fmt"
+	"github.com/agentctx/agentctx/tooluse"
 	"regexp"
 	"strings"
 	"unicode"
@@ -192,7 +193,7 @@ var emphasisRe = regexp.MustCompile(`\*\*|__|` + "`")
 func cleanStep(s string) string {
 	s = emphasisRe.ReplaceAllString(s, "")
 	s = strings.Join(strings.Fields(s), " ")
-	return cutRunes(s, StepRunes)
+	return tooluse.CutRunes(s, StepRunes)
 }
 
 var wordRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_./-]{3,}`)
@@ -275,7 +276,7 @@ func (a *ActiveContext) SetPlanFromText(text string) bool {
 		a.st.PlanHistory = append(a.st.PlanHistory, old)
 		a.opts.Logger.Debug("workmem: plan replaced", "old_steps", len(old.Steps), "steps", len(steps))
 	}
-	a.st.Plan = &Plan{Text: cutRunes(strings.TrimSpace(text), MaxPlanTextRunes), Steps: steps, Created: round, Updated: round}
+	a.st.Plan = &Plan{Text: tooluse.CutRunes(strings.TrimSpace(text), MaxPlanTextRunes), Steps: steps, Created: round, Updated: round}
 	return true
 }
 

@@ -3,6 +3,7 @@ package workmem
 import (
 	"cmp"
 	"fmt"
+	"github.com/agentctx/agentctx/tooluse"
 	"slices"
 	"strings"
 )
@@ -240,7 +241,7 @@ func renderRound(r Round) string {
 		}
 		b.WriteString("\n")
 		if o.Raw != "" {
-			raw := cutRunes(strings.TrimSpace(o.Raw), RawRunes)
+			raw := tooluse.CutRunes(strings.TrimSpace(o.Raw), RawRunes)
 			fence := "```"
 			for strings.Contains(raw, fence) {
 				fence += "`"
@@ -292,5 +293,5 @@ func roundLine(r Round) string {
 
 // oneLine collapses whitespace and cuts to n runes.
 func oneLine(s string, n int) string {
-	return cutRunes(strings.Join(strings.Fields(s), " "), n)
+	return tooluse.CutRunes(strings.Join(strings.Fields(s), " "), n)
 }

@@ -129,7 +129,7 @@ func TestBuildContextLongMemory(t *testing.T) {
 	for i := range 3000 {
 		a.StartRound(fmt.Sprintf("step %d", i))
 		id := fmt.Sprint(i)
-		a.AddAction(call(id, "Read", fmt.Sprintf(`{"path":"pkg/f%d.go"}`, i)))
+		a.AddAction(call(id, "Read", fmt.Sprintf(`{"file_path":"pkg/f%d.go"}`, i)))
 		a.Observe(chat.ToolResult{ToolCallID: id, Content: fmt.Sprintf("package f%d", i)})
 		a.EndRound("")
 	}

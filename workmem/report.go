@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentctx/agentctx/window"
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 // Stats are the working memory's counters (seed 002 getStats).
@@ -158,7 +159,7 @@ type Report struct {
 	DoneSteps []string `json:"done_steps,omitempty"`
 	OpenSteps []string `json:"open_steps,omitempty"`
 	// Files are the paths the tool calls named, in first-use order
-	// (window.ArgumentPaths), at most [MaxReportItems].
+	// ([tooluse.Use.Paths]), at most [MaxReportItems].
 	Files []string `json:"files,omitempty"`
 	// Errors are the last [MaxReportItems] failed results as "tool: fact".
 	Errors []string `json:"errors,omitempty"`
@@ -191,7 +192,7 @@ func (a *ActiveContext) Distill() Report {
 	seen := map[string]bool{}
 	for _, rd := range a.st.Rounds {
 		for _, act := range rd.Actions {
-			for _, p := range window.ArgumentPaths(act.Arguments) {
+			for _, p := range tooluse.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments}).Paths {
 				if !seen[p] && len(r.Files) < MaxReportItems {
 					seen[p] = true
 					r.Files = append(r.Files, p)
