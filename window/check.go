@@ -92,16 +92,19 @@ func (w *Window) Check() []Violation {
 	// Anthropic Messages API wants every tool_use answered in the next
 	// message; OpenAI chat completions every tool_call_id answered before
 	// the next non-tool message).
+	// A system message in mid-conversation (Codex's developer messages)
+	// does not end a round: the results that follow it still answer the
+	// call, and the Engine does not answer it as interrupted.
 	lastNonTool := -1
 	for i := len(w.entries) - 1; i >= 0; i-- {
-		if w.entries[i].msg.Role != chat.RoleTool {
+		if r := w.entries[i].msg.Role; r != chat.RoleTool && r != chat.RoleSystem {
 			lastNonTool = i
 			break
 		}
 	}
 	for i := range w.entries {
 		e := &w.entries[i]
-		if e.msg.Role != chat.RoleAssistant || i == lastNonTool {
+		if e.msg.Role != chat.RoleAssistant || i >= lastNonTool {
 			continue
 		}
 		if n := len(e.msg.ToolCalls()); n > e.answered {

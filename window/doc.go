@@ -16,7 +16,8 @@
 //  5. a call without a result is allowed only in the last round (the model
 //     asked for it and its result has not come yet): once a user or
 //     assistant message follows, every call before it has its result, as
-//     both the OpenAI and the Anthropic APIs require. The window does not
+//     both the OpenAI and the Anthropic APIs require. A system message in
+//     mid-conversation (Codex's developer messages) does not end a round. The window does not
 //     enforce this one in [Window.Add] (an interrupted run leaves such
 //     calls behind); [Window.Unanswered] finds them, and the agentctx
 //     Engine answers them with a synthetic result before anything follows;
