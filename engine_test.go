@@ -134,11 +134,11 @@ func TestPrefixStableAcrossTurns(t *testing.T) {
 		prev = req
 		id := fmt.Sprintf("c%d", turn)
 		if turn == 3 {
-			e.Add(ctx, call(id, "TodoWrite", `{"todos":[{"content":"handle empty input","status":"in_progress","activeForm":"x"}]}`),
+			mustAdd(t, e, call(id, "TodoWrite", `{"todos":[{"content":"handle empty input","status":"in_progress","activeForm":"x"}]}`),
 				chat.NewToolResult(id, "TodoWrite", "Todos updated", false))
 			continue
 		}
-		e.Add(ctx, call(id, "Read", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "parse.go"))),
+		mustAdd(t, e, call(id, "Read", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "parse.go"))),
 			chat.NewToolResult(id, "Read", strings.Repeat("func Parse(s string) int { return len(s) }\n", 20), false))
 	}
 	if compacted != 0 {
@@ -211,12 +211,12 @@ func TestResumeEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Add(ctx, chat.NewText(chat.RoleUser, "Fix Parse."))
+	mustAdd(t, e, chat.NewText(chat.RoleUser, "Fix Parse."))
 	first, err := e.Request(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Add(ctx, call("t1", "TodoWrite", `{"todos":[{"content":"fix Parse","status":"in_progress","activeForm":"Fixing"}]}`),
+	mustAdd(t, e, call("t1", "TodoWrite", `{"todos":[{"content":"fix Parse","status":"in_progress","activeForm":"Fixing"}]}`),
 		chat.NewToolResult("t1", "TodoWrite", "ok", false),
 		call("r1", "Read", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "parse.go"))),
 		chat.NewToolResult("r1", "Read", "package demo\n\nfunc Parse(s string) int { return len(s) }\n", false))
@@ -226,7 +226,7 @@ func TestResumeEngine(t *testing.T) {
 	}
 	for i := range 6 {
 		id := fmt.Sprintf("g%d", i)
-		e.Add(ctx, call(id, "Bash", `{"command":"grep -rn Parse ."}`),
+		mustAdd(t, e, call(id, "Bash", `{"command":"grep -rn Parse ."}`),
 			chat.NewToolResult(id, "Bash", strings.Repeat("parse.go:3:func Parse(s string) int { return len(s) }\n", 40), false))
 	}
 	if recs, err := e.Compact(ctx, "keep the todo list"); err != nil || !strings.Contains(fmt.Sprint(recs), "summary") {
@@ -235,7 +235,7 @@ func TestResumeEngine(t *testing.T) {
 	if !strings.Contains(e.Rehydration(), "func Parse") || !strings.Contains(e.Rehydration(), "fix Parse") {
 		t.Fatalf("rehydration lacks the file read or the todo list:\n%s", e.Rehydration())
 	}
-	e.Add(ctx, chat.NewText(chat.RoleAssistant, "Parse is fixed."))
+	mustAdd(t, e, chat.NewText(chat.RoleAssistant, "Parse is fixed."))
 	live := e.Messages()
 	liveStats := e.WindowStats()
 	liveTokens, liveAnchor := liveStats.Tokens, liveStats.Anchor
@@ -274,7 +274,7 @@ func TestResumeEngine(t *testing.T) {
 	if r.Rehydration() != rehydration {
 		t.Errorf("rehydration differs after resume")
 	}
-	r.Add(ctx, chat.NewText(chat.RoleUser, "Now add a test."))
+	mustAdd(t, r, chat.NewText(chat.RoleUser, "Now add a test."))
 	next, err := r.Request(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +297,7 @@ func TestRehydrationCaps(t *testing.T) {
 	ctx := t.Context()
 	e := openEngine(t, agentctx.Options{Dir: dir, Budget: 40_000, NoWorkspace: true,
 		Rehydrate: agentctx.RehydrateOptions{FileTokens: 300}})
-	e.Add(ctx, chat.NewText(chat.RoleUser, "Read every file."))
+	mustAdd(t, e, chat.NewText(chat.RoleUser, "Read every file."))
 	for i := range 7 {
 		name := fmt.Sprintf("f%d.go", i)
 		body := fmt.Sprintf("package f%d\n", i) + strings.Repeat(fmt.Sprintf("var v%d = %d // line\n", i, i), 200)
@@ -305,9 +305,9 @@ func TestRehydrationCaps(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := fmt.Sprintf("r%d", i)
-		e.Add(ctx, call(id, "Read", fmt.Sprintf(`{"file_path":%q}`, name)), chat.NewToolResult(id, "Read", body, false))
+		mustAdd(t, e, call(id, "Read", fmt.Sprintf(`{"file_path":%q}`, name)), chat.NewToolResult(id, "Read", body, false))
 	}
-	e.Add(ctx, chat.NewText(chat.RoleAssistant, "Done."), chat.NewText(chat.RoleUser, "Thanks."))
+	mustAdd(t, e, chat.NewText(chat.RoleAssistant, "Done."), chat.NewText(chat.RoleUser, "Thanks."))
 	if _, err := e.Compact(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestRemindersNotStored(t *testing.T) {
 	}
 	defer store.Close()
 	e := openEngine(t, agentctx.Options{Store: store, Dir: t.TempDir(), Budget: 20_000, NoWorkspace: true})
-	e.Add(ctx, chat.NewText(chat.RoleUser, "Check the config."),
+	mustAdd(t, e, chat.NewText(chat.RoleUser, "Check the config."),
 		call("c1", "Bash", `{"command":"cat .env"}`),
 		chat.NewToolResult("c1", "Bash", "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLQ\n", false))
 	req, err := e.Request(ctx)
@@ -411,7 +411,7 @@ func TestConcurrentEngines(t *testing.T) {
 	for s := range 4 {
 		e := openEngine(t, agentctx.Options{Store: store, Dir: dir, Budget: 8000,
 			Workspace: workspace.Options{Git: workspace.GitOptions{Disabled: true}}})
-		e.Add(ctx, chat.NewText(chat.RoleUser, fmt.Sprintf("task %d", s)))
+		mustAdd(t, e, chat.NewText(chat.RoleUser, fmt.Sprintf("task %d", s)))
 		for g := range 3 {
 			wg.Add(1)
 			go func() {
@@ -485,5 +485,13 @@ func TestEngineErrors(t *testing.T) {
 	defer r.Close()
 	if got := r.Messages(); len(got) != 2 || got[1].Text() != "kept" {
 		t.Errorf("resumed %d messages, want the 2 stored", len(got))
+	}
+}
+
+// mustAdd adds msgs to e and fails the test on an error.
+func mustAdd(t testing.TB, e *agentctx.Engine, msgs ...chat.Message) {
+	t.Helper()
+	if err := e.Add(t.Context(), msgs...); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,6 +2,7 @@ package agentctx_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -220,7 +221,7 @@ func TestRetryIsIdentical(t *testing.T) {
 						if len(retry.Compactions) > 0 {
 							t.Fatalf("message %d: the retry compacted again: %v", i, retry.Compactions)
 						}
-						if err := first.Sent(ctx); err != agentctx.ErrStaleRequest {
+						if err := first.Sent(ctx); !errors.Is(err, agentctx.ErrStaleRequest) {
 							t.Fatalf("Sent on a replaced request = %v, want ErrStaleRequest", err)
 						}
 						sent += len(retry.Tail) - countTail(retry)

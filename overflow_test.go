@@ -153,7 +153,7 @@ func TestRecoverOverflowOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := fmt.Errorf("send: %w", provider.ErrRateLimited)
-	if req, err := e.RecoverOverflow(ctx, other); req != nil || err != other {
+	if req, err := e.RecoverOverflow(ctx, other); req != nil || err != other { //nolint:errorlint // the very error, not one wrapping it
 		t.Fatalf("RecoverOverflow(rate limit) = %v, %v; want nil and the error itself", req, err)
 	}
 	overflow := &provider.APIError{Provider: "anthropic", Status: 400, Kind: provider.ErrContextOverflow, Message: "prompt is too long"}

@@ -53,11 +53,11 @@ func session500(lastResult int) []chat.Message {
 	}
 	tools := []string{"read", "grep", "bash", "edit"}
 	for n := 0; len(msgs) < 496; n++ {
-		switch r := rng.IntN(20); {
-		case r == 0:
+		switch rng.IntN(20) {
+		case 0:
 			msgs = append(msgs, user(a.text(rng.IntN(300))))
 			continue
-		case r == 1:
+		case 1:
 			msgs = append(msgs, asst(a.text(rng.IntN(600))))
 			continue
 		}

@@ -267,13 +267,13 @@ func TestShrinkJSONDeepButValid(t *testing.T) {
 }
 
 // checkShrunk asserts ShrinkJSON's contract for an ok result.
-func checkShrunk(t testing.TB, in []byte, max int, out []byte) {
+func checkShrunk(t testing.TB, in []byte, limit int, out []byte) {
 	t.Helper()
 	if !json.Valid(out) {
 		t.Fatalf("ShrinkJSON output is not valid JSON: %.300s", out)
 	}
-	if len(out) > max {
-		t.Fatalf("ShrinkJSON output is %d bytes, more than %d", len(out), max)
+	if len(out) > limit {
+		t.Fatalf("ShrinkJSON output is %d bytes, more than %d", len(out), limit)
 	}
 	if utf8.Valid(in) && !utf8.Valid(out) {
 		t.Fatalf("ShrinkJSON output is not valid UTF-8")
@@ -344,12 +344,12 @@ func FuzzShrinkJSON(f *testing.F) {
 		f.Add([]byte(s), 64)
 		f.Add([]byte(s), 16)
 	}
-	f.Fuzz(func(t *testing.T, raw []byte, max int) {
-		max = max % (1 << 16)
-		out, ok := compact.ShrinkJSON(raw, max)
+	f.Fuzz(func(t *testing.T, raw []byte, limit int) {
+		limit = limit % (1 << 16)
+		out, ok := compact.ShrinkJSON(raw, limit)
 		valid := json.Valid(raw)
-		if valid && len(raw) <= max && (!ok || !bytes.Equal(out, raw)) {
-			t.Fatalf("ShrinkJSON(%q, %d) = %q, %v; want the input unchanged", raw, max, out, ok)
+		if valid && len(raw) <= limit && (!ok || !bytes.Equal(out, raw)) {
+			t.Fatalf("ShrinkJSON(%q, %d) = %q, %v; want the input unchanged", raw, limit, out, ok)
 		}
 		if !ok {
 			return
@@ -357,7 +357,7 @@ func FuzzShrinkJSON(f *testing.F) {
 		if !valid {
 			t.Fatalf("ShrinkJSON(%q) = true for invalid JSON", raw)
 		}
-		checkShrunk(t, raw, max, out)
+		checkShrunk(t, raw, limit, out)
 	})
 }
 
@@ -369,8 +369,6 @@ func FuzzCutText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, keep, tail int) {
 		keep %= 1 << 20
-		if keep < 0 {
-		}
 		got := compact.CutText(s, keep, tail, "why")
 		checkCutText(t, s, keep, tail, got)
 		for _, n := range []int{keep, keep / 3, tail} {

@@ -131,7 +131,7 @@ func (a FileAnalyzer) read(p string) (string, bool) {
 	if err != nil || forbidden(full) {
 		return "", false
 	}
-	if real, err := filepath.EvalSymlinks(full); err != nil || forbidden(real) {
+	if resolved, err := filepath.EvalSymlinks(full); err != nil || forbidden(resolved) {
 		return "", false
 	}
 	f, err := os.Open(full)

@@ -3,7 +3,6 @@ package compact_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -21,14 +20,6 @@ type quarterCounter struct{}
 func (quarterCounter) Count(s string) int { return (len(s) + 3) / 4 }
 func (quarterCounter) Name() string       { return "quarter" }
 
-// bug skips a test that fails because of a known bug in the code under
-// test, unless AGENTCTX_BUGS=1 is set (run that way to see it fail).
-func bug(t testing.TB, why string) {
-	t.Helper()
-	if os.Getenv("AGENTCTX_BUGS") == "" {
-		t.Skip("BUG: " + why + " (set AGENTCTX_BUGS=1 to run)")
-	}
-}
 
 func newWindow(t testing.TB, opts window.Options, msgs ...chat.Message) *window.Window {
 	t.Helper()

@@ -65,7 +65,6 @@ func rawExpected(t *testing.T, path string) expected {
 			ToolUseID string          `json:"tool_use_id"`
 			IsError   bool            `json:"is_error"`
 		}
-		type input struct{ FilePath, Command, Pattern string }
 		calls := map[string]block{}
 		sc := bufio.NewScanner(strings.NewReader(string(data)))
 		sc.Buffer(nil, 1<<26)

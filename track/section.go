@@ -27,11 +27,11 @@ func (t *Tracker) Section() string {
 	// skip[i] entries are left out of list i, oldest first.
 	var skip [4]int
 	out := render(s, skip)
-	max := t.opts.MaxTokens
-	if max < 0 || out == "" {
+	limit := t.opts.MaxTokens
+	if limit < 0 || out == "" {
 		return out
 	}
-	for t.opts.Counter.Count(out) > max {
+	for t.opts.Counter.Count(out) > limit {
 		lens := [4]int{len(s.Files), len(s.Commands), len(s.Searches), len(s.Changes)}
 		best := -1
 		for i := range lens {
@@ -41,7 +41,7 @@ func (t *Tracker) Section() string {
 		}
 		if best < 0 {
 			// Nothing left but headings and omitted lines: cut as text.
-			return cutToTokens(out, max, t.opts.Counter)
+			return cutToTokens(out, limit, t.opts.Counter)
 		}
 		// Drop about a quarter of the list at once to keep this cheap.
 		skip[best] += max1((lens[best] - skip[best]) / 4)
@@ -59,8 +59,8 @@ func max1(n int) int {
 
 // cutToTokens cuts s on a line boundary (else a rune boundary) until c
 // counts at most max tokens.
-func cutToTokens(s string, max int, c interface{ Count(string) int }) string {
-	for s != "" && c.Count(s) > max {
+func cutToTokens(s string, limit int, c interface{ Count(string) int }) string {
+	for s != "" && c.Count(s) > limit {
 		if i := strings.LastIndexByte(s, '\n'); i > 0 {
 			s = s[:i]
 		} else {

@@ -200,22 +200,22 @@ func (t *Tracker) recordRead(path, preview string) {
 }
 
 // upsert moves the entry of list that match selects to the end, replaced
-// by make(the old entry), or appends make(nil) when there is none; then it
-// drops the oldest entries beyond max (when positive) and returns how many
+// by build(the old entry), or appends build(nil) when there is none; then it
+// drops the oldest entries beyond limit (when positive) and returns how many
 // it dropped. The tracker's lists are ordered by last use, so a cap drops
 // what was least recently touched.
-func upsert[T any](list []T, match func(T) bool, max int, make func(old *T) T) ([]T, int) {
+func upsert[T any](list []T, match func(T) bool, limit int, build func(old *T) T) ([]T, int) {
 	var e T
 	if i := slices.IndexFunc(list, match); i >= 0 {
 		old := list[i]
-		e = make(&old)
+		e = build(&old)
 		list = slices.Delete(list, i, i+1)
 	} else {
-		e = make(nil)
+		e = build(nil)
 	}
 	list = append(list, e)
-	if max > 0 && len(list) > max {
-		drop := len(list) - max
+	if limit > 0 && len(list) > limit {
+		drop := len(list) - limit
 		return slices.Delete(list, 0, drop), drop
 	}
 	return list, 0

@@ -3,7 +3,6 @@ package window_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"testing"
 
@@ -21,17 +20,7 @@ type byteCounter struct{}
 func (byteCounter) Count(s string) int { return len(s) }
 func (byteCounter) Name() string       { return "bytes" }
 
-// perMsg is what the default overhead adds to every message.
-var perMsg = token.OpenAIOverhead.PerMessage + token.RoleTokens
 
-// bug skips a test that fails because of a known bug in the code under
-// test, unless AGENTCTX_BUGS=1 is set (run that way to see it fail).
-func bug(t testing.TB, why string) {
-	t.Helper()
-	if os.Getenv("AGENTCTX_BUGS") == "" {
-		t.Skip("BUG: " + why + " (set AGENTCTX_BUGS=1 to run)")
-	}
-}
 
 func newWindow(t testing.TB, opts window.Options) *window.Window {
 	t.Helper()

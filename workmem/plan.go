@@ -1,6 +1,7 @@
 package workmem
 
 import (
+	"strconv"
 	"fmt"
 	"github.com/agentctx/agentctx/tooluse"
 	"regexp"
@@ -109,8 +110,7 @@ func ExtractSteps(text string) []Step {
 			continue
 		}
 		if m := numberedRe.FindStringSubmatch(line); m != nil {
-			n := 0
-			fmt.Sscan(m[2], &n)
+			n, _ := strconv.Atoi(m[2]) // digits only (the pattern), 0 on overflow
 			items = append(items, listItem{indent: width(m[1]), numbered: true, num: n, text: m[3], line: i})
 			continue
 		}

@@ -128,17 +128,17 @@ func (a *ActiveContext) RecentSummary(n int) Recent {
 	return r
 }
 
-// HighPriority returns the findings of importance >= min (min <= 0 means
-// [HighImportance]), most important first, ties in the order noted.
-func (a *ActiveContext) HighPriority(min int) []Finding {
+// HighPriority returns the findings of importance >= least (least <= 0
+// means [HighImportance]), most important first, ties in the order noted.
+func (a *ActiveContext) HighPriority(least int) []Finding {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if min <= 0 {
-		min = HighImportance
+	if least <= 0 {
+		least = HighImportance
 	}
 	var out []Finding
 	for _, f := range a.st.Scratchpad {
-		if f.Importance >= min {
+		if f.Importance >= least {
 			out = append(out, f)
 		}
 	}

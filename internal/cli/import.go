@@ -400,7 +400,7 @@ func importEntries(tr *transcript.Trajectory) ([]session.Entry, []string, error)
 				Timestamp:       at(min(i, len(tr.Messages)-1)),
 			}
 			switch {
-			case c.Replacement != nil && len(c.Replacement) > 0:
+			case len(c.Replacement) > 0:
 				boundary.CompactMetadata.Messages = len(c.Replacement)
 				out = append(out, boundary)
 				for k, m := range c.Replacement {
