@@ -20,7 +20,6 @@ type quarterCounter struct{}
 func (quarterCounter) Count(s string) int { return (len(s) + 3) / 4 }
 func (quarterCounter) Name() string       { return "quarter" }
 
-
 func newWindow(t testing.TB, opts window.Options, msgs ...chat.Message) *window.Window {
 	t.Helper()
 	if opts.Counter == nil {

@@ -20,8 +20,6 @@ type byteCounter struct{}
 func (byteCounter) Count(s string) int { return len(s) }
 func (byteCounter) Name() string       { return "bytes" }
 
-
-
 func newWindow(t testing.TB, opts window.Options) *window.Window {
 	t.Helper()
 	if opts.Counter == nil {

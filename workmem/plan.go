@@ -1,10 +1,10 @@
 package workmem
 
 import (
-	"strconv"
 	"fmt"
 	"github.com/agentctx/agentctx/tooluse"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 )
