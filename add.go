@@ -183,7 +183,7 @@ func (e *Engine) observe(m chat.Message) {
 		}
 	case chat.RoleAssistant:
 		for _, c := range m.ToolCalls() {
-			e.open[c.ID] = append(e.open[c.ID], c)
+			e.open.Call(c.ID, c)
 			if isTodoTool(c.Name) {
 				e.todoTool = true
 				if todos, ok := reminder.TodosFromCall(c); ok {
@@ -197,16 +197,8 @@ func (e *Engine) observe(m chat.Message) {
 			return
 		}
 		e.results = append(e.results, r)
-		if stack := e.open[r.ToolCallID]; len(stack) > 0 {
-			call := stack[len(stack)-1]
-			if len(stack) == 1 {
-				delete(e.open, r.ToolCallID)
-			} else {
-				e.open[r.ToolCallID] = stack[:len(stack)-1]
-			}
-			if e.tracker != nil {
-				e.tracker.Record(call, r)
-			}
+		if call, ok := e.open.Result(r.ToolCallID); ok && e.tracker != nil {
+			e.tracker.Record(call, r)
 		}
 	default:
 		return

@@ -19,6 +19,7 @@ import (
 	"github.com/agentctx/agentctx/reminder"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/tooluse"
 	"github.com/agentctx/agentctx/track"
 	"github.com/agentctx/agentctx/window"
 	"github.com/agentctx/agentctx/workmem"
@@ -67,7 +68,8 @@ type Engine struct {
 
 	tracker *track.Tracker
 	active  *workmem.ActiveContext
-	open    map[string][]chat.ToolCall
+	// open pairs the tracker's tool results with their calls.
+	open tooluse.Pairer[chat.ToolCall]
 
 	reminders *reminder.Manager
 	todos     []reminder.Todo
@@ -254,7 +256,6 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig) (*Engine,
 		opts:  opts,
 		log:   opts.Logger,
 		store: opts.Store,
-		open:  map[string][]chat.ToolCall{},
 		stats: Stats{Compactions: map[string]int{}},
 
 		budgetSource: budgetSource(opts),

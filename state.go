@@ -200,15 +200,11 @@ func (e *Engine) pair(m chat.Message) {
 	switch m.Role {
 	case chat.RoleAssistant:
 		for _, c := range m.ToolCalls() {
-			e.open[c.ID] = append(e.open[c.ID], c)
+			e.open.Call(c.ID, c)
 		}
 	case chat.RoleTool:
 		if r, ok := m.ToolResult(); ok {
-			if stack := e.open[r.ToolCallID]; len(stack) > 1 {
-				e.open[r.ToolCallID] = stack[:len(stack)-1]
-			} else {
-				delete(e.open, r.ToolCallID)
-			}
+			e.open.Result(r.ToolCallID)
 		}
 	}
 }
