@@ -103,3 +103,35 @@ func TestRecallMemoryCap(t *testing.T) {
 		t.Errorf("the newest output: Recall = %.80q, %v", got, err)
 	}
 }
+
+// FuzzRecall: any output and any recall_output arguments give a result
+// or an error the model can read, never a panic; a result holds only
+// bytes of the output, after its one header line.
+func FuzzRecall(f *testing.F) {
+	f.Add("a\nb\nc\n", `{"call_id":"x","start_line":2,"end_line":3}`)
+	f.Add("one long line", `{"call_id":"x","offset":4,"length":3}`)
+	f.Add("", `{"call_id":"x"}`)
+	f.Add("a\n", `{"call_id":"x","start_line":-5,"end_line":-1,"offset":-3}`)
+	f.Fuzz(func(t *testing.T, out, args string) {
+		ctx := t.Context()
+		e, err := agentctx.Open(ctx, agentctx.Options{Dir: t.TempDir(), NoWorkspace: true, NoWorkingMemory: true, NoReminders: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if err := e.Add(ctx, chat.NewText(chat.RoleUser, "go"), call("x", "Bash", `{}`), chat.NewToolResult("x", "Bash", out, false)); err != nil {
+			t.Fatal(err)
+		}
+		res := e.HandleRecall(ctx, chat.ToolCall{ID: "r", Name: agentctx.RecallToolName, Arguments: json.RawMessage(args)})
+		if res.Content == "" {
+			t.Fatalf("empty recall answer for %q", args)
+		}
+		if res.IsError {
+			return
+		}
+		_, body, _ := strings.Cut(res.Content, "\n")
+		if !strings.Contains(out, body) {
+			t.Fatalf("recall of %q with %s returned bytes not in the output: %q", out, args, body)
+		}
+	})
+}
