@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/compact"
-	"github.com/agentctx/agentctx/replay"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/jsonlstore"
 )
@@ -50,6 +48,16 @@ marked isCompactSummary) and the session's state (the runtime state
 tracker, the working memory, the rehydration block) into the session, so
 that a resume starts from the summary with nothing else lost. --dry-run
 compacts a copy of the session in a temporary store.
+
+The session is compacted under the configuration it recorded (budget,
+model, tools, system prompt, strategy); --budget and --model override it,
+and the override is recorded in the session. A session that recorded none
+(imported with 'agentctx sessions import', or written by an older
+agentctx) is compacted under --budget, else its model's default budget
+(the context window less a reply reserve and a buffer). The files the
+history names are read, for the summary, from the session's project
+directory (--project overrides it); when that directory is gone, their
+content is left out.
 
 The summary is written by the extractive summarizer, which needs no model,
 unless a provider is configured (--summarizer llm, --provider,
@@ -131,8 +139,8 @@ replay reads) is compacted with --dry-run only; import it first
 	fl.StringVar(&f.sum.kind, "summarizer", "auto", summarizerHelp)
 	fl.StringVar(&f.sum.provider, "provider", "", "with --summarizer llm, the provider: openai or anthropic")
 	fl.StringVar(&f.sum.model, "summary-model", "", "with --summarizer llm, the model that writes the summary (default $AGENTCTX_MODEL)")
-	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: a replay's saved budget, else the model's default)")
-	fl.StringVar(&f.model, "model", "", "count tokens as this model (default: the session's model)")
+	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the one the session recorded, else the model's default); overrides a recorded budget")
+	fl.StringVar(&f.model, "model", "", "count tokens as this model (default: the session's model); overrides a recorded model")
 	fl.StringVar(&f.project, "project", "", "folder the session's relative file paths are read from (default: the session's project)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what compaction would do; write nothing")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object")
@@ -251,15 +259,18 @@ func compactStored(ctx context.Context, e *env, store *jsonlstore.Store, id stri
 		}
 		src = cp
 	}
-	root := cmp.Or(f.project, meta.Project)
-	budget := f.budget
-	if budget <= 0 {
-		budget = metaInt(meta, replay.MetaBudget)
+	recorded, err := hasConfig(ctx, src, id)
+	if err != nil {
+		return rep, storeError("compact", id, err)
 	}
+	// Only what the user set: the session's recorded configuration (model,
+	// budget, tools, system prompt, strategy) is the engine's to restore.
+	// A session that recorded none (imported, or older) is resumed under
+	// --budget, else its model's default budget, without the workspace
+	// context it never had.
 	eng, err := agentctx.Resume(ctx, id, agentctx.Options{
-		Store: src, Dir: root, Model: cmp.Or(f.model, meta.Metadata[replay.MetaModel]), Budget: budget,
-		NoWorkspace: true, Summarizer: sum, Logger: e.logger,
-		Strategy: &compact.Summarize{Summarizer: sum, Logger: e.logger, Files: compact.FileAnalyzer{Root: root, ReadContent: true}},
+		Store: src, Dir: f.project, Model: f.model, Budget: f.budget,
+		NoWorkspace: !recorded, Summarizer: sum, Logger: e.logger,
 	})
 	if err != nil {
 		return rep, storeError("compact", id, err)
@@ -301,4 +312,26 @@ func copySession(ctx context.Context, src, dst session.Store, s session.Session)
 	}
 	_, err = dst.Append(ctx, s.ID, tr.Entries...)
 	return err
+}
+
+// hasConfig reports whether session id recorded the engine's
+// configuration (a state entry with a config key), which agentctx.Resume
+// restores.
+func hasConfig(ctx context.Context, st session.Store, id string) (bool, error) {
+	tr, err := st.Load(ctx, id, session.LoadOptions{All: true})
+	if err != nil {
+		return false, err
+	}
+	for _, en := range tr.Entries {
+		if en.Type != session.TypeState {
+			continue
+		}
+		var s struct {
+			Config json.RawMessage `json:"config"`
+		}
+		if json.Unmarshal(en.State, &s) == nil && len(s.Config) > 0 && string(s.Config) != "null" {
+			return true, nil
+		}
+	}
+	return false, nil
 }

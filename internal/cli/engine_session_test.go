@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/workmem"
+)
+
+// engineSession writes, into the store in home, a session the way an agent
+// embedding the Engine does: a recorded configuration (a 6,000-token
+// budget, a system prompt, a tool), files read from its project, and a
+// finding in the working memory. It returns the session's id and the path
+// of its file.
+func engineSession(t *testing.T, home string) (id, path string) {
+	t.Helper()
+	ctx := t.Context()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "parse.go"), []byte("package demo\n\nfunc Parse(s string) int { return len(s) }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store, err := jsonlstore.Open(jsonlstore.Options{Root: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	e, err := agentctx.Open(ctx, agentctx.Options{
+		Store: store, Dir: dir, Model: "gpt-4o", Budget: 6000,
+		SystemPrompt: "You are the parser agent. Keep answers short.",
+		Tools:        []chat.ToolDef{{Name: "Read", Description: "Read a file", Parameters: json.RawMessage(`{"type":"object"}`)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		cid := fmt.Sprintf("r%d", i)
+		err := e.Add(ctx, chat.NewText(chat.RoleUser, fmt.Sprintf("Step %d: look at parse.go again.", i)),
+			chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: cid, Name: "Read", Arguments: json.RawMessage(fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "parse.go")))}}},
+			chat.NewToolResult(cid, "Read", "package demo\n\nfunc Parse(s string) int { return len(s) }\n"+strings.Repeat("// padding line\n", 60), false),
+			chat.NewText(chat.RoleAssistant, "Parse counts bytes, not runes. "+strings.Repeat("detail ", 40)))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.AddFinding(workmem.Finding{Finding: "Parse counts bytes, not runes", Evidence: "parse.go:3", Importance: 9}); err != nil {
+		t.Fatal(err)
+	}
+	id = e.ID()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if path, err = store.Path(id); err != nil {
+		t.Fatal(err)
+	}
+	return id, path
+}
+
+// resumed is what a resume of an engine session restores.
+type resumed struct {
+	Budget       int
+	BudgetSource string
+	Static       string
+	Files        []string
+	Memory       string
+}
+
+func resumeEngineSession(t *testing.T, home, id string) (resumed, []string) {
+	t.Helper()
+	store, err := jsonlstore.Open(jsonlstore.Options{Root: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	e, err := agentctx.Resume(t.Context(), id, agentctx.Options{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r := resumed{Budget: e.Budget(), BudgetSource: e.BudgetSource(), Static: e.Static().Text}
+	ts, ok := e.TrackerState()
+	if !ok {
+		t.Fatal("no tracker")
+	}
+	for _, f := range ts.Files {
+		r.Files = append(r.Files, f.Path)
+	}
+	r.Memory, _ = e.WorkingMemory(2000)
+	return r, e.Warnings()
+}
+
+// TestCompactEngineSession: `agentctx compact ID` on a session an Engine
+// wrote compacts it under the configuration it recorded, not under values
+// the CLI guessed: a resume afterwards has the same budget, tool schemas,
+// system prompt, tracker and working memory, and no override is recorded
+// (the tool schemas are the recorded ones: a different set would be one).
+func TestCompactEngineSession(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	id, path := engineSession(t, home)
+	before, _ := resumeEngineSession(t, home, id)
+	if before.Budget != 6000 || before.BudgetSource != agentctx.BudgetFromOption || len(before.Files) == 0 || !strings.Contains(before.Memory, "counts bytes") || !strings.Contains(before.Static, "parser agent") {
+		t.Fatalf("the session before compaction: %+v", before)
+	}
+	out := mustRun(t, ExitOK, "compact", id, "--home", home, "--summarizer", "extractive", "--json")
+	var r compactReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !r.Written || r.Budget != 6000 || r.TokensAfter >= r.TokensBefore {
+		t.Fatalf("compaction: %+v", r)
+	}
+	after, warnings := resumeEngineSession(t, home, id)
+	if diff := gocmp.Diff(before, after); diff != "" {
+		t.Errorf("resume after compact differs (-before +after):\n%s", diff)
+	}
+	for _, w := range warnings {
+		if strings.Contains(w, "override") {
+			t.Errorf("warning after compact: %s", w)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte(`"overrides"`)) {
+		t.Errorf("the session records an override after compact")
+	}
+	if cs := configs(t, data); len(cs) > 1 && string(cs[len(cs)-1]) != string(cs[0]) {
+		t.Errorf("the configuration recorded changed with compact:\n%s\n→\n%s", cs[0], cs[len(cs)-1])
+	}
+}
+
+// configs returns the engine configurations a session file records, in
+// order.
+func configs(t *testing.T, data []byte) []json.RawMessage {
+	t.Helper()
+	var out []json.RawMessage
+	for line := range bytes.Lines(data) {
+		var en struct {
+			Type  string `json:"type"`
+			State struct {
+				Config json.RawMessage `json:"config"`
+			} `json:"state"`
+		}
+		if json.Unmarshal(line, &en) == nil && en.Type == "agentctx_state" && len(en.State.Config) > 0 {
+			out = append(out, en.State.Config)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no configuration recorded")
+	}
+	return out
+}
