@@ -161,3 +161,48 @@ func configs(t *testing.T, data []byte) []json.RawMessage {
 	}
 	return out
 }
+
+// TestInspectEngineSession: `agentctx inspect ID` restores a session as
+// the library resumes it, with the budget it recorded and its breakdown,
+// and writes nothing: the session file stays byte-identical, for a
+// session an Engine wrote as for an imported one that recorded no
+// configuration (which a plain Resume would record), with or without
+// --budget.
+func TestInspectEngineSession(t *testing.T) {
+	t.Parallel()
+	home, _ := importShared(t)
+	id, path := engineSession(t, home)
+	store, err := jsonlstore.Open(jsonlstore.Options{Root: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported, err := store.Path(bigSession)
+	store.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, p := range []string{path, imported} {
+		if files[p], err = os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := jsonLines[inspectReport](t, mustRun(t, ExitOK, "inspect", "--home", home, "--json", id))[0]
+	if rep.Budget != 6000 || rep.BudgetSource != agentctx.BudgetFromOption || rep.Model != "gpt-4o" || rep.Tokens == 0 || rep.Breakdown.ToolResults == 0 {
+		t.Errorf("inspect: budget %d (%s), model %s, %d tokens, breakdown %+v", rep.Budget, rep.BudgetSource, rep.Model, rep.Tokens, rep.Breakdown)
+	}
+	if rep.Breakdown.Reserved == 0 {
+		t.Errorf("inspect: the recorded tool schemas are not reserved: %+v", rep.Breakdown)
+	}
+	text := mustRun(t, ExitOK, "inspect", "--home", home, id, "--budget", "5000")
+	if !strings.Contains(text, "budget 5,000 (flag)") {
+		t.Errorf("inspect --budget:\n%s", text)
+	}
+	mustRun(t, ExitOK, "inspect", "--home", home, bigSession)
+	mustRun(t, ExitOK, "sessions", "show", "--home", home, id)
+	for p, data := range files {
+		if again, err := os.ReadFile(p); err != nil || !bytes.Equal(again, data) {
+			t.Errorf("inspect changed %s (%v)", p, err)
+		}
+	}
+}
