@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/transcript"
 )
 
 type compactFlags struct {
@@ -68,7 +70,12 @@ that says so.
 
 A FILE (a Claude Code session, an agentctx session file or any transcript
 replay reads) is compacted with --dry-run only; import it first
-('agentctx sessions import FILE') to write the summary.`,
+('agentctx sessions import FILE') to write the summary. A Claude Code or
+Codex FILE is imported into a temporary store and compacted there as an
+imported session is (under --budget, else its model's default budget;
+files read from the transcript's working directory, or --project); the
+other formats are restored and summarized directly, with the files' content
+read from --project only.`,
 		Example: `  agentctx compact 0192f3c4-… --instructions "focus on the parser"
   agentctx compact ~/.claude/projects/-home-me-app/8463c716-….jsonl --dry-run
   agentctx compact 0192f3c4-… --summarizer llm --provider anthropic --json`,
@@ -97,6 +104,12 @@ replay reads) is compacted with --dry-run only; import it first
 			if !f.dryRun {
 				return usageError{fmt.Errorf("compact %s: a file is compacted with --dry-run only; import it first ('agentctx sessions import %s') to write the summary", args[0], args[0])}
 			}
+			if rep, ok, err := compactFile(ctx, e, args[0], f, sum); ok || err != nil {
+				if err != nil {
+					return fmt.Errorf("compact %s: %w", args[0], err)
+				}
+				return printCompact(e.stdout, rep, f.json)
+			}
 			lives, err := restoreFile(args[0], f.model, f.budget)
 			if err != nil {
 				return fmt.Errorf("compact %s: %w", args[0], err)
@@ -105,13 +118,11 @@ replay reads) is compacted with --dry-run only; import it first
 				return fmt.Errorf("compact %s: no conversation in the file", args[0])
 			}
 			lv := lives[0]
-			root := f.project
-			if root == "" && lv.Session != nil {
-				root = lv.Session.Project
-			}
+			// The files are read from --project only: the process's
+			// working directory is not the transcript's.
 			s := &compact.Summarize{
 				Summarizer: sum, Force: true, Instructions: f.instructions, Logger: e.logger,
-				Files: compact.FileAnalyzer{Root: root, ReadContent: true},
+				Files: compact.FileAnalyzer{Root: f.project, ReadContent: f.project != ""},
 			}
 			w := lv.Window
 			before := w.Size()
@@ -334,4 +345,42 @@ func hasConfig(ctx context.Context, st session.Store, id string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// compactFile compacts a Claude Code or Codex transcript file as
+// compactStored compacts an imported session: imported into a temporary
+// store, deleted afterwards. ok is false, with no error, for a format
+// that cannot be imported, which the caller compacts itself.
+func compactFile(ctx context.Context, e *env, path string, f compactFlags, sum compact.Summarizer) (rep compactReport, ok bool, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return rep, false, err
+	}
+	format, err := transcript.Detect(data)
+	if err != nil {
+		return rep, false, err
+	}
+	if format != transcript.FormatClaudeCode && format != transcript.FormatCodex {
+		return rep, false, nil
+	}
+	tmp, err := os.MkdirTemp("", "agentctx-compact-")
+	if err != nil {
+		return rep, true, err
+	}
+	defer os.RemoveAll(tmp)
+	st, err := jsonlstore.Open(jsonlstore.Options{Root: tmp, Logger: e.logger, Version: "agentctx", Sync: jsonlstore.SyncNever})
+	if err != nil {
+		return rep, true, err
+	}
+	defer closeStore(st, &err)
+	im := &importer{store: st, format: format, sidechains: true, project: f.project}
+	r := im.file(ctx, path, true)
+	if r.Status != statusImported {
+		return rep, true, errors.New(r.Reason)
+	}
+	g := f
+	g.dryRun = false // the temporary store is the copy
+	rep, err = compactStored(ctx, e, st, r.ID, g, sum)
+	rep.Source, rep.SessionID, rep.DryRun, rep.Written = path, "", true, false
+	return rep, true, err
 }
