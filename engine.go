@@ -191,8 +191,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 // generators, a caller's own Strategy) comes from opts; a missing
 // summarizer model or strategy is named in Warnings. The static system
 // prompt is the recorded one, byte for byte, unless
-// [Options].RefreshWorkspace asks to gather the workspace again. Errors:
-// [ErrNoStore], session.ErrNotFound and the store's.
+// [Options].RefreshWorkspace asks to gather the workspace again.
+//
+// Resume writes a configuration entry when the session recorded none or
+// options override it, unless [Options].ReadOnly, which writes nothing at
+// all. The project directory is [Options].Dir, else the session's when it
+// still exists, else the process's working directory; the summaries of
+// the engine's own strategy read the files their history names from it,
+// their content only in the first two cases. Errors: [ErrNoStore],
+// session.ErrNotFound and the store's.
 func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 	if opts.Store == nil {
 		return nil, fmt.Errorf("agentctx: resume %s: %w", id, ErrNoStore)

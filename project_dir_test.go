@@ -72,8 +72,11 @@ func TestSummaryReadsProjectFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 8 {
-		e.Add(ctx, chat.NewText(chat.RoleUser, "Raise the retries in "+rel+", round "+strings.Repeat("x", i)),
+		err := e.Add(ctx, chat.NewText(chat.RoleUser, "Raise the retries in "+rel+", round "+strings.Repeat("x", i)),
 			chat.NewText(chat.RoleAssistant, "I changed "+rel+" as asked: "+strings.Repeat("detail ", 300)))
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	id := e.ID()
 	if err := e.Close(); err != nil {
@@ -144,7 +147,9 @@ func TestResumeReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 8 {
-		e.Add(ctx, chat.NewText(chat.RoleUser, "Fix parse.go."), chat.NewText(chat.RoleAssistant, "Done: "+strings.Repeat("detail ", 300)))
+		if err := e.Add(ctx, chat.NewText(chat.RoleUser, "Fix parse.go."), chat.NewText(chat.RoleAssistant, "Done: "+strings.Repeat("detail ", 300))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	id := e.ID()
 	if err := e.Close(); err != nil {
@@ -158,7 +163,9 @@ func TestResumeReadOnly(t *testing.T) {
 	if r.Budget() != 9000 {
 		t.Errorf("Budget = %d, want the option's 9000", r.Budget())
 	}
-	r.Add(ctx, chat.NewText(chat.RoleUser, "And the tests."))
+	if err := r.Add(ctx, chat.NewText(chat.RoleUser, "And the tests.")); err != nil {
+		t.Fatal(err)
+	}
 	if recs, err := r.Compact(ctx, ""); err != nil || len(recs) == 0 {
 		t.Fatalf("Compact = %v, %v; want a summary", recs, err)
 	}
