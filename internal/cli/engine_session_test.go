@@ -19,14 +19,21 @@ import (
 
 // engineSession writes, into the store in home, a session the way an agent
 // embedding the Engine does: a recorded configuration (a 6,000-token
-// budget, a system prompt, a tool), files read from its project, and a
-// finding in the working memory. It returns the session's id and the path
+// budget, a system prompt, a tool), files read from its project, a
+// relative path (notes/plan.txt) named in its history whose content is on
+// disk only, and a finding in the working memory. It returns the session's id and the path
 // of its file.
 func engineSession(t *testing.T, home string) (id, path string) {
 	t.Helper()
 	ctx := t.Context()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "parse.go"), []byte("package demo\n\nfunc Parse(s string) int { return len(s) }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes", "plan.txt"), []byte("plan-on-disk-only: handle runes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	store, err := jsonlstore.Open(jsonlstore.Options{Root: home})
@@ -44,7 +51,7 @@ func engineSession(t *testing.T, home string) (id, path string) {
 	}
 	for i := range 8 {
 		cid := fmt.Sprintf("r%d", i)
-		err := e.Add(ctx, chat.NewText(chat.RoleUser, fmt.Sprintf("Step %d: look at parse.go again.", i)),
+		err := e.Add(ctx, chat.NewText(chat.RoleUser, fmt.Sprintf("Step %d: look at parse.go again, as notes/plan.txt says.", i)),
 			chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: cid, Name: "Read", Arguments: json.RawMessage(fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "parse.go")))}}},
 			chat.NewToolResult(cid, "Read", "package demo\n\nfunc Parse(s string) int { return len(s) }\n"+strings.Repeat("// padding line\n", 60), false),
 			chat.NewText(chat.RoleAssistant, "Parse counts bytes, not runes. "+strings.Repeat("detail ", 40)))
@@ -102,7 +109,9 @@ func resumeEngineSession(t *testing.T, home, id string) (resumed, []string) {
 // wrote compacts it under the configuration it recorded, not under values
 // the CLI guessed: a resume afterwards has the same budget, tool schemas,
 // system prompt, tracker and working memory, and no override is recorded
-// (the tool schemas are the recorded ones: a different set would be one).
+// (the tool schemas are the recorded ones: a different set would be one),
+// and the summary holds the content of a file the history names relative
+// to the session's project.
 func TestCompactEngineSession(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
@@ -118,6 +127,14 @@ func TestCompactEngineSession(t *testing.T) {
 	}
 	if !r.Written || r.Budget != 6000 || r.TokensAfter >= r.TokensBefore {
 		t.Fatalf("compaction: %+v", r)
+	}
+	// The summary read notes/plan.txt from the session's project, not
+	// from the test's working directory.
+	if _, err := os.Stat("notes/plan.txt"); err == nil {
+		t.Fatal("notes/plan.txt in the working directory: the test proves nothing")
+	}
+	if !strings.Contains(r.Summary, "plan-on-disk-only") {
+		t.Errorf("the summary lacks notes/plan.txt's content (files %v):\n%s", r.FilesIncluded, r.Summary)
 	}
 	after, warnings := resumeEngineSession(t, home, id)
 	if diff := gocmp.Diff(before, after); diff != "" {
