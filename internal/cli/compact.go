@@ -110,7 +110,7 @@ read from --project only.`,
 				}
 				return printCompact(e.stdout, rep, f.json)
 			}
-			lives, err := restoreFile(args[0], f.model, f.budget)
+			lives, err := restoreFile(ctx, args[0], f.model, f.budget)
 			if err != nil {
 				return fmt.Errorf("compact %s: %w", args[0], err)
 			}

@@ -62,7 +62,7 @@ With --json, one JSON object per window is printed per line.`,
 			}
 			var lives []*live
 			if isFile(args[0]) {
-				lives, err = restoreFile(args[0], f.model, f.budget)
+				lives, err = restoreFile(cmd.Context(), args[0], f.model, f.budget)
 				if err != nil {
 					return fmt.Errorf("inspect %s: %w", args[0], err)
 				}

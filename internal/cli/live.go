@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/replay"
 	"github.com/agentctx/agentctx/session"
-	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/transcript"
 	"github.com/agentctx/agentctx/window"
 )
@@ -166,7 +164,7 @@ func restoreStored(ctx context.Context, st session.Store, id, modelName string, 
 // formats are read with package transcript; the window holds the
 // messages from the last recorded compaction on (a Codex compaction's
 // replacement history, then what followed).
-func restoreFile(path, modelName string, budget int) ([]*live, error) {
+func restoreFile(ctx context.Context, path, modelName string, budget int) ([]*live, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -185,13 +183,7 @@ func restoreFile(path, modelName string, budget int) ([]*live, error) {
 	var out []*live
 	for _, tr := range trs {
 		lv := &live{Source: path, Format: string(tr.Format), Index: tr.Index, SummaryAt: -1}
-		opts, err := windowFor(lv, pickModel(modelName, tr.Model), budget)
-		if err != nil {
-			return nil, err
-		}
-		opts.Reserved = token.Tools(opts.Counter, tr.Tools)
-		w, err := window.New(opts)
-		if err != nil {
+		if _, err := windowFor(lv, pickModel(modelName, tr.Model), budget); err != nil {
 			return nil, err
 		}
 		msgs := tr.Messages
@@ -201,16 +193,33 @@ func restoreFile(path, modelName string, budget int) ([]*live, error) {
 				msgs = append(append([]chat.Message(nil), c.Replacement...), tr.Messages[min(c.At, len(tr.Messages)):]...)
 			}
 		}
-		for _, m := range msgs {
-			if err := w.Add(m); errors.Is(err, window.ErrOrphanToolResult) {
-				r, _ := m.ToolResult()
-				_ = w.Add(chat.NewText(chat.RoleUser, r.Content))
-			}
+		if lv.Window, err = engineWindow(ctx, lv, tr.Tools, msgs); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		lv.Window = w
 		out = append(out, lv)
 	}
 	return out, nil
+}
+
+// engineWindow returns the window an engine (no store, no workspace,
+// limiter, working memory or reminders) builds from msgs, added as a live
+// agent adds them: a tool result whose call is not in the window goes in
+// as user text saying so (the Engine's rule). A message the window
+// rejects is left out and noted in lv.Problems.
+func engineWindow(ctx context.Context, lv *live, tools []chat.ToolDef, msgs []chat.Message) (*window.Window, error) {
+	eng, err := agentctx.Open(ctx, agentctx.Options{
+		Model: lv.Info.Name, Budget: lv.Budget, Tools: tools,
+		NoWorkspace: true, NoLimit: true, NoWorkingMemory: true, NoReminders: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range msgs {
+		if err := eng.Add(ctx, m); err != nil {
+			lv.Problems = append(lv.Problems, session.Problem{Kind: session.ProblemUnreadable, Detail: fmt.Sprintf("message %d: %v", i, err)})
+		}
+	}
+	return eng.CloseWindow()
 }
 
 // restoreSessionFile restores the window of a Claude Code or agentctx
