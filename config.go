@@ -204,11 +204,12 @@ func strategyOf(s compact.Strategy) strategyConfig {
 }
 
 // build returns the strategy c records, with the summarizer and logger of
-// opts, and an error when c names a strategy no one registered
+// opts and the file analyzer of the session's project ([fileAnalyzer]),
+// and an error when c names a strategy no one registered
 // ([compact.Register]; a caller's own, which the caller must pass to
 // Resume again) or records parameters it cannot read.
 func (c strategyConfig) build(opts Options) (compact.Strategy, error) {
-	return compact.Build(c.Name, c.Params, compact.BuildOptions{Summarizer: opts.Summarizer, Logger: opts.Logger})
+	return compact.Build(c.Name, c.Params, compact.BuildOptions{Summarizer: opts.Summarizer, Logger: opts.Logger, Files: fileAnalyzer(opts.Dir, opts.Dir != "")})
 }
 
 // lastConfig returns the configuration recorded last in entries, nil when

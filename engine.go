@@ -55,6 +55,9 @@ type Engine struct {
 	rec     *session.Recorder
 	info    model.Info
 	counter token.Counter
+	// files is the file analyzer of the summaries the engine's own
+	// strategy writes (fileAnalyzer).
+	files compact.FileAnalyzer
 	// memo counts the texts rebuilt for every request (tail, working
 	// memory) once while they stay the same.
 	memo     token.Counter
@@ -145,7 +148,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("agentctx: open %s: %w", opts.SessionID, err)
 		}
 	}
-	e, err := newEngine(ctx, opts, nil)
+	e, err := newEngine(ctx, opts, nil, true)
 	if err != nil {
 		return nil, err
 	}
@@ -190,8 +193,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 // generators, a caller's own Strategy) comes from opts; a missing
 // summarizer model or strategy is named in Warnings. The static system
 // prompt is the recorded one, byte for byte, unless
-// [Options].RefreshWorkspace asks to gather the workspace again. Errors:
-// [ErrNoStore], session.ErrNotFound and the store's.
+// [Options].RefreshWorkspace asks to gather the workspace again.
+//
+// Resume writes a configuration entry when the session recorded none or
+// options override it, unless [Options].ReadOnly, which writes nothing at
+// all. The project directory is [Options].Dir, else the session's when it
+// still exists, else the process's working directory; the summaries of
+// the engine's own strategy read the files their history names from it,
+// their content only in the first two cases. Errors: [ErrNoStore],
+// session.ErrNotFound and the store's.
 func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 	if opts.Store == nil {
 		return nil, fmt.Errorf("agentctx: resume %s: %w", id, ErrNoStore)
@@ -200,6 +210,15 @@ func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agentctx: resume %s: %w", id, err)
 	}
+	if opts.Dir == "" && tr.Session.Project != "" {
+		if fi, err := os.Stat(tr.Session.Project); err == nil && fi.IsDir() {
+			opts.Dir = tr.Session.Project
+		}
+	}
+	// The project's files are read for summaries only from the session's
+	// project directory (or the caller's): not from the process's working
+	// directory, where the session's relative paths mean something else.
+	readFiles := opts.Dir != ""
 	var overrides, warnings []string
 	saved := lastConfig(tr.Entries)
 	if saved != nil {
@@ -208,12 +227,7 @@ func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 	if opts.Model == "" {
 		opts.Model = tr.Session.Model
 	}
-	if opts.Dir == "" && tr.Session.Project != "" {
-		if fi, err := os.Stat(tr.Session.Project); err == nil && fi.IsDir() {
-			opts.Dir = tr.Session.Project
-		}
-	}
-	e, err := newEngine(ctx, opts, saved)
+	e, err := newEngine(ctx, opts, saved, readFiles)
 	if err != nil {
 		return nil, err
 	}
@@ -229,6 +243,10 @@ func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 	if err := e.restore(tr); err != nil {
 		return nil, fmt.Errorf("agentctx: resume %s: %w", id, err)
 	}
+	if opts.ReadOnly {
+		e.rec = nil
+		return e, nil
+	}
 	if saved == nil || len(overrides) > 0 {
 		if err := e.saveConfig(ctx); err != nil {
 			return nil, err
@@ -239,8 +257,10 @@ func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 
 // newEngine builds an engine without a session. saved, when not nil, is
 // the configuration the session recorded (opts already merged with it):
-// its budget source and static prompt are reused.
-func newEngine(ctx context.Context, opts Options, saved *engineConfig) (*Engine, error) {
+// its budget source and static prompt are reused. readFiles says whether
+// the summaries the engine's own strategy writes include the content of
+// the files in opts.Dir (the session's project).
+func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles bool) (*Engine, error) {
 	if opts.Dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -259,6 +279,7 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig) (*Engine,
 		stats: Stats{Compactions: map[string]int{}},
 
 		budgetSource: budgetSource(opts),
+		files:        fileAnalyzer(opts.Dir, readFiles),
 	}
 	if saved != nil && opts.Budget == saved.Budget && opts.Policy == nil {
 		e.budgetSource = saved.BudgetSource
@@ -290,7 +311,7 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig) (*Engine,
 	}
 	e.strategy = opts.Strategy
 	if e.strategy == nil {
-		e.strategy = &compact.Summarize{Summarizer: opts.Summarizer, Logger: opts.Logger}
+		e.strategy = &compact.Summarize{Summarizer: opts.Summarizer, Logger: opts.Logger, Files: e.files}
 	} else if st, ok := e.strategy.(compact.Stateful); ok {
 		// A stateful strategy remembers its window (the summarizing loop
 		// guard): each session gets its own copy, starting fresh.
@@ -609,4 +630,12 @@ func (e *Engine) ExpectPlan() error {
 	}
 	e.active.ExpectPlan()
 	return nil
+}
+
+// fileAnalyzer returns the file analyzer of the summaries an engine's own
+// strategy writes: relative paths resolved against dir, the session's
+// project directory, and the files' content read from disk when
+// readContent (the directory is the session's, not a stand-in).
+func fileAnalyzer(dir string, readContent bool) compact.FileAnalyzer {
+	return compact.FileAnalyzer{Root: dir, ReadContent: readContent}
 }

@@ -32,6 +32,12 @@ type Options struct {
 	// gathered, and the session's project. Optional. Defaults to the
 	// current directory.
 	Dir string
+	// ReadOnly makes [Resume] write nothing to the session: no
+	// configuration entry (even for a session that recorded none, or
+	// options that override it), and nothing the engine does afterwards
+	// (Add, Compact, Close) is persisted. For looking at a session, as
+	// `agentctx inspect` does. [Open] ignores it.
+	ReadOnly bool
 	// Origin and Metadata are stored on a new session. Optional.
 	Origin   string
 	Metadata map[string]string

@@ -279,7 +279,7 @@ func (e *Engine) Compact(ctx context.Context, instructions string) ([]compact.Re
 	f, ok := e.strategy.(compact.Forcer)
 	if !ok {
 		// A strategy that cannot compact on demand: a summary does.
-		f = &compact.Summarize{Summarizer: e.opts.Summarizer, Logger: e.opts.Logger}
+		f = &compact.Summarize{Summarizer: e.opts.Summarizer, Logger: e.opts.Logger, Files: e.files}
 	}
 	recs, err := f.CompactNow(ctx, e.w, instructions)
 	if err != nil {

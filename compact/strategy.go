@@ -88,6 +88,12 @@ type BuildOptions struct {
 	// Logger receives the strategy's records. Optional. Defaults to no
 	// logging.
 	Logger *slog.Logger
+	// Files finds the important files of a summarized history for the
+	// strategies that summarize: the directory relative paths are read
+	// against (a session's project), and whether their content is read.
+	// Optional. Defaults to the zero FileAnalyzer: the process's working
+	// directory, no content.
+	Files FileAnalyzer
 }
 
 // Builder makes a strategy from a configuration its [Configurable.Config]
@@ -235,6 +241,7 @@ func buildSummarize(config json.RawMessage, opts BuildOptions) (Strategy, error)
 		Summarizer: opts.Summarizer, Threshold: c.Threshold, KeepRatio: c.KeepRatio,
 		FallbackKeepRatio: c.Fallback, SummaryRatio: c.Summary, Logger: opts.Logger,
 		MinFreedRatio: c.MinFreed, MinCallsBetween: c.MinCalls, MaxFailures: c.MaxFail,
+		Files: opts.Files,
 	}, nil
 }
 

@@ -17,10 +17,10 @@
 // With [Options].Store set, a replay is also recorded as a session, as a
 // live agent would record it (session.Recorder): every message as it
 // entered the window and, after each compaction, a compact boundary
-// followed by the window as compaction left it. Restoring the saved session
-// (session.Restore under the same model, budget and reserve, which the
-// session's metadata keeps: [MetaModel], [MetaBudget], [MetaToolTokens])
-// gives back, message for message and token for token, the window
+// followed by the window as compaction left it, and the engine's
+// configuration (model, budget, tool schemas, strategy). Resuming the
+// saved session (agentctx.Resume, or session.Restore under the same
+// model, budget and reserve) gives back, message for message and token for token, the window
 // [Result].Window holds at the end of the replay; [Options].StopAfter ends
 // a replay early, as a process stopped mid-session.
 package replay

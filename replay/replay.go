@@ -409,7 +409,7 @@ func open(ctx context.Context, tr *transcript.Trajectory, res *Result, opts Opti
 	}
 	if opts.Store != nil {
 		var err error
-		if eopts, err = saveOptions(tr, res, opts, eopts); err != nil {
+		if eopts, err = saveOptions(tr, opts, eopts); err != nil {
 			return nil, err
 		}
 	}

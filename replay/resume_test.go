@@ -17,6 +17,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/internal/sharedtest"
@@ -196,10 +197,25 @@ func resumeAt(t *testing.T, store session.Store, tr *transcript.Trajectory, budg
 	if sess.Origin == "" || !strings.HasPrefix(sess.Origin, "replay:"+string(tr.Format)+":") {
 		t.Errorf("%s: origin %q", where, sess.Origin)
 	}
-	if sess.Metadata[replay.MetaModel] != res.Model || sess.Metadata[replay.MetaBudget] != strconv.Itoa(res.Budget) ||
-		sess.Metadata[replay.MetaToolTokens] != strconv.Itoa(res.ToolTokens) || sess.Metadata[replay.MetaStrategy] != strat {
-		t.Errorf("%s: session metadata %v; replayed %s at %d with %d tool tokens", where, sess.Metadata, res.Model, res.Budget, res.ToolTokens)
+	// The engine recorded the replay's configuration: a resume comes back
+	// with its model, budget and strategy, and the same window.
+	eng, err := agentctx.Resume(ctx, res.SessionID, agentctx.Options{Store: store, ReadOnly: true})
+	if err != nil {
+		t.Fatalf("%s: Resume: %v", where, err)
 	}
+	if eng.Budget() != res.Budget || eng.BudgetSource() != agentctx.BudgetFromOption || eng.Model().Name != model.Lookup(res.Model).Name {
+		t.Errorf("%s: resumed at %d tokens (%s) for %s; replayed %s at %d", where, eng.Budget(), eng.BudgetSource(), eng.Model().Name, res.Model, res.Budget)
+	}
+	for _, w := range eng.Warnings() {
+		if strings.HasPrefix(w, "resume:") { // an override, a strategy not rebuilt
+			t.Errorf("%s: %s", where, w)
+		}
+	}
+	resumed, err := eng.CloseWindow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSameWindow(t, where+", resumed", live, resumed)
 	if !titleOK(sess.Title, tr.Messages[:stop]) {
 		t.Errorf("%s: title %q is not the first typed user prompt", where, sess.Title)
 	}

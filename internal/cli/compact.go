@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,9 +13,9 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/compact"
-	"github.com/agentctx/agentctx/replay"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/transcript"
 )
 
 type compactFlags struct {
@@ -51,6 +51,16 @@ tracker, the working memory, the rehydration block) into the session, so
 that a resume starts from the summary with nothing else lost. --dry-run
 compacts a copy of the session in a temporary store.
 
+The session is compacted under the configuration it recorded (budget,
+model, tools, system prompt, strategy); --budget and --model override it,
+and the override is recorded in the session. A session that recorded none
+(imported with 'agentctx sessions import', or written by an older
+agentctx) is compacted under --budget, else its model's default budget
+(the context window less a reply reserve and a buffer). The files the
+history names are read, for the summary, from the session's project
+directory (--project overrides it); when that directory is gone, their
+content is left out.
+
 The summary is written by the extractive summarizer, which needs no model,
 unless a provider is configured (--summarizer llm, --provider,
 $AGENTCTX_PROVIDER, or $OPENAI_API_KEY / $ANTHROPIC_API_KEY). When the
@@ -60,7 +70,12 @@ that says so.
 
 A FILE (a Claude Code session, an agentctx session file or any transcript
 replay reads) is compacted with --dry-run only; import it first
-('agentctx sessions import FILE') to write the summary.`,
+('agentctx sessions import FILE') to write the summary. A Claude Code or
+Codex FILE is imported into a temporary store and compacted there as an
+imported session is (under --budget, else its model's default budget;
+files read from the transcript's working directory, or --project); the
+other formats are restored and summarized directly, with the files' content
+read from --project only.`,
 		Example: `  agentctx compact 0192f3c4-… --instructions "focus on the parser"
   agentctx compact ~/.claude/projects/-home-me-app/8463c716-….jsonl --dry-run
   agentctx compact 0192f3c4-… --summarizer llm --provider anthropic --json`,
@@ -89,7 +104,13 @@ replay reads) is compacted with --dry-run only; import it first
 			if !f.dryRun {
 				return usageError{fmt.Errorf("compact %s: a file is compacted with --dry-run only; import it first ('agentctx sessions import %s') to write the summary", args[0], args[0])}
 			}
-			lives, err := restoreFile(args[0], f.model, f.budget)
+			if rep, ok, err := compactFile(ctx, e, args[0], f, sum); ok || err != nil {
+				if err != nil {
+					return fmt.Errorf("compact %s: %w", args[0], err)
+				}
+				return printCompact(e.stdout, rep, f.json)
+			}
+			lives, err := restoreFile(ctx, args[0], f.model, f.budget)
 			if err != nil {
 				return fmt.Errorf("compact %s: %w", args[0], err)
 			}
@@ -97,13 +118,11 @@ replay reads) is compacted with --dry-run only; import it first
 				return fmt.Errorf("compact %s: no conversation in the file", args[0])
 			}
 			lv := lives[0]
-			root := f.project
-			if root == "" && lv.Session != nil {
-				root = lv.Session.Project
-			}
+			// The files are read from --project only: the process's
+			// working directory is not the transcript's.
 			s := &compact.Summarize{
 				Summarizer: sum, Force: true, Instructions: f.instructions, Logger: e.logger,
-				Files: compact.FileAnalyzer{Root: root, ReadContent: true},
+				Files: compact.FileAnalyzer{Root: f.project, ReadContent: f.project != ""},
 			}
 			w := lv.Window
 			before := w.Size()
@@ -131,8 +150,8 @@ replay reads) is compacted with --dry-run only; import it first
 	fl.StringVar(&f.sum.kind, "summarizer", "auto", summarizerHelp)
 	fl.StringVar(&f.sum.provider, "provider", "", "with --summarizer llm, the provider: openai or anthropic")
 	fl.StringVar(&f.sum.model, "summary-model", "", "with --summarizer llm, the model that writes the summary (default $AGENTCTX_MODEL)")
-	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: a replay's saved budget, else the model's default)")
-	fl.StringVar(&f.model, "model", "", "count tokens as this model (default: the session's model)")
+	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the one the session recorded, else the model's default); overrides a recorded budget")
+	fl.StringVar(&f.model, "model", "", "count tokens as this model (default: the session's model); overrides a recorded model")
 	fl.StringVar(&f.project, "project", "", "folder the session's relative file paths are read from (default: the session's project)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what compaction would do; write nothing")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object")
@@ -251,15 +270,18 @@ func compactStored(ctx context.Context, e *env, store *jsonlstore.Store, id stri
 		}
 		src = cp
 	}
-	root := cmp.Or(f.project, meta.Project)
-	budget := f.budget
-	if budget <= 0 {
-		budget = metaInt(meta, replay.MetaBudget)
+	recorded, err := hasConfig(ctx, src, id)
+	if err != nil {
+		return rep, storeError("compact", id, err)
 	}
+	// Only what the user set: the session's recorded configuration (model,
+	// budget, tools, system prompt, strategy) is the engine's to restore.
+	// A session that recorded none (imported, or older) is resumed under
+	// --budget, else its model's default budget, without the workspace
+	// context it never had.
 	eng, err := agentctx.Resume(ctx, id, agentctx.Options{
-		Store: src, Dir: root, Model: cmp.Or(f.model, meta.Metadata[replay.MetaModel]), Budget: budget,
-		NoWorkspace: true, Summarizer: sum, Logger: e.logger,
-		Strategy: &compact.Summarize{Summarizer: sum, Logger: e.logger, Files: compact.FileAnalyzer{Root: root, ReadContent: true}},
+		Store: src, Dir: f.project, Model: f.model, Budget: f.budget,
+		NoWorkspace: !recorded, Summarizer: sum, Logger: e.logger,
 	})
 	if err != nil {
 		return rep, storeError("compact", id, err)
@@ -301,4 +323,64 @@ func copySession(ctx context.Context, src, dst session.Store, s session.Session)
 	}
 	_, err = dst.Append(ctx, s.ID, tr.Entries...)
 	return err
+}
+
+// hasConfig reports whether session id recorded the engine's
+// configuration (a state entry with a config key), which agentctx.Resume
+// restores.
+func hasConfig(ctx context.Context, st session.Store, id string) (bool, error) {
+	tr, err := st.Load(ctx, id, session.LoadOptions{All: true})
+	if err != nil {
+		return false, err
+	}
+	for _, en := range tr.Entries {
+		if en.Type != session.TypeState {
+			continue
+		}
+		var s struct {
+			Config json.RawMessage `json:"config"`
+		}
+		if json.Unmarshal(en.State, &s) == nil && len(s.Config) > 0 && string(s.Config) != "null" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// compactFile compacts a Claude Code or Codex transcript file as
+// compactStored compacts an imported session: imported into a temporary
+// store, deleted afterwards. ok is false, with no error, for a format
+// that cannot be imported, which the caller compacts itself.
+func compactFile(ctx context.Context, e *env, path string, f compactFlags, sum compact.Summarizer) (rep compactReport, ok bool, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return rep, false, err
+	}
+	format, err := transcript.Detect(data)
+	if err != nil {
+		return rep, false, err
+	}
+	if format != transcript.FormatClaudeCode && format != transcript.FormatCodex {
+		return rep, false, nil
+	}
+	tmp, err := os.MkdirTemp("", "agentctx-compact-")
+	if err != nil {
+		return rep, true, err
+	}
+	defer os.RemoveAll(tmp)
+	st, err := jsonlstore.Open(jsonlstore.Options{Root: tmp, Logger: e.logger, Version: "agentctx", Sync: jsonlstore.SyncNever})
+	if err != nil {
+		return rep, true, err
+	}
+	defer closeStore(st, &err)
+	im := &importer{store: st, format: format, sidechains: true, project: f.project}
+	r := im.file(ctx, path, true)
+	if r.Status != statusImported {
+		return rep, true, errors.New(r.Reason)
+	}
+	g := f
+	g.dryRun = false // the temporary store is the copy
+	rep, err = compactStored(ctx, e, st, r.ID, g, sum)
+	rep.Source, rep.SessionID, rep.DryRun, rep.Written = path, "", true, false
+	return rep, true, err
 }

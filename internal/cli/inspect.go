@@ -41,10 +41,15 @@ part after the last compact boundary is restored, with the parentUuid chain
 repaired where it is broken), or any transcript replay reads (the messages
 after the last recorded compaction).
 
-Tokens are counted with the model's tokenizer (--model, else the session's
-model). The budget is --budget, else the one a replay saved, else the
-model's default (its context window less a reply reserve and a buffer).
-Colors are used only when standard output is a terminal.
+A stored session is restored as the library resumes it (agentctx.Resume),
+read-only: inspect never writes to the session. Its model, budget and tool
+schemas are the ones the session recorded; --model and --budget override
+them for this view. A session that recorded none (imported with
+'agentctx sessions import', or written by an older agentctx) and a FILE
+are counted with --model, else the model their messages name, under
+--budget, else the model's default budget (its context window less a
+reply reserve and a buffer). Colors are used only when standard output is
+a terminal.
 
 With --json, one JSON object per window is printed per line.`,
 		Example: `  agentctx inspect 0192f3c4-…
@@ -57,7 +62,7 @@ With --json, one JSON object per window is printed per line.`,
 			}
 			var lives []*live
 			if isFile(args[0]) {
-				lives, err = restoreFile(args[0], f.model, f.budget)
+				lives, err = restoreFile(cmd.Context(), args[0], f.model, f.budget)
 				if err != nil {
 					return fmt.Errorf("inspect %s: %w", args[0], err)
 				}
@@ -94,7 +99,7 @@ With --json, one JSON object per window is printed per line.`,
 	}
 	addHomeFlag(cmd, &home)
 	cmd.Flags().StringVar(&f.model, "model", "", "count tokens and size the context window as this model (default: the session's model)")
-	cmd.Flags().IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: a replay's saved budget, else the model's default)")
+	cmd.Flags().IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the one the session recorded, else the model's default)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object per window (JSON Lines)")
 	return cmd
 }

@@ -2,15 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
+	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/replay"
 	"github.com/agentctx/agentctx/session"
-	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/transcript"
 	"github.com/agentctx/agentctx/window"
 )
@@ -27,8 +26,8 @@ type live struct {
 	Index int
 	Info  model.Info
 	// Budget is the prompt budget in tokens; BudgetSource says where it
-	// came from: "flag", "replay" (the budget a replay saved) or the
-	// policy's name.
+	// came from: "flag", the policy's name (a file), or, for a stored
+	// session, agentctx.Engine.BudgetSource's (the recorded one).
 	Budget       int
 	BudgetSource string
 	Window       *window.Window
@@ -68,28 +67,22 @@ func summaryIndex(entries []session.Entry, w *window.Window) int {
 	return -1
 }
 
-// windowFor returns the window options to restore under: the model's
-// counter, the budget (flag, else the one a replay saved, else the default
-// policy's) and the reserved tokens a replay saved.
-func windowFor(lv *live, modelName string, budget int, s *session.Session) (window.Options, error) {
+// windowFor returns the window options to restore a transcript file
+// under: the model's counter and the budget (flag, else the default
+// policy's).
+func windowFor(lv *live, modelName string, budget int) (window.Options, error) {
 	lv.Info = model.Lookup(modelName)
 	c, err := model.Counter(lv.Info)
 	if err != nil {
 		return window.Options{}, err
 	}
-	reserved := 0
 	switch {
 	case budget > 0:
 		lv.Budget, lv.BudgetSource = budget, "flag"
-	case s != nil && metaInt(*s, replay.MetaBudget) > 0:
-		lv.Budget, lv.BudgetSource = metaInt(*s, replay.MetaBudget), "replay"
 	default:
 		lv.Budget, lv.BudgetSource = model.DefaultPolicy.Budget(lv.Info), model.DefaultPolicy.Name()
 	}
-	if s != nil {
-		reserved = metaInt(*s, replay.MetaToolTokens)
-	}
-	return window.Options{Budget: lv.Budget, Counter: c, Reserved: reserved}, nil
+	return window.Options{Budget: lv.Budget, Counter: c}, nil
 }
 
 // pickModel returns the first non-empty name, else replay.DefaultModel.
@@ -123,7 +116,13 @@ func entriesModel(entries []session.Entry) string {
 	return ""
 }
 
-// restoreStored loads session id from st and restores its live window.
+// restoreStored restores the live window of session id in st as the
+// library resumes it (agentctx.Resume, read-only: nothing is written to
+// the session): under the configuration the session recorded (model,
+// budget, tool schemas), which modelName and budget, when set, override.
+// A session that recorded none (imported, or older) is restored for
+// modelName, else its model, else the one its assistant messages name,
+// under budget, else that model's default budget.
 func restoreStored(ctx context.Context, st session.Store, id, modelName string, budget int) (*live, error) {
 	if err := session.ValidateID(id); err != nil {
 		return nil, usageError{err}
@@ -132,18 +131,29 @@ func restoreStored(ctx context.Context, st session.Store, id, modelName string, 
 	if err != nil {
 		return nil, storeError("load", id, err)
 	}
+	recorded, err := hasConfig(ctx, st, id)
+	if err != nil {
+		return nil, storeError("load", id, err)
+	}
 	s := tr.Session
-	lv := &live{Source: id, Session: &s, SummaryAt: -1}
-	opts, err := windowFor(lv, pickModel(modelName, s.Metadata[replay.MetaModel], s.Model, entriesModel(tr.Entries)), budget, &s)
-	if err != nil {
-		return nil, err
+	opts := agentctx.Options{Store: st, Model: modelName, Budget: budget, ReadOnly: true, NoWorkspace: !recorded}
+	if !recorded {
+		opts.Model = pickModel(modelName, s.Model, entriesModel(tr.Entries))
 	}
-	w, probs, err := session.Restore(tr.Entries, opts)
+	eng, err := agentctx.Resume(ctx, id, opts)
 	if err != nil {
-		return nil, fmt.Errorf("restore %s: %w", id, err)
+		return nil, storeError("load", id, err)
 	}
-	lv.Window, lv.SummaryAt = w, summaryIndex(tr.Entries, w)
-	lv.Problems = append(tr.Problems, probs...)
+	w, err := eng.CloseWindow()
+	if err != nil {
+		return nil, storeError("load", id, err)
+	}
+	lv := &live{Source: id, Session: &s, Info: eng.Model(), Budget: eng.Budget(), BudgetSource: eng.BudgetSource(), Window: w}
+	if budget > 0 {
+		lv.BudgetSource = "flag"
+	}
+	lv.SummaryAt = summaryIndex(tr.Entries, w)
+	lv.Problems = tr.Problems
 	return lv, nil
 }
 
@@ -154,7 +164,7 @@ func restoreStored(ctx context.Context, st session.Store, id, modelName string, 
 // formats are read with package transcript; the window holds the
 // messages from the last recorded compaction on (a Codex compaction's
 // replacement history, then what followed).
-func restoreFile(path, modelName string, budget int) ([]*live, error) {
+func restoreFile(ctx context.Context, path, modelName string, budget int) ([]*live, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -173,13 +183,7 @@ func restoreFile(path, modelName string, budget int) ([]*live, error) {
 	var out []*live
 	for _, tr := range trs {
 		lv := &live{Source: path, Format: string(tr.Format), Index: tr.Index, SummaryAt: -1}
-		opts, err := windowFor(lv, pickModel(modelName, tr.Model), budget, nil)
-		if err != nil {
-			return nil, err
-		}
-		opts.Reserved = token.Tools(opts.Counter, tr.Tools)
-		w, err := window.New(opts)
-		if err != nil {
+		if _, err := windowFor(lv, pickModel(modelName, tr.Model), budget); err != nil {
 			return nil, err
 		}
 		msgs := tr.Messages
@@ -189,16 +193,33 @@ func restoreFile(path, modelName string, budget int) ([]*live, error) {
 				msgs = append(append([]chat.Message(nil), c.Replacement...), tr.Messages[min(c.At, len(tr.Messages)):]...)
 			}
 		}
-		for _, m := range msgs {
-			if err := w.Add(m); errors.Is(err, window.ErrOrphanToolResult) {
-				r, _ := m.ToolResult()
-				_ = w.Add(chat.NewText(chat.RoleUser, r.Content))
-			}
+		if lv.Window, err = engineWindow(ctx, lv, tr.Tools, msgs); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		lv.Window = w
 		out = append(out, lv)
 	}
 	return out, nil
+}
+
+// engineWindow returns the window an engine (no store, no workspace,
+// limiter, working memory or reminders) builds from msgs, added as a live
+// agent adds them: a tool result whose call is not in the window goes in
+// as user text saying so (the Engine's rule). A message the window
+// rejects is left out and noted in lv.Problems.
+func engineWindow(ctx context.Context, lv *live, tools []chat.ToolDef, msgs []chat.Message) (*window.Window, error) {
+	eng, err := agentctx.Open(ctx, agentctx.Options{
+		Model: lv.Info.Name, Budget: lv.Budget, Tools: tools,
+		NoWorkspace: true, NoLimit: true, NoWorkingMemory: true, NoReminders: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range msgs {
+		if err := eng.Add(ctx, m); err != nil {
+			lv.Problems = append(lv.Problems, session.Problem{Kind: session.ProblemUnreadable, Detail: fmt.Sprintf("message %d: %v", i, err)})
+		}
+	}
+	return eng.CloseWindow()
 }
 
 // restoreSessionFile restores the window of a Claude Code or agentctx
@@ -213,7 +234,7 @@ func restoreSessionFile(path, modelName string, budget int) ([]*live, error) {
 	_, p = session.Live(resolved)
 	probs = append(probs, p...)
 	lv := &live{Source: path, Format: string(transcript.FormatClaudeCode), SummaryAt: -1}
-	opts, err := windowFor(lv, pickModel(modelName, entriesModel(entries)), budget, nil)
+	opts, err := windowFor(lv, pickModel(modelName, entriesModel(entries)), budget)
 	if err != nil {
 		return nil, err
 	}

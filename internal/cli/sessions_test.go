@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/session"
@@ -445,7 +446,7 @@ func TestReplaySave(t *testing.T) {
 		t.Fatalf("replay --save --json: %v\n%s", err, out)
 	}
 	rep := jsonLines[inspectReport](t, mustRun(t, ExitOK, "inspect", "--home", home, "--json", res.SessionID))[0]
-	if rep.Tokens != res.Final || rep.Budget != 1000 || rep.BudgetSource != "replay" {
+	if rep.Tokens != res.Final || rep.Budget != 1000 || rep.BudgetSource != agentctx.BudgetFromOption {
 		t.Errorf("inspect of the saved replay: %d tokens (replay ended at %d), budget %d from %s", rep.Tokens, res.Final, rep.Budget, rep.BudgetSource)
 	}
 	if rep.Session == nil || rep.Session.Compactions == 0 || rep.Session.Project != "/work/p" {

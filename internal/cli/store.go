@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -123,13 +123,4 @@ func homeShort(p string) string {
 		return "~" + string(filepath.Separator) + rest
 	}
 	return p
-}
-
-// metaInt reads an integer from a session's metadata; 0 when absent.
-func metaInt(s session.Session, key string) int {
-	n, err := strconv.Atoi(s.Metadata[key])
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
 }
