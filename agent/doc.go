@@ -1,0 +1,36 @@
+// Package agent is the loop of agentctx's reference coding agent
+// (`agentctx chat`), usable from Go: it drives an [agentctx.Engine] and a
+// [provider.Model] through the live loop of the root package's
+// documentation, runs the model's tool calls ([tools.Tool]) behind a
+// permission guard, and reports what happens as typed [Event]s.
+//
+// # The loop
+//
+// [Agent.Run] adds the user's message, then, until the model answers
+// without tool calls or [Options.MaxTurns] model calls were made:
+//
+//  1. builds the request with [agentctx.Engine.Request];
+//  2. sends it, streaming text deltas when the model is a
+//     [provider.Streamer];
+//  3. on a context overflow, calls [agentctx.Engine.RecoverOverflow] and
+//     sends the smaller request; on a rate limit or an unavailable
+//     provider, waits and builds the request again (up to
+//     [Options.Retries] times);
+//  4. adds the reply with [agentctx.Engine.Add];
+//  5. runs each tool call, asking [Options.Permission] first, and adds
+//     its result.
+//
+// # Interrupts
+//
+// When ctx is cancelled (the user's Ctrl-C) during a stream or a tool,
+// Run returns promptly with an error wrapping ctx.Err() and
+// [StopInterrupted]. It adds no result for the calls left unanswered: the
+// Engine answers them itself ([agentctx.InterruptedResult]) when the next
+// message comes, so the session stays valid and the next Run continues.
+//
+// # Events
+//
+// [Options.Events] receives one [Event] per thing that happened, in order,
+// from the goroutine that called Run. Events are plain data and encode
+// as JSON (the print mode's JSON Lines, the HTTP service's stream).
+package agent
