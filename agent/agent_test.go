@@ -240,7 +240,9 @@ func TestRunFailures(t *testing.T) {
 			{"server error", func(providertest.Request) providertest.Failure { return wire.ServerError() }, false},
 			{"rate limit", func(providertest.Request) providertest.Failure { return wire.RateLimited(0) }, false},
 			{"overloaded", func(providertest.Request) providertest.Failure { return wire.Overloaded() }, false},
-			{"overflow", func(r providertest.Request) providertest.Failure { return wire.Overflow(r.PromptTokens-40, r.PromptTokens) }, true},
+			{"overflow", func(r providertest.Request) providertest.Failure {
+				return wire.Overflow(r.PromptTokens-40, r.PromptTokens)
+			}, true},
 		} {
 			t.Run(string(wire)+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
