@@ -370,7 +370,9 @@ func TestRunInterruptedStream(t *testing.T) {
 			defer cancel()
 			var cancelled time.Time
 			var once sync.Once
+			var last agent.Event
 			a, err := agent.New(agent.Options{Engine: f.engine, Model: f.model, Events: func(e agent.Event) {
+				last = e
 				if e.Kind == agent.EventTextDelta {
 					once.Do(func() {
 						cancelled = time.Now()
@@ -387,6 +389,9 @@ func TestRunInterruptedStream(t *testing.T) {
 			}
 			if !errors.Is(err, context.Canceled) || res.StopReason != agent.StopInterrupted {
 				t.Fatalf("Run = %+v, %v; want interrupted", res, err)
+			}
+			if last.Kind != agent.EventTurnEnd || last.StopReason != agent.StopInterrupted {
+				t.Errorf("last event = %+v, want the interrupted turn's end", last)
 			}
 			res, err = a.Run(t.Context(), "Continue.")
 			if err != nil || res.Text != "Continuing." {
@@ -467,3 +472,73 @@ func TestNew(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestEventJSON(t *testing.T) {
+	t.Parallel()
+	ev := agent.Event{Kind: agent.EventToolResult, Turn: 2, Result: &agent.ToolResultEvent{ID: "call_1", Name: "write", Bytes: 18, IsError: true, Denied: true}}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"kind":"tool_result","turn":2,"result":{"id":"call_1","name":"write","bytes":18,"is_error":true,"denied":true}}`
+	if string(b) != want {
+		t.Errorf("JSON = %s, want %s", b, want)
+	}
+	var back agent.Event
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ev, back); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunRecallAndUnknownTool(t *testing.T) {
+	t.Parallel()
+	for _, wire := range wires {
+		t.Run(string(wire), func(t *testing.T) {
+			t.Parallel()
+			read := &fileTool{name: "read", access: tools.AccessRead}
+			script := func(r providertest.Request) providertest.Reply {
+				var first string
+				for _, m := range r.Messages {
+					for _, c := range m.ToolCalls() {
+						if first == "" {
+							first = c.ID
+						}
+					}
+				}
+				switch len(r.Messages) {
+				case 2: // the system prompt and the task
+					return providertest.Reply{ToolCalls: []chat.ToolCall{{Name: "read", Arguments: json.RawMessage(`{"path":"a.go"}`)}}}
+				case 4:
+					return providertest.Reply{ToolCalls: []chat.ToolCall{
+						{Name: agentctx.RecallToolName, Arguments: json.RawMessage(fmt.Sprintf(`{"call_id":%q}`, first))},
+						{Name: "teleport"},
+					}}
+				}
+				return providertest.Reply{Text: "Done."}
+			}
+			f := setup(t, wire, false, providertest.Options{Script: script}, read)
+			var results []agent.ToolResultEvent
+			a, err := agent.New(agent.Options{Engine: f.engine, Model: f.model, Tools: []tools.Tool{read}, Events: func(e agent.Event) {
+				if e.Kind == agent.EventToolResult {
+					results = append(results, *e.Result)
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res, err := a.Run(t.Context(), "Read a.go."); err != nil || res.Text != "Done." {
+				t.Fatalf("Run = %+v, %v", res, err)
+			}
+			got := lastResults(t, f.srv)
+			if len(got) != 3 || !strings.Contains(got[1].Content, `read ran with {"path":"a.go"}`) || !strings.Contains(got[2].Content, `unknown tool "teleport"`) {
+				t.Fatalf("results sent = %+v", got)
+			}
+			if len(results) != 3 || results[1].IsError || !results[2].IsError {
+				t.Errorf("result events = %+v", results)
+			}
+		})
+	}
+}
