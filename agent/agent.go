@@ -10,6 +10,7 @@ import (
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/agent/tools"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/prompt"
 	"github.com/agentctx/agentctx/provider"
 )
 
@@ -196,11 +197,15 @@ func (a *Agent) call(ctx context.Context, turn int) (*provider.Response, error) 
 			a.emitCompaction(turn, req)
 		}
 		shown = req
-		if len(req.Tail) > 0 {
-			kinds := make([]string, 0, len(req.Tail))
-			for _, r := range req.Tail {
+		var kinds []string
+		for _, r := range req.Tail {
+			// The tracker's and the working memory's sections ride in
+			// the tail of every request; they are not reminders.
+			if r.Kind != prompt.KindTracker && r.Kind != prompt.KindWorkingMemory {
 				kinds = append(kinds, r.Kind)
 			}
+		}
+		if len(kinds) > 0 {
 			a.emit(Event{Kind: EventReminder, Turn: turn, Reminders: kinds})
 		}
 		resp, err := a.send(ctx, turn, req)

@@ -542,3 +542,83 @@ func TestRunRecallAndUnknownTool(t *testing.T) {
 		})
 	}
 }
+
+// bigTool returns a large output: lines of code.
+type bigTool struct{}
+
+func (bigTool) Def() chat.ToolDef {
+	return chat.ToolDef{Name: "read_file", Description: "Reads a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+}
+func (bigTool) Access() tools.Access { return tools.AccessRead }
+func (bigTool) Run(_ context.Context, call chat.ToolCall) chat.ToolResult {
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "func helper%d(x int) int { return x * %d } // line %d\n", i, i, i+1)
+	}
+	return chat.ToolResult{ToolCallID: call.ID, Content: b.String()}
+}
+
+func TestRunCompactionEvents(t *testing.T) {
+	t.Parallel()
+	script := func(r providertest.Request) providertest.Reply {
+		rounds := 0
+		for _, m := range r.Messages {
+			if m.HasToolCalls() {
+				rounds++
+			}
+		}
+		if rounds >= 12 || r.N >= 12 {
+			return providertest.Reply{Text: "Read them all."}
+		}
+		return providertest.Reply{ToolCalls: []chat.ToolCall{{Name: "read_file", Arguments: json.RawMessage(fmt.Sprintf(`{"path":"f%d.go"}`, r.N))}}}
+	}
+	srv := providertest.NewOpenAI(providertest.Options{Script: script})
+	t.Cleanup(srv.Close)
+	m, err := openai.New(openai.Options{APIKey: "k", BaseURL: srv.BaseURL, Model: "gpt-4o", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := agentctx.Open(t.Context(), agentctx.Options{Model: "gpt-4o", Budget: 8000, MaxTokens: 500, NoWorkspace: true,
+		Tools: []chat.ToolDef{bigTool{}.Def()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	var comps []agent.CompactionEvent
+	var usage []agent.UsageEvent
+	reminders := 0
+	a, err := agent.New(agent.Options{Engine: e, Model: m, Tools: []tools.Tool{bigTool{}}, Events: func(ev agent.Event) {
+		switch ev.Kind {
+		case agent.EventReminder:
+			reminders += len(ev.Reminders)
+		case agent.EventCompaction:
+			comps = append(comps, *ev.Compaction)
+		case agent.EventUsage:
+			usage = append(usage, *ev.Usage)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(t.Context(), "Read every file.")
+	if err != nil || res.StopReason != agent.StopDone {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if len(comps) == 0 {
+		t.Fatalf("no compaction event; engine stats %+v", e.Stats())
+	}
+	for _, c := range comps {
+		if len(c.Levels) == 0 || c.TokensAfter >= c.TokensBefore {
+			t.Errorf("compaction event %+v", c)
+		}
+	}
+	for _, u := range usage {
+		if u.RequestTokens > u.Budget {
+			t.Errorf("usage %+v: request over the budget", u)
+		}
+	}
+	if got := e.Stats().Reminders; reminders != got || got == 0 {
+		t.Errorf("%d reminders in events, the engine sent %d", reminders, got)
+	}
+	t.Logf("%d compactions, %d calls, engine %+v", len(comps), res.ModelCalls, e.Stats())
+}

@@ -10,7 +10,8 @@ const (
 	// EventCompaction reports the compaction levels applied before a
 	// request: Compaction is set.
 	EventCompaction EventKind = "compaction"
-	// EventReminder reports the system reminders a request carries, before
+	// EventReminder reports the system reminders (by kind, not the
+	// tracker's and working memory's sections) a request carries, before
 	// each send (again before a retry, which carries them again) to
 	// the model: Reminders is set.
 	EventReminder EventKind = "reminder"
