@@ -622,3 +622,24 @@ func TestRunCompactionEvents(t *testing.T) {
 	}
 	t.Logf("%d compactions, %d calls, engine %+v", len(comps), res.ModelCalls, e.Stats())
 }
+
+func TestRunPermissionError(t *testing.T) {
+	t.Parallel()
+	write := &fileTool{name: "write", access: tools.AccessWrite}
+	script := func(r providertest.Request) providertest.Reply {
+		return providertest.Reply{ToolCalls: []chat.ToolCall{{Name: "write", Arguments: json.RawMessage(`{"path":"a.go"}`)}}}
+	}
+	f := setup(t, providertest.WireOpenAI, false, providertest.Options{Script: script}, write)
+	errTTY := errors.New("no terminal to ask on")
+	guard := &agent.Guard{Ask: func(context.Context, chat.ToolCall, tools.Access, string) (agent.Decision, error) {
+		return agent.DecisionDeny, errTTY
+	}}
+	a, err := agent.New(agent.Options{Engine: f.engine, Model: f.model, Tools: []tools.Tool{write}, Permission: guard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(t.Context(), "Write.")
+	if !errors.Is(err, errTTY) || res.StopReason != agent.StopError || len(write.calls()) != 0 {
+		t.Fatalf("Run = %+v, %v; want the guard's error, nothing written", res, err)
+	}
+}

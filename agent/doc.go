@@ -30,7 +30,8 @@
 //
 // # Events
 //
-// [Options.Events] receives one [Event] per thing that happened, in order,
-// from the goroutine that called Run. Events are plain data and encode
+// [Options.Events] receives one [Event] per thing that happened, in order
+// and never concurrently (the module's adapters call the stream callback on
+// the goroutine that called Run). Events are plain data and encode
 // as JSON (the print mode's JSON Lines, the HTTP service's stream).
 package agent
