@@ -84,8 +84,8 @@ type Result struct {
 	StopReason StopReason `json:"stop_reason"`
 }
 
-// Agent runs the loop of one session. Run calls are serialized: one at a
-// time per Agent.
+// Agent runs the loop of one session (its Engine's). Safe for concurrent
+// use: Run calls are serialized, one at a time per Agent.
 type Agent struct {
 	opts  Options
 	tools map[string]tools.Tool

@@ -30,6 +30,7 @@ const (
 // permissionGuard). Allow is called from the goroutine running
 // [Agent.Run], before each call; an error stops the Run.
 type Permission interface {
+	// Allow decides call, whose tool has access. An error ends the Run.
 	Allow(ctx context.Context, call chat.ToolCall, access tools.Access) (Decision, error)
 }
 
