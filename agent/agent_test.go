@@ -105,22 +105,6 @@ func setup(t *testing.T, wire providertest.Wire, stream bool, opts providertest.
 	return fixture{srv: srv, engine: e, model: m}
 }
 
-// sinceUser returns the tool results since the last user text.
-func sinceUser(r providertest.Request) []chat.ToolResult {
-	var out []chat.ToolResult
-	for i := len(r.Messages) - 1; i >= 0; i-- {
-		m := r.Messages[i]
-		if res, ok := m.ToolResult(); ok && m.Role == chat.RoleTool {
-			out = append([]chat.ToolResult{res}, out...)
-			continue
-		}
-		if m.Role == chat.RoleUser && m.Text() != "" && !strings.HasPrefix(m.Text(), "<system-reminder>") {
-			break
-		}
-	}
-	return out
-}
-
 // readThenWrite is a script: read a file, then write it, then answer;
 // it reads the last tool result to know where it is.
 func readThenWrite(r providertest.Request) providertest.Reply {
