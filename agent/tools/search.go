@@ -95,12 +95,19 @@ func (t search) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 
 // ripgrep runs rg in Root; its paths come out relative to Root.
 func (t search) ripgrep(ctx context.Context, rg, query, p, glob string) ([]string, error) {
-	args := []string{"--line-number", "--no-heading", "--color", "never", "--max-columns", fmt.Sprint(maxMatchBytes), "--max-columns-preview"}
+	// --hidden and --no-require-git search what the Go walk searches:
+	// dotfiles, and .gitignore honoured outside a git repository too.
+	args := []string{"--line-number", "--no-heading", "--color", "never",
+		"--max-columns", fmt.Sprint(maxMatchBytes), "--max-columns-preview",
+		"--hidden", "--no-require-git", "--glob", "!.git"}
 	if glob != "" {
 		args = append(args, "--glob", glob)
 	}
-	target := display(t.env, p)
-	args = append(args, "--regexp", query, "--", target)
+	args = append(args, "--regexp", query)
+	// Without a path rg searches its directory and prints "a.go", not "./a.go".
+	if target := display(t.env, p); target != "." {
+		args = append(args, "--", target)
+	}
 	cmd := exec.CommandContext(ctx, rg, args...)
 	cmd.Dir = t.env.Root
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
