@@ -28,7 +28,10 @@ const maxMatchBytes = 300
 // MaxListEntries caps the entries list_files returns.
 const MaxListEntries = 1000
 
-type search struct{ env Env }
+type search struct {
+	env  Env
+	noRg bool // search with the Go walk even when rg is on PATH (tests)
+}
 
 func (search) Def() chat.ToolDef {
 	return chat.ToolDef{
@@ -76,7 +79,7 @@ func (t search) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 		return fail(call, "%s: %v", a.Path, errors.Unwrap(err))
 	}
 	var lines []string
-	if rg, err := exec.LookPath("rg"); err == nil {
+	if rg, err := exec.LookPath("rg"); err == nil && !t.noRg {
 		lines, err = t.ripgrep(ctx, rg, a.Query, p, a.Glob)
 		if err != nil {
 			return fail(call, "%v", err)
@@ -97,7 +100,7 @@ func (t search) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 func (t search) ripgrep(ctx context.Context, rg, query, p, glob string) ([]string, error) {
 	// --hidden and --no-require-git search what the Go walk searches:
 	// dotfiles, and .gitignore honoured outside a git repository too.
-	args := []string{"--line-number", "--no-heading", "--color", "never",
+	args := []string{"--line-number", "--with-filename", "--no-heading", "--color", "never",
 		"--max-columns", fmt.Sprint(maxMatchBytes), "--max-columns-preview",
 		"--hidden", "--no-require-git", "--glob", "!.git"}
 	if glob != "" {

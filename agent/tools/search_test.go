@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,23 +61,37 @@ func TestSearch(t *testing.T) {
 		{"symlink to etc", args{"query": "root", "path": "etc"}, true, []string{"outside the project"}, nil},
 		{"missing path", args{"query": "x", "path": "nope"}, true, []string{"no such file"}, nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			r := call(t, search{env}, tt.args)
-			check(t, r, tt.wantErr, tt.want...)
-			for _, nw := range tt.notWant {
-				if strings.Contains(r.Content, nw) {
-					t.Errorf("content holds %q:\n%.1000s", nw, r.Content)
+	engines := []struct {
+		name string
+		noRg bool
+	}{{"walk", true}}
+	if _, err := exec.LookPath("rg"); err == nil {
+		engines = append(engines, struct {
+			name string
+			noRg bool
+		}{"rg", false})
+	} else {
+		t.Log("rg is not on PATH: only the Go walk is tested")
+	}
+	for _, eng := range engines {
+		for _, tt := range tests {
+			t.Run(eng.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				r := call(t, search{env: env, noRg: eng.noRg}, tt.args)
+				check(t, r, tt.wantErr, tt.want...)
+				for _, nw := range tt.notWant {
+					if strings.Contains(r.Content, nw) {
+						t.Errorf("content holds %q:\n%.1000s", nw, r.Content)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 	t.Run("byte cap", func(t *testing.T) {
 		t.Parallel()
 		env := env
 		env.OutputBytes = 100
-		r := call(t, search{env}, args{"query": "todo", "path": "docs/many/a.txt"})
+		r := call(t, search{env: env, noRg: true}, args{"query": "todo", "path": "docs/many/a.txt"})
 		check(t, r, false, "more were left out")
 		if len(r.Content) > 300 {
 			t.Errorf("content is %d bytes", len(r.Content))

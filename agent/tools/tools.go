@@ -22,7 +22,7 @@ const DefaultOutputBytes = 100 << 10
 // are safe for concurrent use.
 func Default(env Env) []Tool {
 	ts := []Tool{
-		readFile{env}, writeFile{env}, editFile{env}, search{env},
+		readFile{env}, writeFile{env}, editFile{env}, search{env: env},
 		listFiles{env}, runCommand{env}, todoWrite{},
 	}
 	if env.Engine != nil {
