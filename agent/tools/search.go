@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -117,15 +118,40 @@ func (t search) ripgrep(ctx context.Context, rg, query, p, glob string) ([]strin
 	cmd.WaitDelay = 500 * time.Millisecond
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("rg: %v", err)
+	}
+	// Read no more than the cap, then stop rg.
+	var lines []string
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > MaxSearchMatches {
+			cmd.Process.Kill()
+			break
+		}
+	}
+	io.Copy(io.Discard, stdout)
+	err = cmd.Wait()
+	if len(lines) > MaxSearchMatches {
+		return lines, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("cancelled: %v", err)
+	}
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) && exitErr.ExitCode() == 1 {
 		return nil, nil // no matches
 	}
-	if err != nil && len(out) == 0 {
+	if err != nil && len(lines) == 0 {
 		return nil, fmt.Errorf("rg: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	return strings.Split(strings.TrimRight(string(out), "\n"), "\n"), nil
+	return lines, nil
 }
 
 // walk is search without ripgrep: a Go walk honouring .gitignore that
