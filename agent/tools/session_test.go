@@ -1,7 +1,10 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -156,5 +159,39 @@ func TestBadArguments(t *testing.T) {
 				t.Errorf("malformed arguments: %+v", r)
 			}
 		})
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	t.Parallel()
+	env := searchProject(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	calls := map[string]string{
+		"read_file":   `{"path":"main.go"}`,
+		"write_file":  `{"path":"new.txt","content":"x"}`,
+		"edit_file":   `{"path":"main.go","old_string":"main","new_string":"x"}`,
+		"search":      `{"query":"todo"}`,
+		"list_files":  `{}`,
+		"run_command": `{"command":"touch ran"}`,
+	}
+	tools := append(Default(env), search{env: env, noRg: true})
+	for _, tl := range tools {
+		args, ok := calls[tl.Def().Name]
+		if !ok {
+			continue
+		}
+		r := tl.Run(ctx, chat.ToolCall{ID: "c", Name: tl.Def().Name, Arguments: json.RawMessage(args)})
+		if !r.IsError || !strings.Contains(r.Content, "cancel") {
+			t.Errorf("%s on a cancelled context: %+v", tl.Def().Name, r)
+		}
+	}
+	for _, p := range []string{"new.txt", "ran"} {
+		if _, err := os.Stat(filepath.Join(env.Root, p)); err == nil {
+			t.Errorf("%s was created on a cancelled context", p)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(env.Root, "main.go")); !strings.Contains(string(b), "main") {
+		t.Error("main.go was edited on a cancelled context")
 	}
 }
