@@ -1,8 +1,3 @@
-// Package tools holds the tools of agentctx's reference coding agent
-// (`agentctx chat`, package agent): the seeds' read_file, search and
-// run_command (seed 000), write_file, edit_file, list_files, todo_write,
-// note_finding (seed 002's scratchpad) and recall_output (the Engine's
-// recall of cut tool output).
 package tools
 
 import (
