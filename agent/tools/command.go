@@ -24,7 +24,7 @@ func (runCommand) Def() chat.ToolDef {
 		Description: "Run a shell command (bash -c) in the project root. stdout and stderr are interleaved; long output keeps its head and tail. The result ends with the exit code.",
 		Parameters: schema(map[string]any{
 			"command":         prop("string", "The shell command."),
-			"timeout_seconds": prop("integer", "Kill the command after this many seconds. Optional. Defaults to the agent's command timeout; at most 600."),
+			"timeout_seconds": prop("number", "Kill the command after this many seconds. Optional. Defaults to the agent's command timeout; at most 600."),
 		}, "command"),
 	}
 }

@@ -34,6 +34,8 @@ func TestRunCommand(t *testing.T) {
 		{"capped head and tail", small, args{"command": "seq 1 10000"}, false, []string{"1\n2\n", "10000\n", "bytes of output cut", "Exit code 0"}, 0, "\n5000\n"},
 		{"timeout", env, args{"command": "sleep 30", "timeout_seconds": 0.2}, true, []string{"timed out", "killed"}, -1, ""},
 		{"timeout kills the group", env, args{"command": "sleep 30 & sleep 30; wait", "timeout_seconds": 0.2}, true, []string{"timed out"}, -1, ""},
+		{"background child keeps no hold", env, args{"command": "sleep 2 > /dev/null 2>&1 & echo started"}, false, []string{"started\nExit code 0"}, 0, ""},
+		{"background child holding the pipe", env, args{"command": "sleep 2 & echo started"}, false, []string{"started\nExit code 0"}, 0, ""},
 		{"no command", env, args{}, true, []string{"command is required"}, 0, ""},
 		{"bad timeout", env, args{"command": "true", "timeout_seconds": -1}, true, []string{"timeout_seconds"}, 0, ""},
 	}

@@ -51,7 +51,8 @@ type Env struct {
 	// CommandTimeout bounds one run_command. Optional. Defaults to 2
 	// minutes.
 	CommandTimeout time.Duration
-	// OutputBytes caps what run_command and read_file return, in bytes.
+	// OutputBytes caps what run_command, read_file, search and list_files
+	// return, in bytes.
 	// Optional. Defaults to 100 KiB (the Engine's limiter cuts further
 	// by the context window's usage).
 	OutputBytes int
