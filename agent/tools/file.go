@@ -24,7 +24,7 @@ const MaxReadBytes = 4 << 20
 // of a binary file (as git and ripgrep do).
 const binarySniff = 8 << 10
 
-// maxLineRunes caps one displayed line of read_file, in bytes.
+// maxLineBytes caps one displayed line of read_file, in bytes.
 const maxLineBytes = 2000
 
 type readFile struct{ env Env }

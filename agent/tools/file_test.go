@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -25,6 +26,9 @@ func TestReadFile(t *testing.T) {
 		"sub/big.log": "",
 	})
 	if err := os.Symlink("/etc/hostname", filepath.Join(env.Root, "host")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(env.Root, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	big := filepath.Join(env.Root, "huge.txt")
@@ -53,6 +57,7 @@ func TestReadFile(t *testing.T) {
 		{"past the end", env, args{"path": "a.txt", "start_line": 9}, true, []string{"3 lines"}, nil},
 		{"bad range", env, args{"path": "a.txt", "start_line": 3, "end_line": 2}, true, []string{"bad line range"}, nil},
 		{"directory", env, args{"path": "dir"}, true, []string{"is a directory", "list_files"}, nil},
+		{"fifo", env, args{"path": "fifo"}, true, []string{"not a regular file"}, nil},
 		{"binary", env, args{"path": "bin.dat"}, true, []string{"binary file"}, nil},
 		{"missing", env, args{"path": "nope.txt"}, true, []string{"no such file"}, nil},
 		{"no path", env, args{}, true, []string{"path is required"}, nil},

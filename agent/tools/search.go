@@ -76,8 +76,12 @@ func (t search) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 	if err != nil {
 		return fail(call, "%v", err)
 	}
-	if _, err := os.Stat(p); err != nil {
+	fi, err := os.Stat(p)
+	if err != nil {
 		return fail(call, "%s: %v", a.Path, errors.Unwrap(err))
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return fail(call, "%s is not a regular file", a.Path)
 	}
 	var lines []string
 	if rg, err := exec.LookPath("rg"); err == nil && !t.noRg {
@@ -185,6 +189,9 @@ func (t search) walk(ctx context.Context, re *regexp.Regexp, p, glob string) ([]
 		return nil
 	}
 	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is not a regular file", display(t.env, p))
+		}
 		return lines, ignoreStop(grep(p))
 	}
 	base := evalOr(t.env.Root)

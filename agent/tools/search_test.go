@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -28,6 +29,9 @@ func searchProject(t *testing.T) Env {
 		"docs/many/wide.txt": "todo " + strings.Repeat("w", 1000) + "\n",
 	})
 	if err := os.Symlink("/etc", filepath.Join(env.Root, "etc")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(env.Root, "docs", "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return env
@@ -54,6 +58,8 @@ func TestSearch(t *testing.T) {
 		{"single file", args{"query": "main", "path": "main.go"}, false, []string{"main.go:1:package main", "main.go:3:"}, nil},
 		{"capped", args{"query": "todo", "path": "docs/many"}, false, []string{fmt.Sprintf("showing the first %d matches", MaxSearchMatches)}, nil},
 		{"long line cut", args{"query": "w{100}", "path": "docs/many"}, false, []string{"wide.txt:1:todo www"}, []string{strings.Repeat("w", 400)}},
+		{"fifo skipped", args{"query": "nothing", "path": "docs"}, false, []string{"docs/readme.md:1:nothing here"}, nil},
+		{"fifo refused", args{"query": "x", "path": "docs/fifo"}, true, []string{"not a regular file"}, nil},
 		{"no match", args{"query": "zebra"}, false, []string{"No matches"}, nil},
 		{"bad regexp", args{"query": "("}, true, []string{"not a valid regular expression"}, nil},
 		{"no query", args{}, true, []string{"query is required"}, nil},
