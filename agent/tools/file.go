@@ -286,6 +286,9 @@ func (t editFile) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 	if fi.IsDir() {
 		return fail(call, "%s is a directory", a.Path)
 	}
+	if !fi.Mode().IsRegular() {
+		return fail(call, "%s is not a regular file", a.Path)
+	}
 	if fi.Size() > MaxReadBytes {
 		return fail(call, "%s is %d bytes, over edit_file's %d-byte limit", a.Path, fi.Size(), MaxReadBytes)
 	}

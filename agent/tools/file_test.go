@@ -186,5 +186,10 @@ func TestEditFile(t *testing.T) {
 		}
 		check(t, call(t, editFile{env}, args{"path": "etc/hostname", "old_string": "a", "new_string": "b"}), true, "outside the project")
 		check(t, call(t, editFile{env}, args{"path": "missing.go", "old_string": "a", "new_string": "b"}), true, "no such file")
+		if err := syscall.Mkfifo(filepath.Join(env.Root, "fifo"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check(t, call(t, editFile{env}, args{"path": "fifo", "old_string": "a", "new_string": "b"}), true, "not a regular file")
+		check(t, call(t, editFile{env}, args{"path": ".", "old_string": "a", "new_string": "b"}), true, "is a directory")
 	})
 }
