@@ -37,6 +37,8 @@ func TestReadFile(t *testing.T) {
 	}
 	small := env
 	small.OutputBytes = 100
+	free := env
+	free.AllowOutside = true
 	tests := []struct {
 		name    string
 		env     Env
@@ -63,6 +65,7 @@ func TestReadFile(t *testing.T) {
 		{"no path", env, args{}, true, []string{"path is required"}, nil},
 		{"dotdot", env, args{"path": "../x"}, true, []string{"outside the project"}, nil},
 		{"absolute outside", env, args{"path": "/etc/passwd"}, true, []string{"outside the project"}, nil},
+		{"allow outside", free, args{"path": "/etc/passwd"}, false, []string{"     1\troot:"}, nil},
 		{"symlink out", env, args{"path": "host"}, true, []string{"outside the project", "symlink"}, nil},
 	}
 	for _, tt := range tests {

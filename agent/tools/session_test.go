@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,4 +195,28 @@ func TestCancelled(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(env.Root, "main.go")); !strings.Contains(string(b), "main") {
 		t.Error("main.go was edited on a cancelled context")
 	}
+}
+
+func TestRecallOutputCutResult(t *testing.T) {
+	t.Parallel()
+	env := project(t, nil)
+	e, err := agentctx.Open(t.Context(), agentctx.Options{Dir: env.Root, NoWorkspace: true, Tools: []chat.ToolDef{agentctx.RecallTool()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	env.Engine = e
+	var out strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&out, "output line %d\n", i)
+	}
+	c := chat.ToolCall{ID: "call_big", Name: "run_command", Arguments: json.RawMessage(`{"command":"seq"}`)}
+	if err := e.Add(t.Context(), chat.NewText(chat.RoleUser, "go"), chat.NewAssistant("", c), chat.NewToolResult(c.ID, c.Name, out.String(), false)); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := e.Limited(); n == 0 {
+		t.Fatal("the limiter kept the whole 300 KB result; nothing to recall")
+	}
+	r := call(t, recallOutput{env}, args{"call_id": "call_big", "start_line": 15000, "end_line": 15001})
+	check(t, r, false, "output line 15000", "output line 15001")
 }
