@@ -30,7 +30,7 @@ func resolve(env Env, p string) (string, error) {
 	} else {
 		abs = filepath.Join(root, p)
 	}
-	if !env.AllowOutside && !within(root, abs) {
+	if !env.AllowOutside && !within(root, abs) && !within(evalOr(root), abs) {
 		return "", fmt.Errorf("%s: %w (%s); paths are relative to the project root", p, ErrOutside, root)
 	}
 	real, err := realPath(abs)
