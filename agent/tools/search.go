@@ -199,10 +199,13 @@ func (t search) walk(ctx context.Context, re *regexp.Regexp, p, glob string) ([]
 		base = p
 	}
 	err := walker{base: base}.walk(ctx, p, 0, func(rel string, d fs.DirEntry, _ int) error {
-		if !d.Type().IsRegular() || !globMatch(glob, rel) {
+		abs := filepath.Join(p, filepath.FromSlash(rel))
+		// ripgrep matches a glob with '/' against the path from its
+		// working directory, Root.
+		if !d.Type().IsRegular() || !globMatch(glob, display(t.env, abs)) {
 			return nil
 		}
-		return grep(filepath.Join(p, filepath.FromSlash(rel)))
+		return grep(abs)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("cancelled: %v", err)
@@ -218,7 +221,9 @@ func ignoreStop(err error) error {
 }
 
 // globMatch matches a glob the way ripgrep's --glob does for the common
-// cases: a glob without '/' matches the base name, one with '/' the path.
+// cases: a glob without '/' matches the base name, one with '/' the path
+// from Root, where a leading "**/" stands for any directories; a leading
+// '!' negates.
 func globMatch(glob, rel string) bool {
 	if glob == "" {
 		return true
@@ -227,9 +232,16 @@ func globMatch(glob, rel string) bool {
 	glob = strings.TrimPrefix(glob, "!")
 	var m bool
 	if strings.Contains(glob, "/") {
-		m, _ = path.Match(strings.TrimPrefix(glob, "/"), rel)
-		if !m && strings.HasPrefix(glob, "**/") {
-			m, _ = path.Match(glob[3:], path.Base(rel))
+		glob = strings.TrimPrefix(glob, "/")
+		m, _ = path.Match(glob, rel)
+		if rest, ok := strings.CutPrefix(glob, "**/"); ok && !m {
+			// "**/" matches any number of leading directories.
+			parts := strings.Split(rel, "/")
+			for i := range parts {
+				if m, _ = path.Match(rest, strings.Join(parts[i:], "/")); m {
+					break
+				}
+			}
 		}
 	} else {
 		m, _ = path.Match(glob, path.Base(rel))
