@@ -92,7 +92,9 @@ func TestHeadTail(t *testing.T) {
 		t.Errorf("String() = %q", got)
 	}
 	w = &headTail{limit: 10}
-	w.Write([]byte("short"))
+	if _, err := w.Write([]byte("short")); err != nil {
+		t.Fatal(err)
+	}
 	if w.String() != "short" {
 		t.Errorf("String() = %q, want short", w.String())
 	}
@@ -114,7 +116,7 @@ func TestRunCommandKillsGroup(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Second)
 	for syscall.Kill(pid, 0) == nil {
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("background sleep %d survived the timeout", pid)
 		}
 		time.Sleep(20 * time.Millisecond)

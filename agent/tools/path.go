@@ -33,21 +33,21 @@ func resolve(env Env, p string) (string, error) {
 	if !env.AllowOutside && !within(root, abs) && !within(evalOr(root), abs) {
 		return "", fmt.Errorf("%s: %w (%s); paths are relative to the project root", p, ErrOutside, root)
 	}
-	real, err := realPath(abs)
+	resolved, err := realPath(abs)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", p, err)
 	}
 	if env.AllowOutside {
-		return real, nil
+		return resolved, nil
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return "", fmt.Errorf("project root %s: %w", root, err)
 	}
-	if !within(realRoot, real) {
-		return "", fmt.Errorf("%s: %w: a symlink leads to %s", p, ErrOutside, real)
+	if !within(realRoot, resolved) {
+		return "", fmt.Errorf("%s: %w: a symlink leads to %s", p, ErrOutside, resolved)
 	}
-	return real, nil
+	return resolved, nil
 }
 
 // realPath resolves the symlinks of abs's longest existing prefix.

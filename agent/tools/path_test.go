@@ -63,15 +63,15 @@ func TestResolveConfinement(t *testing.T) {
 	t.Run("root through a symlink", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		real := filepath.Join(dir, "real")
-		if err := os.MkdirAll(filepath.Join(real, "src"), 0o755); err != nil {
+		realDir := filepath.Join(dir, "real")
+		if err := os.MkdirAll(filepath.Join(realDir, "src"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Symlink(real, filepath.Join(dir, "link")); err != nil {
+		if err := os.Symlink(realDir, filepath.Join(dir, "link")); err != nil {
 			t.Fatal(err)
 		}
 		env := Env{Root: filepath.Join(dir, "link")}
-		for _, p := range []string{"src", filepath.Join(dir, "link", "src"), filepath.Join(real, "src")} {
+		for _, p := range []string{"src", filepath.Join(dir, "link", "src"), filepath.Join(realDir, "src")} {
 			got, err := resolve(env, p)
 			if err != nil || display(env, got) != "src" {
 				t.Errorf("resolve(%q) = %q, %v; want src", p, got, err)

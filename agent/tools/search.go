@@ -127,7 +127,7 @@ func (t search) ripgrep(ctx context.Context, rg, query, p, glob string) ([]strin
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("rg: %v", err)
+		return nil, fmt.Errorf("rg: %w", err)
 	}
 	// Read no more than the cap, then stop rg.
 	var lines []string
@@ -136,24 +136,24 @@ func (t search) ripgrep(ctx context.Context, rg, query, p, glob string) ([]strin
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 		if len(lines) > MaxSearchMatches {
-			cmd.Process.Kill()
+			_ = cmd.Process.Kill()
 			break
 		}
 	}
-	io.Copy(io.Discard, stdout)
+	_, _ = io.Copy(io.Discard, stdout)
 	err = cmd.Wait()
 	if len(lines) > MaxSearchMatches {
 		return lines, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("cancelled: %v", err)
+		return nil, fmt.Errorf("cancelled: %w", err)
 	}
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) && exitErr.ExitCode() == 1 {
 		return nil, nil // no matches
 	}
 	if err != nil && len(lines) == 0 {
-		return nil, fmt.Errorf("rg: %v: %s", err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("rg: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	return lines, nil
 }
@@ -208,13 +208,13 @@ func (t search) walk(ctx context.Context, re *regexp.Regexp, p, glob string) ([]
 		return grep(abs)
 	})
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("cancelled: %v", err)
+		return nil, fmt.Errorf("cancelled: %w", err)
 	}
 	return lines, ignoreStop(err)
 }
 
 func ignoreStop(err error) error {
-	if err == errStop {
+	if errors.Is(err, errStop) {
 		return nil
 	}
 	return err

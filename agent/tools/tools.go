@@ -66,7 +66,7 @@ func decode(call chat.ToolCall, v any) error {
 		raw = json.RawMessage(s)
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("invalid arguments for %s: %v", call.Name, err)
+		return fmt.Errorf("invalid arguments for %s: %w", call.Name, err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func (w walker) walk(ctx context.Context, start string, maxDepth int, fn visit) 
 		domain = parts
 	}
 	err := w.dir(ctx, start, domain, "", 1, maxDepth, pats, fn)
-	if err == errStop {
+	if errors.Is(err, errStop) {
 		return nil
 	}
 	return err
@@ -79,7 +80,7 @@ func (w walker) dir(ctx context.Context, abs string, domain []string, rel string
 			r = rel + "/" + name
 		}
 		err := fn(r, d, depth)
-		if err == fs.SkipDir {
+		if errors.Is(err, fs.SkipDir) {
 			continue
 		}
 		if err != nil {
