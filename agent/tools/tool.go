@@ -1,8 +1,3 @@
-// Package tools holds the tools of agentctx's reference coding agent
-// (`agentctx chat`, package agent): the seeds' read_file, search and
-// run_command (seed 000), write_file, edit_file, list_files, todo_write,
-// note_finding (seed 002's scratchpad) and recall_output (the Engine's
-// recall of cut tool output).
 package tools
 
 import (
@@ -56,7 +51,8 @@ type Env struct {
 	// CommandTimeout bounds one run_command. Optional. Defaults to 2
 	// minutes.
 	CommandTimeout time.Duration
-	// OutputBytes caps what run_command and read_file return, in bytes.
+	// OutputBytes caps what run_command, read_file, search and list_files
+	// return, in bytes.
 	// Optional. Defaults to 100 KiB (the Engine's limiter cuts further
 	// by the context window's usage).
 	OutputBytes int
