@@ -86,6 +86,6 @@ comes back.`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newReplayCmd(e), newSessionsCmd(e), newInspectCmd(e), newCompactCmd(e), newContextCmd(e))
+	root.AddCommand(newReplayCmd(e), newSessionsCmd(e), newInspectCmd(e), newCompactCmd(e), newContextCmd(e), newChatCmd(e))
 	return root
 }
