@@ -245,6 +245,8 @@ func (c *engineConfig) merge(opts *Options) (overrides, warnings []string) {
 		over("model", c.Model)
 	}
 	switch {
+	case c.Budget <= 0 && opts.Budget == 0:
+		warnings = append(warnings, fmt.Sprintf("resume: the recorded budget %d is not positive; using the model's budget under the policy", c.Budget))
 	case opts.Budget == 0 && opts.Policy == nil:
 		opts.Budget = c.Budget
 	case opts.Budget != 0 && opts.Budget != c.Budget:

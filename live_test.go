@@ -376,3 +376,58 @@ func firstDiff(a, b string) string {
 	from := max(0, k-200)
 	return fmt.Sprintf("at byte %d of %d/%d:\n…%.400s\n…%.400s", k, len(a), len(b), a[from:], b[from:])
 }
+
+// TestResumeHostileConfig: a recorded configuration that is damaged (an
+// unknown strategy, a negative budget, a state that is not an object)
+// gives a warning on Resume and defaults, never a panic or a failure, and the
+// session's messages are untouched.
+func TestResumeHostileConfig(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	for _, tc := range []struct {
+		name, state string
+	}{
+		{"unknown strategy", `{"config":{"model":"gpt-4o","budget":5000,"budget_source":"option","strategy":{"name":"nope"}}}`},
+		{"negative budget", `{"config":{"model":"gpt-4o","budget":-7,"budget_source":"option","strategy":{"name":"tiered"}}}`},
+		{"not an object", `[1,2,3]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			store := newStore(t)
+			e := openEngine(t, agentctx.Options{Store: store, Dir: t.TempDir(), Budget: 9000, NoWorkspace: true})
+			mustAdd(t, e, chat.NewText(chat.RoleUser, "hello"), chat.NewText(chat.RoleAssistant, "hi"))
+			id := e.ID()
+			e.Close()
+			en, err := session.NewStateEntry(json.RawMessage(tc.state))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.Append(ctx, id, en); err != nil {
+				t.Fatal(err)
+			}
+			r, err := agentctx.Resume(ctx, id, agentctx.Options{Store: store})
+			{
+				if err != nil {
+					t.Fatalf("Resume: %v", err)
+				}
+				if got := len(r.Messages()); got != 2 {
+					t.Errorf("resumed with %d messages, want 2", got)
+				}
+				if r.Budget() <= 0 {
+					t.Errorf("resumed with budget %d", r.Budget())
+				}
+				if tc.name != "not an object" && len(r.Warnings()) == 0 {
+					t.Errorf("no warning for a damaged configuration")
+				}
+				r.Close()
+			}
+			tr, err := store.Load(ctx, id, session.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msgs, _ := session.Messages(tr.Entries); len(msgs) != 2 {
+				t.Errorf("the session holds %d messages after the resume, want 2", len(msgs))
+			}
+		})
+	}
+}
