@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/agent/tools"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/prompt"
 	"github.com/agentctx/agentctx/provider"
 )
@@ -307,10 +309,15 @@ func (a *Agent) emitCompaction(turn int, req *agentctx.Request) {
 // emitUsage reports what a request that got its reply cost.
 func (a *Agent) emitUsage(turn int, req *agentctx.Request, resp *provider.Response) {
 	u := resp.Usage
-	a.emit(Event{Kind: EventUsage, Turn: turn, Usage: &UsageEvent{
-		PromptTokens: u.PromptTokens(), CachedTokens: u.CacheReadTokens, OutputTokens: u.OutputTokens,
-		RequestTokens: req.Tokens, Budget: req.Budget,
-	}})
+	ev := &UsageEvent{
+		PromptTokens: u.PromptTokens(), CachedTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
+		OutputTokens: u.OutputTokens, RequestTokens: req.Tokens, Budget: req.Budget,
+		Model: cmp.Or(resp.Model, a.opts.Engine.Model().Name),
+	}
+	if p, ok := model.PriceOf(ev.Model); ok {
+		ev.CostUSD = p.Cost(u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens)
+	}
+	a.emit(Event{Kind: EventUsage, Turn: turn, Usage: ev})
 }
 
 func (a *Agent) emit(ev Event) {

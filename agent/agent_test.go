@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/agentctx/agentctx/agent"
 	"github.com/agentctx/agentctx/agent/tools"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/provider/anthropic"
 	"github.com/agentctx/agentctx/provider/openai"
@@ -186,6 +188,15 @@ func TestRunToolsThenAnswer(t *testing.T) {
 				for _, ev := range events {
 					if ev.Kind == agent.EventUsage && (ev.Usage.PromptTokens == 0 || ev.Usage.RequestTokens == 0 || ev.Usage.Budget != 20_000) {
 						t.Errorf("usage = %+v", *ev.Usage)
+					}
+					if ev.Kind == agent.EventUsage {
+						// Both models are priced: the cost is the usage at list price.
+						u := ev.Usage
+						p, _ := model.PriceOf(u.Model)
+						want := p.Cost(u.PromptTokens-u.CachedTokens-u.CacheWriteTokens, u.CachedTokens, u.CacheWriteTokens, u.OutputTokens)
+						if u.CostUSD <= 0 || math.Abs(u.CostUSD-want) > 1e-12 {
+							t.Errorf("usage cost %v for %+v, want %v", u.CostUSD, *u, want)
+						}
 					}
 					if ev.Kind == agent.EventToolResult && ev.Result.Bytes != len("read ran with {\"path\":\"a.go\"}") && ev.Result.Name == "read" {
 						t.Errorf("result = %+v", *ev.Result)

@@ -98,14 +98,21 @@ type CompactionEvent struct {
 // the request's size as the Engine counted it, in tokens.
 type UsageEvent struct {
 	// PromptTokens is the prompt's full size, CachedTokens the part read
-	// from the provider's cache, OutputTokens the reply's size.
-	PromptTokens int `json:"prompt_tokens"`
-	CachedTokens int `json:"cached_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	// from the provider's cache, CacheWriteTokens the part written to it
+	// (Anthropic), OutputTokens the reply's size.
+	PromptTokens     int `json:"prompt_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	OutputTokens     int `json:"output_tokens"`
 	// RequestTokens is the Engine's count of the request and Budget the
 	// window's token budget (0: none).
 	RequestTokens int `json:"request_tokens"`
 	Budget        int `json:"budget"`
+	// Model is the model that answered, as the provider named it.
+	Model string `json:"model,omitempty"`
+	// CostUSD is the call's cost in US dollars at the model's list price
+	// (model.PriceOf); 0 when the price is not known.
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // ErrorEvent describes a provider failure.
