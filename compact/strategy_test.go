@@ -3,12 +3,15 @@ package compact_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/window"
 )
 
 // Every shipped strategy's recorded parameters build the same strategy
@@ -113,5 +116,43 @@ func TestSummarizeStateful(t *testing.T) {
 	}
 	if f.Calls() != 5 || f.State.Summaries != 2 || f.Force || f.Instructions != "" {
 		t.Errorf("after CompactNow: calls %d, state %+v, force %v, instructions %q", f.Calls(), f.State, f.Force, f.Instructions)
+	}
+}
+
+// A manual compaction of a short history, which the recent share would
+// keep whole, still summarizes all of it but its last unit; an automatic
+// one does nothing there.
+func TestCompactNowShortHistory(t *testing.T) {
+	t.Parallel()
+	build := func() *window.Window {
+		w, err := window.New(window.Options{Budget: 100_000, Counter: quarterCounter{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []chat.Message{
+			chat.NewText(chat.RoleSystem, "you are a coding agent"),
+			chat.NewText(chat.RoleUser, "fix the parser"),
+			{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: "c1", Name: "Read", Arguments: json.RawMessage(`{"file_path":"p.go"}`)}}},
+			chat.NewToolResult("c1", "Read", "package p\n"+strings.Repeat("// a long comment line\n", 200), false),
+			chat.NewText(chat.RoleAssistant, "Fixed."),
+			chat.NewText(chat.RoleUser, "thanks"),
+		} {
+			if err := w.Add(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return w
+	}
+	w := build()
+	if recs, err := (&compact.Summarize{}).Compact(t.Context(), w); err != nil || len(recs) != 0 {
+		t.Fatalf("automatic Compact of a short history = %+v, %v", recs, err)
+	}
+	recs, err := (&compact.Summarize{}).CompactNow(t.Context(), w, "")
+	if err != nil || len(recs) != 1 || recs[0].Level != compact.LevelSummary {
+		t.Fatalf("CompactNow = %+v, %v", recs, err)
+	}
+	last := w.At(w.Len() - 1)
+	if last.Text() != "thanks" || w.Note() < 0 || w.Len() > 4 {
+		t.Fatalf("after CompactNow: %d messages, note %d, last %q", w.Len(), w.Note(), last.Text())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,7 +130,9 @@ type Summarize struct {
 	// fallback. Optional. Defaults to no logging.
 	Logger *slog.Logger
 	// Force makes Compact summarize whatever the usage ratio and the
-	// guard (`agentctx compact`, Claude Code's /compact). Optional.
+	// guard (`agentctx compact`, Claude Code's /compact), and summarize
+	// all the history but its last unit when the KeepRatio share would
+	// keep it whole. Optional.
 	Force bool
 	// MinFreedRatio is the share of the window's tokens, before the
 	// compaction, that the history a summary replaces must hold (a
@@ -200,6 +203,14 @@ func (s *Summarize) Compact(ctx context.Context, w *window.Window) ([]Record, er
 	}
 	units := w.Units()
 	k := KeepFrom(w, units, orDefault(s.KeepRatio, DefaultKeepRatio))
+	if s.Force {
+		// Asked for (Claude Code's /compact): when the recent share
+		// would keep the whole history, all but its last unit is
+		// summarized.
+		if !slices.ContainsFunc(units[:min(k, len(units))], func(u window.Unit) bool { return !u.Pinned }) {
+			k = lastUnpinned(units)
+		}
+	}
 	var removed, kept []chat.Message
 	removedTokens := 0
 	for i, u := range units {
@@ -512,6 +523,17 @@ func KeepFrom(w *window.Window, units []window.Unit, share float64) int {
 		k = i
 	}
 	return k
+}
+
+// lastUnpinned returns the index of the last unit of units that is not
+// pinned, len(units) when every unit is.
+func lastUnpinned(units []window.Unit) int {
+	for i := len(units) - 1; i >= 0; i-- {
+		if !units[i].Pinned {
+			return i
+		}
+	}
+	return len(units)
 }
 
 // removeUnits removes every unpinned unit of us from w (us are w's units,

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +15,12 @@ import (
 	"github.com/agentctx/agentctx/agent"
 	"github.com/agentctx/agentctx/agent/tools"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/provider"
+	"github.com/agentctx/agentctx/provider/anthropic"
+	"github.com/agentctx/agentctx/provider/openai"
+	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/session/jsonlstore"
 )
 
 // chatFlags are the flags of `agentctx chat`.
@@ -27,6 +34,8 @@ type chatFlags struct {
 	budget   int
 	home     string
 	outside  bool
+	cont     bool
+	resume   string
 }
 
 // chatSystemPrompt is the reference agent's base system prompt.
@@ -67,9 +76,6 @@ flags.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if f.prompt == "" {
-				return usageError{errors.New("the interactive mode is not there yet: give the task with -p PROMPT")}
-			}
 			if f.maxTurns < 0 || f.budget < 0 {
 				return usageError{errors.New("--max-turns and --budget must not be negative")}
 			}
@@ -85,6 +91,8 @@ flags.`,
 	fl.StringVar(&f.provider, "provider", "", "openai or anthropic (default: $AGENTCTX_PROVIDER, else from the API keys set)")
 	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the model's)")
 	fl.BoolVar(&f.outside, "allow-outside", false, "let the tools read and write outside DIR")
+	fl.BoolVarP(&f.cont, "continue", "c", false, "resume the project's latest chat session")
+	fl.StringVar(&f.resume, "resume", "", "resume the session with this ID")
 	addHomeFlag(cmd, &f.home)
 	return cmd
 }
@@ -98,51 +106,37 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return usageError{fmt.Errorf("%s is not a directory", dir)}
 	}
-	cfg := provider.FromEnv(provider.Config{Provider: f.provider, Model: f.model})
-	llm, err := newModel(cfg)
-	if err != nil {
-		return fmt.Errorf("chat: %w (set %s, or point %s at a local server)", err, provider.KeyVar(cfg.Provider), baseURLVar(cfg.Provider))
-	}
 	store, err := openStore(e, f.home)
 	if err != nil {
 		return err
 	}
 	defer closeStore(store, &err)
-	env := tools.Env{Root: root, AllowOutside: f.outside}
-	// The definitions only: the tools that need the engine are built
-	// again once it is open.
-	defEnv := env
-	defEnv.Engine = new(agentctx.Engine)
-	defs := toolDefs(tools.Default(defEnv))
-	eng, err := agentctx.Open(ctx, agentctx.Options{
-		Store: store, Dir: root, Model: cfg.Model, Budget: f.budget, Origin: "chat",
-		SystemPrompt: chatSystemPrompt, Tools: append(defs, agentctx.RecallTool()), Logger: e.logger,
-	})
-	if err != nil {
-		return err
-	}
+	s := &chatSession{e: e, f: f, root: root, store: store, guard: &agent.Guard{Yes: f.yes}}
 	defer func() {
-		if cerr := eng.Close(); cerr != nil && err == nil {
+		if cerr := s.close(); cerr != nil && err == nil {
 			err = cerr
 		}
 	}()
-	env.Engine = eng
-	enc := json.NewEncoder(e.stdout)
-	a, err := agent.New(agent.Options{
-		Engine: eng, Model: llm, Tools: tools.Default(env), MaxTurns: f.maxTurns,
-		Permission: &agent.Guard{Yes: f.yes},
-		Events: func(ev agent.Event) {
-			if f.json {
-				_ = enc.Encode(ev)
-			}
-		},
-	})
+	id, err := s.startID(ctx)
 	if err != nil {
 		return err
 	}
-	res, err := a.Run(ctx, f.prompt)
+	if f.prompt == "" {
+		if err := s.open(ctx, id, agentctx.Options{}); err != nil {
+			return err
+		}
+		return runREPL(ctx, s)
+	}
+	enc := json.NewEncoder(e.stdout)
 	if f.json {
-		_ = enc.Encode(map[string]any{"kind": "result", "session_id": eng.ID(), "result": res})
+		s.onEvent = func(ev agent.Event) { _ = enc.Encode(ev) }
+	}
+	if err := s.open(ctx, id, agentctx.Options{}); err != nil {
+		return err
+	}
+	res, err := s.agent.Run(ctx, f.prompt)
+	if f.json {
+		_ = enc.Encode(map[string]any{"kind": "result", "session_id": s.eng.ID(), "result": res})
 	} else if res.Text != "" {
 		fmt.Fprintln(e.stdout, res.Text)
 	}
@@ -150,9 +144,145 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 		return fmt.Errorf("chat: %w", err)
 	}
 	if res.StopReason != agent.StopDone {
-		return fmt.Errorf("chat: stopped: %s after %d model calls (session %s)", res.StopReason, res.ModelCalls, eng.ID())
+		return fmt.Errorf("chat: stopped: %s after %d model calls (session %s)", res.StopReason, res.ModelCalls, s.eng.ID())
 	}
 	return nil
+}
+
+// chatSession is the agent of one `agentctx chat`: the session's engine,
+// the model and the loop over them. /clear, /resume, /model and /budget
+// open another engine in place.
+type chatSession struct {
+	e     *env
+	f     chatFlags
+	root  string
+	store *jsonlstore.Store
+	guard *agent.Guard
+	// onEvent receives the agent's events. Optional.
+	onEvent func(agent.Event)
+
+	cfg   provider.Config
+	llm   provider.Model
+	eng   *agentctx.Engine
+	agent *agent.Agent
+}
+
+// startID returns the session to start with: "" for a new one, the
+// project's latest chat session with --continue, the --resume one.
+func (s *chatSession) startID(ctx context.Context) (string, error) {
+	switch {
+	case s.f.resume != "" && s.f.cont:
+		return "", usageError{errors.New("--continue and --resume exclude each other")}
+	case s.f.resume != "":
+		if err := session.ValidateID(s.f.resume); err != nil {
+			return "", usageError{err}
+		}
+		return s.f.resume, nil
+	case s.f.cont:
+		ss, err := s.store.List(ctx, session.ListOptions{Project: s.root})
+		if err != nil {
+			return "", err
+		}
+		for _, x := range ss {
+			if x.Origin == chatOrigin {
+				return x.ID, nil
+			}
+		}
+		return "", fmt.Errorf("--continue: no chat session in %s yet ('agentctx sessions list' shows the stored ones)", homeShort(s.root))
+	}
+	return "", nil
+}
+
+// chatOrigin is the Origin of the sessions chat starts.
+const chatOrigin = "chat"
+
+// open closes the current engine, if any, and opens a new session (id
+// "") or resumes id with the options in over (Model, Budget) overriding
+// what the session recorded. The model is --model (or over's), else the
+// session's, else $AGENTCTX_MODEL, else the provider's default.
+func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options) error {
+	if err := s.close(); err != nil {
+		return err
+	}
+	name := cmp.Or(over.Model, s.f.model)
+	cfg := provider.FromEnv(provider.Config{Provider: s.f.provider, Model: name})
+	cfg.Model = cmp.Or(cfg.Model, defaultModel(cfg.Provider))
+	// Before a session is opened: no key, no session.
+	llm, err := newModel(cfg)
+	if err != nil {
+		return fmt.Errorf("chat: %w (set %s, or point %s at a local server)", err, provider.KeyVar(cfg.Provider), baseURLVar(cfg.Provider))
+	}
+	if id == "" {
+		name = cfg.Model
+	}
+	env := tools.Env{Root: s.root, AllowOutside: s.f.outside}
+	// The definitions only: the tools that need the engine are built
+	// again once it is open.
+	defEnv := env
+	defEnv.Engine = new(agentctx.Engine)
+	// The summarizer's model is the session's, known once it is open.
+	sum := &compact.ModelSummarizer{}
+	opts := agentctx.Options{
+		Store: s.store, Dir: s.root, Model: name, Budget: cmp.Or(over.Budget, s.f.budget), Origin: chatOrigin,
+		SystemPrompt: chatSystemPrompt, Tools: append(toolDefs(tools.Default(defEnv)), agentctx.RecallTool()),
+		Summarizer: sum, Logger: s.e.logger,
+	}
+	var eng *agentctx.Engine
+	if id == "" {
+		eng, err = agentctx.Open(ctx, opts)
+	} else {
+		eng, err = agentctx.Resume(ctx, id, opts)
+	}
+	if err != nil {
+		if id != "" {
+			return storeError("resume", id, err)
+		}
+		return err
+	}
+	if m := eng.Model().Name; m != cfg.Model {
+		// A resumed session keeps the model it recorded.
+		cfg.Model = m
+		if llm, err = newModel(cfg); err != nil {
+			_ = eng.Close()
+			return fmt.Errorf("chat: %w", err)
+		}
+	}
+	sum.Model = llm
+	env.Engine = eng
+	a, err := agent.New(agent.Options{
+		Engine: eng, Model: llm, Tools: tools.Default(env), MaxTurns: s.f.maxTurns,
+		Permission: s.guard, Events: s.emit,
+	})
+	if err != nil {
+		_ = eng.Close()
+		return err
+	}
+	s.cfg, s.llm, s.eng, s.agent = cfg, llm, eng, a
+	return nil
+}
+
+func (s *chatSession) emit(ev agent.Event) {
+	if s.onEvent != nil {
+		s.onEvent(ev)
+	}
+}
+
+// close closes the engine, if one is open.
+func (s *chatSession) close() error {
+	if s.eng == nil {
+		return nil
+	}
+	err := s.eng.Close()
+	s.eng, s.agent = nil, nil
+	return err
+}
+
+// defaultModel is the model an adapter talks to when none is named.
+func defaultModel(p string) string {
+	if p == provider.ProviderAnthropic {
+		return anthropic.DefaultModel
+	}
+	return openai.DefaultModel
 }
 
 // toolDefs returns the definitions of ts.

@@ -18,6 +18,10 @@ const (
 	ExitOK    = 0 // success
 	ExitError = 1 // a command failed (unreadable input, …)
 	ExitUsage = 2 // bad flags or arguments
+	// ExitInterrupted is the exit code after a SIGINT (128 + 2, the
+	// shells' convention): a command cancelled by Ctrl-C, the interactive
+	// chat left with Ctrl-C.
+	ExitInterrupted = 130
 )
 
 // usageError marks an error in how the command was called.
@@ -38,7 +42,9 @@ type env struct {
 
 // Main runs the agentctx command line with args (without the program name)
 // and returns the process exit code: 0 on success, 1 when a command failed,
-// 2 on a usage error. Each error is printed once, to stderr.
+// 2 on a usage error, 130 when ctx was cancelled (the SIGINT of Ctrl-C)
+// or the interactive chat was left with Ctrl-C. Each error is printed
+// once, to stderr.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, logger: slog.New(slog.DiscardHandler)}
 	root := newRoot(e)
@@ -53,6 +59,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return ExitOK
 	case errors.Is(err, errReported):
 		return ExitError
+	case errors.Is(err, errInterrupted):
+		return ExitInterrupted
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "agentctx: %v\n", err)
+		return ExitInterrupted
 	}
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {

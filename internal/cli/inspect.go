@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/window"
 )
@@ -158,6 +159,28 @@ func newInspectReport(lv *live) inspectReport {
 		b.User -= n
 		b.Summary += n
 	}
+	provider, ok := lv.Window.Anchored()
+	if !ok {
+		provider = 0
+	}
+	return inspectReportOf(lv, b, provider)
+}
+
+// engineReport is the inspect report of a running engine's window (the
+// chat's /context).
+func engineReport(eng *agentctx.Engine) inspectReport {
+	lv := &live{Source: eng.ID(), Info: eng.Model(), Budget: eng.Budget(), BudgetSource: eng.BudgetSource(), SummaryAt: -1}
+	ws := eng.WindowStats()
+	provider := 0
+	if ws.Anchor.Set {
+		provider = ws.Anchor.Size(ws.Tokens)
+	}
+	return inspectReportOf(lv, eng.Breakdown(), provider)
+}
+
+// inspectReportOf is the report of lv's window, whose breakdown is b and
+// usage-anchored size provider (0: no usage seen).
+func inspectReportOf(lv *live, b window.Breakdown, provider int) inspectReport {
 	cw := lv.Info.ContextWindow
 	pct := func(n int) float64 {
 		if cw <= 0 {
@@ -185,9 +208,7 @@ func newInspectReport(lv *live) inspectReport {
 		ToolCallsByTool:   rows(window.ByTool(b.ToolCallsByTool)),
 		Breakdown:         b,
 		Problems:          lv.Problems,
-	}
-	if n, ok := lv.Window.Anchored(); ok {
-		r.ProviderTokens = n
+		ProviderTokens:    provider,
 	}
 	return r
 }

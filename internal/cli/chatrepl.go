@@ -1,0 +1,562 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chzyer/readline"
+
+	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/agent"
+	"github.com/agentctx/agentctx/agent/tools"
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/tooluse"
+	"github.com/agentctx/agentctx/workmem"
+)
+
+// The interactive chat is a line editor, not a full-screen program: the
+// model's text streams into the terminal's own scrollback, where it can
+// be scrolled, searched and copied after the program exits, as in
+// Claude Code and Codex CLI. github.com/chzyer/readline gives the prompt
+// line editing, history (saved in the session store's folder) and tab
+// completion of the slash commands, and hands Ctrl-C at the prompt to us
+// as an error instead of a signal; during a turn the terminal is in its
+// normal mode, so Ctrl-C is a SIGINT that cancels the turn.
+
+// errInterrupted ends the interactive chat on a SIGINT or a second Ctrl-C
+// at an empty prompt: the process exits 130.
+var errInterrupted = errors.New("interrupted")
+
+// chatPrompt is the prompt of the interactive chat.
+const chatPrompt = "› "
+
+// slashCommands are the interactive chat's commands, with their help.
+var slashCommands = []struct{ name, args, help string }{
+	{"/context", "", "what the context window holds, by category, with bars"},
+	{"/compact", "[instructions]", "compact the conversation now (summarize, keeping what the instructions ask)"},
+	{"/sessions", "", "the project's stored sessions"},
+	{"/resume", "ID", "switch to a stored session"},
+	{"/clear", "", "start a new session (the current one stays stored)"},
+	{"/model", "NAME", "talk to another model from the next turn on"},
+	{"/budget", "N", "set the prompt budget in tokens"},
+	{"/findings", "", "the findings the agent noted (its scratchpad)"},
+	{"/plan", "", "the agent's plan and its steps"},
+	{"/help", "", "this list"},
+	{"/exit", "", "leave (the session stays stored: agentctx chat --continue)"},
+}
+
+// repl is the interactive chat: the line editor, the session, and the
+// state of the output (a tool line left open, the text streaming).
+type repl struct {
+	s     *chatSession
+	rl    *readline.Instance
+	out   io.Writer
+	color bool
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // the running turn's; nil at the prompt
+	sigged bool               // a SIGINT came at the prompt
+
+	// Output state: col is the column of the cursor after what was
+	// written (0: at a line's start); openCall is set while a tool
+	// call's line waits for its result.
+	col      int
+	openCall bool
+
+	// Per session: what the status line reports.
+	last        agent.UsageEvent
+	turnCost    float64
+	cost        float64
+	compactions int
+	priced      bool
+}
+
+// runREPL runs the interactive chat on s until /exit, end of input, a
+// second Ctrl-C at an empty prompt or a SIGINT at the prompt
+// ([errInterrupted]).
+func runREPL(ctx context.Context, s *chatSession) error {
+	// A SIGINT cancels the running turn, not the chat: the chat's
+	// context outlives the command's, which the first SIGINT cancels.
+	base := context.WithoutCancel(ctx)
+	r := &repl{s: s, out: s.e.stdout, color: isTerminal(s.e.stdout)}
+	interactive := r.color && isTerminalReader(s.e.stdin)
+	completions := make([]readline.PrefixCompleterInterface, 0, len(slashCommands))
+	for _, c := range slashCommands {
+		completions = append(completions, readline.PcItem(c.name))
+	}
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt:                 r.paint("1", chatPrompt),
+		HistoryFile:            filepath.Join(s.store.Root(), "chat_history"),
+		DisableAutoSaveHistory: true,
+		AutoComplete:           readline.NewPrefixCompleter(completions...),
+		InterruptPrompt:        "^C",
+		EOFPrompt:              "/exit",
+		Stdin:                  readline.NewCancelableStdin(s.e.stdin),
+		Stdout:                 s.e.stdout,
+		Stderr:                 s.e.stderr,
+		FuncIsTerminal:         func() bool { return interactive },
+	})
+	if err != nil {
+		return fmt.Errorf("chat: the line editor: %w", err)
+	}
+	defer rl.Close()
+	r.rl = rl
+	s.onEvent = r.event
+	s.guard.Ask = r.ask
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-sigs:
+				r.mu.Lock()
+				cancel := r.cancel
+				if cancel == nil {
+					r.sigged = true
+				}
+				r.mu.Unlock()
+				if cancel != nil {
+					cancel()
+				} else {
+					_ = rl.Close()
+				}
+			}
+		}
+	}()
+
+	r.banner()
+	ctrlC := false
+	for {
+		line, err := rl.Readline()
+		r.mu.Lock()
+		sigged := r.sigged
+		r.mu.Unlock()
+		switch {
+		case sigged:
+			return errInterrupted
+		case errors.Is(err, readline.ErrInterrupt):
+			if strings.TrimSpace(line) != "" {
+				ctrlC = false
+				continue
+			}
+			if ctrlC {
+				return errInterrupted
+			}
+			ctrlC = true
+			r.println(r.paint("2", "(Ctrl-C again to exit, or /exit)"))
+			continue
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return fmt.Errorf("chat: read the prompt: %w", err)
+		}
+		ctrlC = false
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		_ = rl.SaveHistory(line)
+		if strings.HasPrefix(line, "/") {
+			quit, err := r.command(base, line)
+			if err != nil {
+				r.println(r.paint("31", "error: ") + err.Error())
+			}
+			if quit {
+				return nil
+			}
+			continue
+		}
+		r.turn(base, line)
+	}
+}
+
+// turn runs the agent on one user message; Ctrl-C cancels it.
+func (r *repl) turn(base context.Context, line string) {
+	ctx, cancel := context.WithCancel(base)
+	defer cancel()
+	r.mu.Lock()
+	r.cancel = cancel
+	r.mu.Unlock()
+	r.turnCost = 0
+	start := time.Now()
+	res, err := r.s.agent.Run(ctx, line)
+	r.mu.Lock()
+	r.cancel = nil
+	r.mu.Unlock()
+	r.endLine()
+	switch {
+	case res.StopReason == agent.StopInterrupted:
+		r.println(r.paint("33", "⏹ interrupted") + r.paint("2", " · the session is intact; an interrupted tool call is answered as such"))
+	case err != nil:
+		r.println(r.paint("31", "error: ") + err.Error())
+	case res.StopReason == agent.StopMaxTurns:
+		r.println(r.paint("33", fmt.Sprintf("stopped after %d model calls (--max-turns); say \"go on\" to continue", res.ModelCalls)))
+	}
+	r.status(time.Since(start))
+}
+
+// banner introduces the chat.
+func (r *repl) banner() {
+	s := r.s
+	what := "new session"
+	if m := s.eng.Stats(); s.eng.WindowStats().Messages > 0 || m.Requests > 0 {
+		what = "resumed session"
+	}
+	r.println(r.paint("1", "agentctx chat") + r.paint("2", fmt.Sprintf(" · %s · %s · budget %s tokens · %s %s",
+		homeShort(s.root), s.llm.Name(), num(s.eng.Budget()), what, s.eng.ID())))
+	for _, w := range s.eng.Warnings() {
+		r.println(r.paint("33", "! ") + w)
+	}
+	mode := "writes and commands ask first"
+	if s.guard.Yes {
+		mode = "writes and commands allowed (--yes)"
+	}
+	r.println(r.paint("2", mode+" · /help for the commands · Ctrl-C interrupts · Ctrl-C twice exits"))
+}
+
+// event shows one agent event.
+func (r *repl) event(ev agent.Event) {
+	switch ev.Kind {
+	case agent.EventTextDelta:
+		r.closeCall("")
+		r.write(ev.Text)
+	case agent.EventToolCall:
+		r.endLine()
+		r.write(r.paint("36", "● ") + r.paint("1", ev.Call.Name) + " " + r.paint("2", callSummary(ev.Call)))
+		r.openCall = true
+	case agent.EventToolResult:
+		res := ev.Result
+		what := sizeWord(res.Bytes)
+		switch {
+		case res.Denied:
+			what = r.paint("33", "denied")
+		case res.IsError:
+			what = r.paint("31", "error") + r.paint("2", " · "+sizeWord(res.Bytes))
+		default:
+			what = r.paint("2", what)
+		}
+		r.closeCall(what)
+	case agent.EventCompaction:
+		r.endLine()
+		c := ev.Compaction
+		r.compactions++
+		r.println(r.paint("35", "✻ compacted ") + r.paint("2", fmt.Sprintf("%s → %s tokens (%s)", num(c.TokensBefore), num(c.TokensAfter), strings.Join(c.Levels, ", "))))
+	case agent.EventUsage:
+		r.last = *ev.Usage
+		r.turnCost += ev.Usage.CostUSD
+		r.cost += ev.Usage.CostUSD
+		r.priced = r.priced || ev.Usage.CostUSD > 0
+	case agent.EventError:
+		r.endLine()
+		e := ev.Error
+		msg := e.Message
+		switch {
+		case e.Recovered:
+			msg = "the provider said the prompt is too long; compacted and sent again"
+		case e.Retry > 0:
+			msg = fmt.Sprintf("%s; retry %d", msg, e.Retry)
+		}
+		r.println(r.paint("33", "! ") + msg)
+	}
+}
+
+// closeCall ends an open tool line with what ("" when the result comes
+// later, on a line of its own).
+func (r *repl) closeCall(what string) {
+	if !r.openCall {
+		if what != "" {
+			r.endLine()
+			r.println("  ⎿ " + what)
+		}
+		return
+	}
+	r.openCall = false
+	if what == "" {
+		r.endLine()
+		return
+	}
+	r.write(r.paint("2", " · ") + what)
+	r.endLine()
+}
+
+// status prints the status line of a turn: the last prompt's size
+// against the budget, the share read from the provider's cache, the
+// compactions so far, the cost when the model's price is known.
+func (r *repl) status(took time.Duration) {
+	u := r.last
+	prompt := u.PromptTokens
+	if prompt == 0 {
+		prompt = u.RequestTokens
+	}
+	budget := r.s.eng.Budget()
+	parts := []string{fmt.Sprintf("%s / %s tokens (%.0f%%)", num(prompt), num(budget), 100*float64(prompt)/float64(max(budget, 1)))}
+	if u.PromptTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f%% cached", 100*float64(u.CachedTokens)/float64(u.PromptTokens)))
+	}
+	word := "compactions"
+	if r.compactions == 1 {
+		word = "compaction"
+	}
+	parts = append(parts, fmt.Sprintf("%d %s", r.compactions, word))
+	if r.priced {
+		parts = append(parts, fmt.Sprintf("$%.4f (session $%.4f)", r.turnCost, r.cost))
+	}
+	parts = append(parts, took.Round(100*time.Millisecond).String())
+	r.println(r.paint("2", "── "+strings.Join(parts, " · ")))
+}
+
+// ask is the permission guard's question: y, n, or always for the tool.
+func (r *repl) ask(ctx context.Context, call chat.ToolCall, access tools.Access, reason string) (agent.Decision, error) {
+	r.closeCall("")
+	q := fmt.Sprintf("allow %s %s?", call.Name, callSummary(&agent.ToolCallEvent{Name: call.Name, Arguments: call.Arguments}))
+	choices := "[y]es / [n]o / [a]lways for " + call.Name
+	if reason != "" {
+		r.println(r.paint("31", "⚠ dangerous: ") + reason)
+		choices = "[y]es / [n]o"
+	}
+	r.println(r.paint("33", q))
+	r.rl.SetPrompt("  " + choices + " › ")
+	defer r.rl.SetPrompt(r.paint("1", chatPrompt))
+	for {
+		ans, err := r.rl.Readline()
+		switch {
+		case errors.Is(err, readline.ErrInterrupt):
+			// Ctrl-C at the question: deny and stop the turn.
+			r.mu.Lock()
+			if r.cancel != nil {
+				r.cancel()
+			}
+			r.mu.Unlock()
+			return agent.DecisionDeny, nil
+		case err != nil:
+			return agent.DecisionDeny, nil
+		case ctx.Err() != nil:
+			return agent.DecisionDeny, nil
+		}
+		switch strings.ToLower(strings.TrimSpace(ans)) {
+		case "y", "yes":
+			return agent.DecisionAllow, nil
+		case "n", "no":
+			return agent.DecisionDeny, nil
+		case "a", "always":
+			if reason == "" {
+				return agent.DecisionAlways, nil
+			}
+		}
+	}
+}
+
+// command runs a slash command; quit is set by /exit.
+func (r *repl) command(ctx context.Context, line string) (quit bool, err error) {
+	name, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	s := r.s
+	switch name {
+	case "/exit", "/quit":
+		return true, nil
+	case "/help":
+		for _, c := range slashCommands {
+			r.println(fmt.Sprintf("  %-10s %-16s %s", c.name, c.args, r.paint("2", c.help)))
+		}
+		r.println(r.paint("2", "  Ctrl-C interrupts the model or a command; Ctrl-C twice at an empty prompt exits."))
+	case "/context":
+		rep := engineReport(s.eng)
+		printInspect(r.out, rep, r.color)
+	case "/compact":
+		before := s.eng.WindowStats().Size
+		recs, err := s.eng.Compact(ctx, arg)
+		if err != nil {
+			return false, err
+		}
+		if len(recs) == 0 {
+			r.println("nothing to compact: the history is a single turn")
+			return false, nil
+		}
+		r.compactions++
+		var levels []string
+		for _, rec := range recs {
+			levels = append(levels, rec.Level.String())
+		}
+		r.println(r.paint("35", "✻ compacted ") + fmt.Sprintf("%s → %s tokens (%s)", num(before), num(s.eng.WindowStats().Size), strings.Join(levels, ", ")))
+	case "/sessions":
+		ss, err := s.store.List(ctx, session.ListOptions{Project: s.root, Limit: 20})
+		if err != nil {
+			return false, err
+		}
+		printSessions(r.out, ss, time.Now())
+	case "/resume":
+		if arg == "" {
+			return false, errors.New("/resume ID: which session? (/sessions lists them)")
+		}
+		if err := session.ValidateID(arg); err != nil {
+			return false, err
+		}
+		return false, r.reopen(ctx, arg, agentctx.Options{})
+	case "/clear":
+		return false, r.reopen(ctx, "", agentctx.Options{})
+	case "/model":
+		if arg == "" {
+			r.println(s.llm.Name())
+			return false, nil
+		}
+		return false, r.reopen(ctx, s.eng.ID(), agentctx.Options{Model: arg})
+	case "/budget":
+		if arg == "" {
+			r.println(fmt.Sprintf("%s tokens (%s)", num(s.eng.Budget()), s.eng.BudgetSource()))
+			return false, nil
+		}
+		n, err := strconv.Atoi(strings.ReplaceAll(arg, ",", ""))
+		if err != nil || n <= 0 {
+			return false, fmt.Errorf("/budget N: N must be a positive number of tokens, got %q", arg)
+		}
+		return false, r.reopen(ctx, s.eng.ID(), agentctx.Options{Budget: n})
+	case "/findings":
+		_, rep := s.eng.WorkingMemory(0)
+		if len(rep.Findings) == 0 {
+			r.println("no findings noted yet")
+		}
+		for _, f := range rep.Findings {
+			r.println(fmt.Sprintf("  [%d] %s", f.Importance, f.Finding))
+			if f.Evidence != "" {
+				r.println(r.paint("2", "      "+cut(f.Evidence, 100)))
+			}
+		}
+	case "/plan":
+		_, rep := s.eng.WorkingMemory(0)
+		if rep.Plan == nil || len(rep.Plan.Steps) == 0 {
+			r.println("no plan yet")
+			return false, nil
+		}
+		for _, st := range rep.Plan.Steps {
+			r.println("  " + stepMark(st.Status) + " " + st.Description)
+		}
+	default:
+		return false, fmt.Errorf("unknown command %s (/help lists them)", name)
+	}
+	return false, nil
+}
+
+// reopen switches the chat to another session (id "" for a new one) or
+// reopens this one with over's overrides, and says so; on failure the
+// chat goes on with the session it had.
+func (r *repl) reopen(ctx context.Context, id string, over agentctx.Options) error {
+	prev := r.s.eng.ID()
+	if err := r.s.open(ctx, id, over); err != nil {
+		if oerr := r.s.open(ctx, prev, agentctx.Options{}); oerr != nil {
+			return fmt.Errorf("%w; and reopening %s: %w", err, prev, oerr)
+		}
+		return err
+	}
+	if r.s.eng.ID() != prev {
+		r.last, r.cost, r.turnCost, r.compactions, r.priced = agent.UsageEvent{}, 0, 0, 0, false
+	}
+	r.banner()
+	return nil
+}
+
+// stepMark is how a plan step's status is shown.
+func stepMark(st workmem.StepStatus) string {
+	switch st {
+	case workmem.StepDone:
+		return "✔"
+	case workmem.StepInProgress:
+		return "▶"
+	case workmem.StepSkipped:
+		return "–"
+	}
+	return "○"
+}
+
+// callSummary is a tool call in a few words: its command, its paths, its
+// query, else its arguments cut.
+func callSummary(c *agent.ToolCallEvent) string {
+	u := tooluse.Classify(chat.ToolCall{Name: c.Name, Arguments: c.Arguments})
+	var s string
+	switch {
+	case u.Command != "":
+		s = u.Command
+	case len(u.Paths) > 0:
+		s = strings.Join(u.Paths, " ")
+		if u.Query != "" {
+			s = u.Query + " in " + s
+		}
+	case u.Query != "":
+		s = u.Query
+	default:
+		var m map[string]any
+		if json.Unmarshal(c.Arguments, &m) == nil && len(m) == 0 {
+			return ""
+		}
+		s = string(c.Arguments)
+	}
+	return cut(strings.Join(strings.Fields(s), " "), 80)
+}
+
+// sizeWord is a size in bytes for people: "312 B", "4.1 KB".
+func sizeWord(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
+// paint wraps s in the ANSI SGR code when the output is a terminal.
+func (r *repl) paint(code, s string) string {
+	if !r.color || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// write writes s, remembering whether the cursor is at a line's start.
+func (r *repl) write(s string) {
+	if s == "" {
+		return
+	}
+	_, _ = io.WriteString(r.out, s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		r.col = len(s) - i - 1
+	} else {
+		r.col += len(s)
+	}
+}
+
+// endLine ends the current line if something was written on it.
+func (r *repl) endLine() {
+	if r.col > 0 {
+		r.write("\n")
+	}
+	r.openCall = false
+}
+
+// println writes s on a line of its own.
+func (r *repl) println(s string) {
+	r.endLine()
+	r.write(s + "\n")
+}
+
+// isTerminalReader reports whether in is a terminal.
+func isTerminalReader(in io.Reader) bool {
+	f, ok := in.(*os.File)
+	return ok && readline.IsTerminal(int(f.Fd()))
+}
