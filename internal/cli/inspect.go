@@ -246,10 +246,15 @@ var categoryColors = map[string]int{
 }
 
 // label is how a category is called in the table: the window's reserved
-// tokens are the tool schemas and static context.
+// tokens are the tool schemas and the static prompt (the system prompt
+// and workspace context an engine sends first), its system-prompt
+// category the system messages among the window's messages.
 func label(name string) string {
-	if name == window.CategoryReserved {
-		return "tool schemas"
+	switch name {
+	case window.CategoryReserved:
+		return "tool schemas + static prompt"
+	case window.CategorySystem:
+		return "system messages"
 	}
 	return name
 }

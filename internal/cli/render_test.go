@@ -172,7 +172,7 @@ func TestPrintInspectColors(t *testing.T) {
 	if strings.Contains(plain.String(), "\x1b[") || !strings.Contains(color.String(), "\x1b[38;5;") {
 		t.Errorf("colors: plain has escapes %v, color has none %v", strings.Contains(plain.String(), "\x1b["), !strings.Contains(color.String(), "\x1b["))
 	}
-	for _, s := range []string{"system prompt", "user text", "tool results", "tool schemas", "overhead", "used", "over budget", "reserved (outside the budget)", "tool results by tool", "Read"} {
+	for _, s := range []string{"system messages", "user text", "tool results", "tool schemas + static prompt", "overhead", "used", "over budget", "reserved (outside the budget)", "tool results by tool", "Read"} {
 		if !strings.Contains(plain.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, plain.String())
 		}
