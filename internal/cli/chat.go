@@ -141,7 +141,7 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 		fmt.Fprintln(e.stdout, res.Text)
 	}
 	if err != nil {
-		return fmt.Errorf("chat: %w", err)
+		return fmt.Errorf("chat: %w%s", err, s.hint(err))
 	}
 	if res.StopReason != agent.StopDone {
 		return fmt.Errorf("chat: stopped: %s after %d model calls (session %s)", res.StopReason, res.ModelCalls, s.eng.ID())
@@ -259,6 +259,21 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	}
 	s.cfg, s.llm, s.eng, s.agent = cfg, llm, eng, a
 	return nil
+}
+
+// hint says what to check after a failed model call: the server's
+// address when it could not be reached, the key when it was refused.
+func (s *chatSession) hint(err error) string {
+	base := cmp.Or(s.cfg.BaseURL, "the provider's default address")
+	switch {
+	case errors.Is(err, provider.ErrUnavailable):
+		return fmt.Sprintf(" (is the server at %s up? %s sets the address)", base, baseURLVar(s.cfg.Provider))
+	case errors.Is(err, provider.ErrAuth):
+		return fmt.Sprintf(" (check %s, and that %s is the server the key is for)", provider.KeyVar(s.cfg.Provider), base)
+	case errors.Is(err, provider.ErrUnknownModel):
+		return fmt.Sprintf(" (check --model or %s)", provider.EnvModel)
+	}
+	return ""
 }
 
 func (s *chatSession) emit(ev agent.Event) {

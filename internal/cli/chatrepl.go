@@ -205,7 +205,7 @@ func (r *repl) turn(base context.Context, line string) {
 	case res.StopReason == agent.StopInterrupted:
 		r.println(r.paint("33", "⏹ interrupted") + r.paint("2", " · the session is intact; an interrupted tool call is answered as such"))
 	case err != nil:
-		r.println(r.paint("31", "error: ") + err.Error())
+		r.println(r.paint("31", "error: ") + err.Error() + r.s.hint(err))
 	case res.StopReason == agent.StopMaxTurns:
 		r.println(r.paint("33", fmt.Sprintf("stopped after %d model calls (--max-turns); say \"go on\" to continue", res.ModelCalls)))
 	}

@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/provider/providertest"
 )
 
@@ -160,4 +163,21 @@ func between(s, start, end string) string {
 	}
 	v, _, _ := strings.Cut(after, end)
 	return strings.TrimSpace(v)
+}
+
+func TestChatHint(t *testing.T) {
+	s := &chatSession{cfg: provider.Config{Provider: provider.ProviderOpenAI, BaseURL: "http://127.0.0.1:11434/v1"}}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("x: %w", provider.ErrUnavailable), "is the server at http://127.0.0.1:11434/v1 up? OPENAI_BASE_URL"},
+		{fmt.Errorf("x: %w", provider.ErrAuth), "check OPENAI_API_KEY"},
+		{fmt.Errorf("x: %w", provider.ErrUnknownModel), "AGENTCTX_MODEL"},
+		{errors.New("other"), ""},
+	} {
+		if got := s.hint(tc.err); tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("hint(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
 }
