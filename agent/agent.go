@@ -27,6 +27,12 @@ var (
 // permission guard gets.
 const DeniedResult = "denied by the user"
 
+// InterruptedNote is the user message [Agent.Run] adds to the session when
+// it is interrupted, so that the model knows its last answer or tool call
+// was cut short by the user, not finished (Claude Code records the same
+// kind of note).
+const InterruptedNote = "[Request interrupted by the user]"
+
 // StopReason says why [Agent.Run] stopped.
 type StopReason string
 
@@ -125,13 +131,15 @@ func New(opts Options) (*Agent, error) {
 // answers without tool calls ([StopDone]) or MaxTurns model calls were
 // made ([StopMaxTurns]); see the package documentation. When ctx is
 // cancelled it returns promptly with [StopInterrupted] and an error
-// wrapping ctx.Err(), the session intact. Other errors (a provider
+// wrapping ctx.Err(), the session intact and [InterruptedNote] added. Other errors (a provider
 // failure not retried or retries exhausted, a denied overflow recovery,
 // the Engine's) come with [StopError]; the Result says what was done.
 func (a *Agent) Run(ctx context.Context, userMessage string) (res Result, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	turn := 0
+	e := a.opts.Engine
+	added := false
 	defer func() {
 		if err != nil {
 			res.StopReason = StopError
@@ -139,12 +147,18 @@ func (a *Agent) Run(ctx context.Context, userMessage string) (res Result, err er
 				res.StopReason = StopInterrupted
 			}
 		}
+		if res.StopReason == StopInterrupted && added {
+			// The calls left open are answered by the Engine first.
+			if nerr := e.Add(context.WithoutCancel(ctx), chat.NewText(chat.RoleUser, InterruptedNote)); nerr != nil {
+				err = errors.Join(err, fmt.Errorf("agent: note the interruption: %w", nerr))
+			}
+		}
 		a.emit(Event{Kind: EventTurnEnd, Turn: turn, Text: res.Text, StopReason: res.StopReason})
 	}()
-	e := a.opts.Engine
 	if err := e.Add(ctx, chat.NewText(chat.RoleUser, userMessage)); err != nil {
 		return res, fmt.Errorf("agent: add the user message: %w", err)
 	}
+	added = true
 	for {
 		if res.ModelCalls >= a.opts.MaxTurns {
 			res.StopReason = StopMaxTurns

@@ -392,6 +392,18 @@ func TestRunInterruptedStream(t *testing.T) {
 			if err != nil || res.Text != "Continuing." {
 				t.Fatalf("next Run = %+v, %v", res, err)
 			}
+			// The model learns of the interruption: the note follows
+			// the interrupted request, before the next one.
+			reqs := f.srv.Requests()
+			text := ""
+			for _, m := range reqs[len(reqs)-1].Messages {
+				if m.Role == chat.RoleUser {
+					text += m.Text() + "\n"
+				}
+			}
+			if i, j := strings.Index(text, agent.InterruptedNote), strings.Index(text, "Continue."); i < 0 || j < i || strings.Index(text, "Explain.") > i {
+				t.Errorf("the last request's user text does not hold the note between the two messages:\n%s", text)
+			}
 		})
 	}
 }

@@ -27,6 +27,8 @@
 // [StopInterrupted]. It adds no result for the calls left unanswered: the
 // Engine answers them itself ([agentctx.InterruptedResult]) when the next
 // message comes, so the session stays valid and the next Run continues.
+// That next message is [InterruptedNote], which Run adds as a user
+// message, so the model knows the user stopped it.
 //
 // # Events
 //
