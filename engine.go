@@ -561,6 +561,16 @@ func (e *Engine) TrackerState() (track.State, bool) {
 	return e.tracker.State(), true
 }
 
+// Todos returns the agent's todo list as its last todo tool call set it
+// (Claude Code's TodoWrite, Codex's update_plan, todo_write…), secrets
+// redacted; none before the first such call. The slice is a copy. Safe
+// for concurrent use.
+func (e *Engine) Todos() []reminder.Todo {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.todos)
+}
+
 // Rehydration returns the rehydration block the requests carry since the
 // last summarizing compaction ("" when none).
 func (e *Engine) Rehydration() string {

@@ -439,13 +439,24 @@ func (r *repl) command(ctx context.Context, line string) (quit bool, err error) 
 			}
 		}
 	case "/plan":
+		// The todo list the agent keeps with todo_write, and the plan
+		// the working memory read from its answers (seed 002).
+		todos := s.eng.Todos()
 		_, rep := s.eng.WorkingMemory(0)
-		if rep.Plan == nil || len(rep.Plan.Steps) == 0 {
+		if len(todos) == 0 && (rep.Plan == nil || len(rep.Plan.Steps) == 0) {
 			r.println("no plan yet")
 			return false, nil
 		}
-		for _, st := range rep.Plan.Steps {
-			r.println("  " + stepMark(st.Status) + " " + st.Description)
+		for _, td := range todos {
+			r.println("  " + todoMark(td.Status) + " " + td.Content)
+		}
+		if rep.Plan != nil {
+			if len(todos) > 0 {
+				r.println(r.paint("2", "  the plan in the working memory:"))
+			}
+			for _, st := range rep.Plan.Steps {
+				r.println("  " + stepMark(st.Status) + " " + st.Description)
+			}
 		}
 	default:
 		return false, fmt.Errorf("unknown command %s (/help lists them)", name)
@@ -480,6 +491,17 @@ func stepMark(st workmem.StepStatus) string {
 		return "▶"
 	case workmem.StepSkipped:
 		return "–"
+	}
+	return "○"
+}
+
+// todoMark is how a todo's status is shown.
+func todoMark(st string) string {
+	switch st {
+	case tooluse.TodoCompleted:
+		return "✔"
+	case tooluse.TodoInProgress:
+		return "▶"
 	}
 	return "○"
 }

@@ -137,10 +137,16 @@ func TestChatInteractivePiped(t *testing.T) {
 	if id == "" {
 		t.Fatalf("no session id in the banner:\n%s", out)
 	}
-	// /clear starts a new session; --resume ID goes back to the first.
-	code, out, errOut = runIn(t, "/clear\n", "chat", dir, "--resume", id)
-	if code != 0 || !strings.Contains(out, "new session") {
-		t.Fatalf("/clear: exit %d\n%s\n%s", code, out, errOut)
+	// --resume ID, then /clear starts a new session, /resume goes back,
+	// /model switches the model for the next turn.
+	code, out, errOut = runIn(t, "/clear\n/resume "+id+"\n/model gpt-4o-mini\nupper-case it again\n", "chat", dir, "--resume", id, "--yes")
+	if code != 0 || !strings.Contains(out, "new session") || strings.Count(out, "resumed session "+id) != 3 ||
+		!strings.Contains(out, "openai/gpt-4o-mini · budget") || !strings.Contains(out, "All done") {
+		t.Fatalf("/clear, /resume, /model: exit %d\n%s\n%s", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	if m := reqs[len(reqs)-1].Model; m != "gpt-4o-mini" {
+		t.Errorf("after /model the request names %q", m)
 	}
 	code, out, _ = run(t, "sessions", "list", "--project", dir)
 	if code != 0 || strings.Count(out, "\n") != 3 { // the header and two sessions

@@ -272,6 +272,13 @@ func TestChatTmux(t *testing.T) {
 			checkGoTaskFixed(t, dir)
 			_, at = p.waitFor(at, "›", 5*time.Second)
 
+			// The plan and the finding the agent noted.
+			p.send("/plan", "Enter")
+			_, at = p.waitFor(at, "Fix Sum", 5*time.Second)
+			p.send("/findings", "Enter")
+			_, at = p.waitFor(at, "Sum skips the last element", 5*time.Second)
+			_, at = p.waitFor(at, "›", 5*time.Second)
+
 			// Streaming: the intro shows up in pieces before the command.
 			p.send(slowTask, "Enter")
 			_, start := p.waitFor(at, slowIntro[:12], 10*time.Second)
