@@ -176,6 +176,11 @@ func runREPL(ctx context.Context, s *chatSession) error {
 		if strings.HasPrefix(line, "/") {
 			quit, err := r.command(base, line)
 			if err != nil {
+				if s.eng == nil {
+					// Neither the session asked for nor the one before
+					// could be opened: nothing to go on with.
+					return fmt.Errorf("chat: %w", err)
+				}
 				r.println(r.paint("31", "error: ") + err.Error())
 			}
 			if quit {

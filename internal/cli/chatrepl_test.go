@@ -139,9 +139,10 @@ func TestChatInteractivePiped(t *testing.T) {
 	}
 	// --resume ID, then /clear starts a new session, /resume goes back,
 	// /model switches the model for the next turn.
-	code, out, errOut = runIn(t, "/clear\n/resume "+id+"\n/model gpt-4o-mini\nupper-case it again\n", "chat", dir, "--resume", id, "--yes")
+	code, out, errOut = runIn(t, "/clear\n/resume 0192f3c4-0000-7000-8000-000000000000\n/resume "+id+"\n/model gpt-4o-mini\nupper-case it again\n", "chat", dir, "--resume", id, "--yes")
 	if code != 0 || !strings.Contains(out, "new session") || strings.Count(out, "resumed session "+id) != 3 ||
-		!strings.Contains(out, "openai/gpt-4o-mini · budget") || !strings.Contains(out, "All done") {
+		!strings.Contains(out, "openai/gpt-4o-mini · budget") || !strings.Contains(out, "All done") ||
+		!strings.Contains(out, "error: resume 0192f3c4-0000-7000-8000-000000000000: no such session") {
 		t.Fatalf("/clear, /resume, /model: exit %d\n%s\n%s", code, out, errOut)
 	}
 	reqs := srv.Requests()
