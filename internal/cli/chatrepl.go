@@ -150,6 +150,7 @@ func runREPL(ctx context.Context, s *chatSession) error {
 		r.mu.Unlock()
 		switch {
 		case sigged:
+			r.write("\n")
 			return errInterrupted
 		case errors.Is(err, readline.ErrInterrupt):
 			if strings.TrimSpace(line) != "" {
