@@ -95,3 +95,20 @@ func BenchmarkCount(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoadVocab measures opening an encoding's vocabulary, the
+// start-up cost of the first counter in a process:
+//
+//	go test ./token -run '^$' -bench LoadVocab -benchmem
+func BenchmarkLoadVocab(b *testing.B) {
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := loadVocab(name); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -36,8 +36,9 @@ type Counter interface {
 
 // BPE is an exact [Counter] for one tiktoken encoding: its counts and token
 // ids equal those of OpenAI's tiktoken (encode_ordinary) for that encoding.
-// The vocabulary is the one pkoukk/tiktoken-go-loader compiles into the
-// binary, so no network is used at run time. The pre-tokenizer is a
+// The vocabulary is the one pkoukk/tiktoken-go-loader ships, converted at
+// build time into a binary form read in place (package
+// token/internal/vocabfile), so no network and no parsing at run time. The pre-tokenizer is a
 // hand-written matcher for tiktoken's regular expression and the merge loop
 // follows tiktoken's rule (lowest rank first, leftmost on ties); this makes
 // it 10–25 times faster than pkoukk/tiktoken-go's regular-expression engine
@@ -75,7 +76,7 @@ func (b *BPE) pieceTokens(p string) int {
 	if len(p) == 1 {
 		return 1 // every byte is a token
 	}
-	if _, ok := b.v.ranks[p]; ok {
+	if b.v.rank(p) != noRank {
 		return 1
 	}
 	if len(p) <= 32 {
@@ -104,7 +105,7 @@ func (b *BPE) Encode(text string) []int {
 		j := b.split(text, i)
 		p := text[i:j]
 		i = j
-		if r, ok := b.v.ranks[p]; ok {
+		if r := b.v.rank(p); r != noRank {
 			ids = append(ids, int(r))
 			continue
 		}
@@ -121,7 +122,7 @@ func (b *BPE) Encode(text string) []int {
 			if k+1 < len(starts) {
 				e = starts[k+1]
 			}
-			ids = append(ids, int(b.v.ranks[p[s:e]]))
+			ids = append(ids, int(b.v.rank(p[s:e])))
 		}
 	}
 	return ids
@@ -134,9 +135,9 @@ func (b *BPE) Encode(text string) []int {
 func (b *BPE) Decode(ids []int) string {
 	var sb strings.Builder
 	for _, id := range ids {
-		switch {
-		case id >= 0 && id < len(b.v.tokens) && b.v.tokens[id] != "":
-			sb.WriteString(b.v.tokens[id])
+		switch tok := b.v.t.Token(id); {
+		case tok != "":
+			sb.WriteString(tok)
 		case b.v.special[id] != "":
 			sb.WriteString(b.v.special[id])
 		}
@@ -154,8 +155,8 @@ var (
 
 // ForEncoding returns the exact counter for a tiktoken encoding name
 // ([O200kBase], [Cl100kBase]). Counters are built once per process and
-// shared; building one parses the embedded vocabulary and takes a fraction
-// of a second (o200k_base is the larger). It returns an error wrapping [ErrUnknownEncoding] for any
+// shared; building one opens the embedded binary vocabulary in place (a
+// check of its offsets, under a millisecond). It returns an error wrapping [ErrUnknownEncoding] for any
 // other name. Safe for concurrent use.
 func ForEncoding(name string) (*BPE, error) {
 	var split func(string, int) int

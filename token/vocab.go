@@ -1,30 +1,23 @@
 package token
 
 import (
-	"bytes"
-	"encoding/base64"
+	_ "embed" // the binary vocabularies
 	"fmt"
-	"strconv"
 
-	"github.com/pkoukk/tiktoken-go-loader/assets"
+	"github.com/agentctx/agentctx/token/internal/vocabfile"
 )
 
 // vocab is one tiktoken encoding's vocabulary: the byte sequence of every
-// token and its rank, which is also its id. Read-only after loading; safe
-// for concurrent use.
+// token and its rank, which is also its id, read in place from the binary
+// form embedded in the program (data/*.acv, see package vocabfile).
+// Read-only; safe for concurrent use.
 type vocab struct {
-	ranks   map[string]int32
-	tokens  []string       // tokens[id] is the token's bytes; "" for an unused id
+	t       *vocabfile.Table
 	special map[int]string // special tokens, for Decode only
 }
 
 // rank returns the rank of b, or noRank when b is not a token.
-func (v *vocab) rank(b string) int32 {
-	if r, ok := v.ranks[b]; ok {
-		return r
-	}
-	return noRank
-}
+func (v *vocab) rank(b string) int32 { return v.t.Rank(b) }
 
 // specialTokens are tiktoken's special tokens of each encoding
 // (tiktoken_ext/openai_public.py). Ordinary counting never produces them;
@@ -43,59 +36,43 @@ var specialTokens = map[string]map[int]string{
 	},
 }
 
-// loadVocab parses the tiktoken vocabulary file of an encoding embedded by
-// pkoukk/tiktoken-go-loader: one "base64(token) rank" line per token, the
-// same file tiktoken downloads from openaipublic.blob.core.windows.net.
+//go:generate go run ./internal/genvocab data
+
+// embedded holds the binary vocabularies, built by go generate from the
+// tiktoken files pkoukk/tiktoken-go-loader compiles in (the same files
+// tiktoken downloads from openaipublic.blob.core.windows.net);
+// TestEmbeddedVocab checks that they match.
+//
+// Byte slices, not an embed.FS: the FS would copy them on every read.
+var (
+	//go:embed data/o200k_base.acv
+	o200kData []byte
+	//go:embed data/cl100k_base.acv
+	cl100kData []byte
+)
+
+// embedded returns the binary vocabulary of an encoding, nil for an
+// unknown one. The bytes are the program's own: never written to.
+func embedded(name string) []byte {
+	switch name {
+	case O200kBase:
+		return o200kData
+	case Cl100kBase:
+		return cl100kData
+	}
+	return nil
+}
+
+// loadVocab opens the embedded vocabulary of an encoding in place: no
+// decoding, only a check of its sizes and offsets.
 func loadVocab(name string) (*vocab, error) {
-	data, err := assets.Assets.ReadFile(name + ".tiktoken")
+	data := embedded(name)
+	if data == nil {
+		return nil, fmt.Errorf("token: load %s: %w", name, ErrUnknownEncoding)
+	}
+	t, err := vocabfile.Open(data)
 	if err != nil {
 		return nil, fmt.Errorf("token: load %s: %w", name, err)
 	}
-	lines := bytes.Count(data, []byte{'\n'}) + 1
-	// All token bytes go into one buffer so that the map keys share it.
-	buf := make([]byte, 0, len(data)*3/4)
-	type entry struct {
-		off, end int
-		rank     int32
-	}
-	entries := make([]entry, 0, lines)
-	maxRank := int32(-1)
-	for lineNo := 1; len(data) > 0; lineNo++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		if len(line) == 0 {
-			continue
-		}
-		sp := bytes.IndexByte(line, ' ')
-		if sp < 0 {
-			return nil, fmt.Errorf("token: load %s: line %d: no rank", name, lineNo)
-		}
-		off := len(buf)
-		buf, err = base64.StdEncoding.AppendDecode(buf, line[:sp])
-		if err != nil {
-			return nil, fmt.Errorf("token: load %s: line %d: %w", name, lineNo, err)
-		}
-		r, err := strconv.ParseInt(string(line[sp+1:]), 10, 32)
-		if err != nil || r < 0 {
-			return nil, fmt.Errorf("token: load %s: line %d: bad rank %q", name, lineNo, line[sp+1:])
-		}
-		entries = append(entries, entry{off, len(buf), int32(r)})
-		maxRank = max(maxRank, int32(r))
-	}
-	all := string(buf)
-	v := &vocab{
-		ranks:   make(map[string]int32, len(entries)),
-		tokens:  make([]string, maxRank+1),
-		special: specialTokens[name],
-	}
-	for _, e := range entries {
-		tok := all[e.off:e.end]
-		v.ranks[tok] = e.rank
-		v.tokens[e.rank] = tok
-	}
-	return v, nil
+	return &vocab{t: t, special: specialTokens[name]}, nil
 }
