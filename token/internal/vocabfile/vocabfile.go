@@ -136,24 +136,46 @@ func (t *Table) Rank(s string) int32 {
 }
 
 // Hash is the table's hash of a token's bytes: a multiply-xorshift mix of
-// 8-byte words. Fixed: a table built with it is valid in every build.
+// 8-byte words, the last (or only) word read so that it covers every byte
+// (overlapping loads, as in wyhash). Fixed: a table built with it is
+// valid in every build.
 func Hash(s string) uint32 {
-	h := uint64(len(s)) * 0x9e3779b97f4a7c15
-	for len(s) >= 8 {
-		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		h = (h ^ w) * 0xbf58476d1ce4e5b9
-		h ^= h >> 31
-		s = s[8:]
-	}
+	n := len(s)
+	h := uint64(n) * 0x9e3779b97f4a7c15
 	var w uint64
-	for i := range len(s) {
-		w |= uint64(s[i]) << (8 * i)
+	switch {
+	case n > 8:
+		rest := s
+		for len(rest) > 8 {
+			h = (h ^ le64(rest)) * 0xbf58476d1ce4e5b9
+			h ^= h >> 31
+			rest = rest[8:]
+		}
+		w = le64(s[n-8:])
+	case n == 8:
+		w = le64(s)
+	case n >= 4:
+		w = uint64(le32(s)) | uint64(le32(s[n-4:]))<<32
+	case n > 0:
+		w = uint64(s[0]) | uint64(s[n/2])<<8 | uint64(s[n-1])<<16
 	}
 	h = (h ^ w) * 0x94d049bb133111eb
 	h ^= h >> 29
 	h *= 0xbf58476d1ce4e5b9
 	return uint32(h>>32) ^ uint32(h)
+}
+
+// le64 reads the first 8 bytes of s, little-endian (one load).
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// le32 reads the first 4 bytes of s, little-endian (one load).
+func le32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // Build converts a tiktoken vocabulary file ("base64(token) rank" per
