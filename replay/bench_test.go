@@ -35,6 +35,10 @@ func BenchmarkReplayLargest(b *testing.B) {
 		{"mask/budget=8000", 8000, &compact.Mask{}, false},
 		{"tiered/default", 0, &compact.Tiered{}, false},
 		{"tiered/budget=16000/engine-extras", 16000, &compact.Tiered{}, true},
+		// The extras' cost (issue 15: at most +50 %): the same replay
+		// bare and with limiter, working memory and reminders.
+		{"tiered/budget=32000/bare", 32000, &compact.Tiered{}, false},
+		{"tiered/budget=32000/engine-extras", 32000, &compact.Tiered{}, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
