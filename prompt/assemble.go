@@ -86,13 +86,19 @@ func Assemble(in Input) *Request {
 	req := &Request{Budget: w.Budget()}
 	req.Model, req.MaxTokens, req.CacheKey, req.Tools = in.Model, in.MaxTokens, in.CacheKey, in.Tools
 
+	// tc counts the texts rebuilt for every request (a token.Cache in the
+	// Engine): the static prompt, the rehydration block and the tail.
+	tc := in.Counter
+	if tc == nil {
+		tc = counter
+	}
 	var msgs []chat.Message
 	framing := ov.ReplyPriming
 	var cached int
 	if in.Static.Text != "" {
 		msgs = append(msgs, chat.NewText(chat.RoleSystem, in.Static.Text))
 		req.Rows = append(req.Rows, in.Static.Rows...)
-		n := token.Message(counter, ov, msgs[len(msgs)-1])
+		n := token.Message(tc, ov, msgs[len(msgs)-1])
 		framing += n - sumRows(in.Static.Rows)
 		req.CacheAfter = append(req.CacheAfter, len(msgs)-1)
 	}
@@ -101,8 +107,8 @@ func Assemble(in Input) *Request {
 	}
 	if in.Rehydration != "" {
 		msgs = append(msgs, chat.NewText(chat.RoleSystem, in.Rehydration))
-		n := token.Message(counter, ov, msgs[len(msgs)-1])
-		content := counter.Count(in.Rehydration)
+		content := tc.Count(in.Rehydration)
+		n := ov.PerMessage + token.RoleTokens + content // token.Message of one text
 		req.Rows = append(req.Rows, Row{Name: PartRehydration, Tokens: content})
 		framing += n - content
 		req.CacheAfter = append(req.CacheAfter, len(msgs)-1)
@@ -127,22 +133,23 @@ func Assemble(in Input) *Request {
 	last := len(msgs) - 1
 	if out, ok := reminder.Inject(msgs, tail); ok {
 		req.Tail = tail
+		rows := tailRows(tail, tc)
 		// The tail either replaced the last message or appended one.
 		delta := 0
 		if len(out) == len(msgs) {
-			delta = token.Message(counter, ov, out[last]) - w.TokensAt(last-base)
+			delta = token.Message(tc, ov, out[last]) - w.TokensAt(last-base)
 			if last > base {
 				req.CacheAfter = append(req.CacheAfter, last-1)
 			}
 		} else {
-			delta = token.Message(counter, ov, out[len(out)-1])
+			// A message of the rendered tail alone: its blocks end in
+			// ">\n" and begin with "<", seams where tiktoken's
+			// pre-tokenizer always splits, so its count is the sum of
+			// the blocks' counts (TestTailBlocksAdd), which tailRows
+			// has made; the text is not counted again.
+			delta = ov.PerMessage + token.RoleTokens + sumRows(rows)
 			req.CacheAfter = append(req.CacheAfter, last)
 		}
-		tc := in.Counter
-		if tc == nil {
-			tc = counter
-		}
-		rows := tailRows(tail, tc)
 		framing += delta - sumRows(rows)
 		req.Rows = append(req.Rows, rows...)
 		msgs = out
