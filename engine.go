@@ -60,7 +60,14 @@ type Engine struct {
 	files compact.FileAnalyzer
 	// memo counts the texts rebuilt for every request (tail, working
 	// memory) once while they stay the same.
-	memo     token.Counter
+	memo *token.Cache
+	// lastMem is the working memory's last context and its size in
+	// tokens (BuildContextTokens), so that the block holding it is not
+	// counted again.
+	lastMem struct {
+		text   string
+		tokens int
+	}
 	w        *window.Window
 	strategy compact.Strategy
 	warnings []string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
@@ -327,7 +328,28 @@ func (e *Engine) memText() string {
 	if n <= 0 {
 		return ""
 	}
-	return e.active.BuildContext(n)
+	text, tokens := e.active.BuildContextTokens(n)
+	e.lastMem.text, e.lastMem.tokens = text, tokens
+	return text
+}
+
+// blockTokens returns the size in tokens of r rendered alone
+// (reminder.Render), and remembers it in the count cache for the token
+// table. The working memory's block is not counted again: its text's
+// count is the one BuildContext made, and the block's is that count plus
+// the wrapper's, joined with token.AppendCount at the end; at the start,
+// the opening tag ends a line and the text begins one with "#", where
+// the pre-tokenizer starts a piece anyway (TestMemoryBlockTokens).
+func (e *Engine) blockTokens(r reminder.Reminder) int {
+	block := reminder.Render([]reminder.Reminder{r})
+	name := e.memo.Name()
+	if r.Kind != prompt.KindWorkingMemory || r.Text != e.lastMem.text || !strings.HasPrefix(r.Text, "#") ||
+		name != token.O200kBase && name != token.Cl100kBase {
+		return e.memo.Count(block)
+	}
+	n := e.memo.Count(reminder.BlockOpen) + token.AppendCount(e.memo, r.Text, e.lastMem.tokens, reminder.BlockClose)
+	e.memo.Remember(block, n)
+	return n
 }
 
 // contextTokens is the working memory's share of a request, in tokens.
@@ -366,7 +388,7 @@ func (e *Engine) reserve(trackerText, memText string, pend []reminder.Reminder) 
 	}
 	tail = append(tail, pend...)
 	for _, r := range tail {
-		n += e.memo.Count(reminder.Render([]reminder.Reminder{r}))
+		n += e.blockTokens(r)
 	}
 	if len(tail) > 0 {
 		n += ov.PerMessage + tailSlack

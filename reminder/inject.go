@@ -13,7 +13,7 @@ func Render(rs []Reminder) string {
 	if len(rs) == 0 {
 		return ""
 	}
-	const open, closing = "<system-reminder>\n", "\n</system-reminder>\n"
+	const open, closing = BlockOpen, BlockClose
 	n := 0
 	for _, r := range rs {
 		n += len(open) + len(r.Text) + len(closing)
@@ -27,6 +27,13 @@ func Render(rs []Reminder) string {
 	}
 	return b.String()
 }
+
+// BlockOpen and BlockClose wrap each reminder's text in [Render]: every
+// block is BlockOpen + text + BlockClose.
+const (
+	BlockOpen  = "<system-reminder>\n"
+	BlockClose = "\n</system-reminder>\n"
+)
 
 // Inject returns the messages of an outgoing request with rs rendered
 // ([Render]) into the user's turn, and whether it placed them (seed 004:

@@ -40,5 +40,14 @@ func (k *Cache) Count(text string) int {
 	return n
 }
 
+// Remember records that text counts n tokens, for a caller that computed
+// the count another way (token.AppendCount, say): n must be what the
+// wrapped counter returns for text. Texts under 256 bytes are not kept.
+func (k *Cache) Remember(text string, n int) {
+	if len(text) >= cacheMinBytes {
+		k.cache.Add(text, n)
+	}
+}
+
 // Name returns the wrapped counter's name.
 func (k *Cache) Name() string { return k.c.Name() }

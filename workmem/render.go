@@ -63,14 +63,23 @@ type piece struct {
 // out when less than a few tokens remain. It returns "" when there is
 // nothing to say or tokenBudget is too small for any part. Never panics.
 func (a *ActiveContext) BuildContext(tokenBudget int) string {
+	s, _ := a.BuildContextTokens(tokenBudget)
+	return s
+}
+
+// BuildContextTokens is [ActiveContext.BuildContext] with the returned
+// text's size in tokens, as Options.Counter counts it (0 for ""): the
+// count BuildContext makes to check the whole, for a caller that would
+// otherwise count the text again.
+func (a *ActiveContext) BuildContextTokens(tokenBudget int) (string, int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if tokenBudget <= 0 {
-		return ""
+		return "", 0
 	}
 	pieces, earlier := a.pieces()
 	if len(pieces) == 0 && earlier == 0 {
-		return ""
+		return "", 0
 	}
 	const title = "# Working memory\n"
 	used := a.counter.Count(title)
@@ -127,12 +136,12 @@ func (a *ActiveContext) BuildContext(tokenBudget int) string {
 	// important parts until it fits.
 	for len(chosen) > 0 {
 		out := render(title, chosen)
-		if a.counter.Count(out) <= tokenBudget {
-			return out
+		if n := a.counter.Count(out); n <= tokenBudget {
+			return out, n
 		}
 		chosen = chosen[:len(chosen)-1]
 	}
-	return ""
+	return "", 0
 }
 
 // fit cuts text on a rune boundary so that it plus a cut marker counts at

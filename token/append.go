@@ -1,0 +1,56 @@
+package token
+
+import "strings"
+
+// AppendCount returns c.Count(a+b) given n = c.Count(a), counting only the
+// end of a and b instead of the whole text: for an exact tiktoken counter
+// (a counter named [O200kBase] or [Cl100kBase], a [Cache] of one
+// included) it recounts from the start of a's last line that begins with
+// a character other than whitespace or "/", where tiktoken's
+// pre-tokenizer always starts a new piece whatever follows (its patterns
+// look no further back than the piece they match, and none runs from a
+// newline into such a character, except o200k's punctuation pattern into
+// "/"); other counters, and a with no such line, count a+b whole. The
+// result equals c.Count(a+b) (TestAppendCount, FuzzAppendCount). Costs
+// O(len(a's last line) + len(b)) tokens counted, plus a scan back for the
+// line start.
+func AppendCount(c Counter, a string, n int, b string) int {
+	if b == "" {
+		return n
+	}
+	if a == "" {
+		return c.Count(b)
+	}
+	if name := c.Name(); name != O200kBase && name != Cl100kBase {
+		return c.Count(a + b)
+	}
+	at := cleanLineStart(a)
+	if at <= 0 {
+		return c.Count(a + b)
+	}
+	tail := a[at:]
+	return n - c.Count(tail) + c.Count(tail+b)
+}
+
+// cleanLineStart returns the offset in s of the last line start (just
+// after a '\n') whose first byte is not ASCII whitespace or '/' and not a
+// byte ≥ 0x80 (a non-ASCII space such as U+00A0 is whitespace to the
+// pre-tokenizer: such lines are skipped rather than decoded), or -1 when
+// there is none.
+func cleanLineStart(s string) int {
+	for end := len(s); end > 0; {
+		i := strings.LastIndexByte(s[:end], '\n')
+		if i < 0 {
+			return -1
+		}
+		if i+1 < len(s) {
+			switch ch := s[i+1]; {
+			case ch == ' ', ch == '\t', ch == '\n', ch == '\r', ch == '\v', ch == '\f', ch == '/', ch >= 0x80:
+			default:
+				return i + 1
+			}
+		}
+		end = i
+	}
+	return -1
+}

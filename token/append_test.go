@@ -1,0 +1,76 @@
+package token
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// appendTexts are lines and fragments that meet at awkward seams: leading
+// and trailing whitespace, slashes after newlines, punctuation runs,
+// digits, contractions, non-ASCII letters and spaces, invalid UTF-8.
+var appendTexts = []string{
+	"", "\n", "\n\n", " ", "x", "foo\n", "foo.\n", "foo \n", "/path/to/file\n", "// comment\n",
+	"  indented\n", "\tTab\n", "- [4] finding (a.go:7)\n", "## Heading\n", "12345\n", "'s", "'ll\n",
+	"\n</system-reminder>\n", "<system-reminder>\n", ">\n", "上下文窗口\n", "\u00a0nbsp\n", "café\n",
+	"\xff\xfe\n", "ends with \r\n", "a\n/b", "x.\n\n", "?!\n/", "😀\n",
+}
+
+// TestAppendCount: for both encodings, every pair of texts and random
+// concatenations count with AppendCount as c.Count does.
+func TestAppendCount(t *testing.T) {
+	for _, enc := range []string{O200kBase, Cl100kBase} {
+		c := mustBPE(t, enc)
+		check := func(a, b string) {
+			t.Helper()
+			if got, want := AppendCount(c, a, c.Count(a), b), c.Count(a+b); got != want {
+				t.Fatalf("%s: AppendCount(%q, %q) = %d, want %d", enc, a, b, got, want)
+			}
+		}
+		for _, a := range appendTexts {
+			for _, b := range appendTexts {
+				check(a, b)
+				check("line one\n"+a, b)
+			}
+		}
+		rng := rand.New(rand.NewPCG(3, 4))
+		pick := func() string {
+			var sb strings.Builder
+			for range rng.IntN(6) {
+				sb.WriteString(appendTexts[rng.IntN(len(appendTexts))])
+			}
+			return sb.String()
+		}
+		for range 2000 {
+			check(pick(), pick())
+		}
+	}
+}
+
+// TestAppendCountOtherCounters: a counter that is not tiktoken's counts
+// the whole text.
+func TestAppendCountOtherCounters(t *testing.T) {
+	e := Estimator{}
+	a, b := "word\nline two\n", "three"
+	if got, want := AppendCount(e, a, e.Count(a), b), e.Count(a+b); got != want {
+		t.Errorf("estimator: %d, want %d", got, want)
+	}
+	c := NewCache(mustBPE(t, O200kBase), 8)
+	if got, want := AppendCount(c, a, c.Count(a), b), c.Count(a+b); got != want {
+		t.Errorf("cache: %d, want %d", got, want)
+	}
+}
+
+// FuzzAppendCount: any two texts, both encodings.
+func FuzzAppendCount(f *testing.F) {
+	f.Add("foo\nbar", "\n/x")
+	f.Add("a.\nb", "\n</system-reminder>\n")
+	o, cl := mustBPE(f, O200kBase), mustBPE(f, Cl100kBase)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, c := range []*BPE{o, cl} {
+			if got, want := AppendCount(c, a, c.Count(a), b), c.Count(a+b); got != want {
+				t.Fatalf("%s: AppendCount(%q, %q) = %d, want %d", c.Name(), a, b, got, want)
+			}
+		}
+	})
+}
