@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,8 +12,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-
+	"github.com/agentctx/agentctx/internal/ignore"
+	"github.com/agentctx/agentctx/internal/safefile"
 	"github.com/agentctx/agentctx/token"
 )
 
@@ -29,8 +28,9 @@ const (
 	// readBatch is how many entries one ReadDir call returns, so that the
 	// MaxFiles bound holds inside a huge folder too.
 	readBatch = 1024
-	// maxIgnoreFile caps the bytes read from one .gitignore file.
-	maxIgnoreFile = 1 << 20
+	// maxGitFile caps the bytes read from a .git file or commondir file;
+	// real ones are under 200 bytes.
+	maxGitFile = 4 << 10
 )
 
 // treeStats is what the walk learned besides the tree: for code style.
@@ -75,38 +75,6 @@ type node struct {
 
 func (n *node) total() int { return len(n.dirs) + len(n.files) }
 
-// rule is one gitignore pattern with what the matcher needs to evaluate
-// it against a single entry.
-type rule struct {
-	p gitignore.Pattern
-	// simple reports a pattern without a slash (other than a trailing
-	// one): git matches it against the entry's name only.
-	simple bool
-	// domain is the number of path components of the folder whose
-	// .gitignore holds the pattern (0 for the root).
-	domain int
-	// fast, for a simple pattern that is a literal name ("vendor"), a
-	// literal suffix ("*.log") or a literal prefix ("tmp_*"), is how the
-	// walker matches it without go-git: fastExact, fastSuffix or
-	// fastPrefix with lit, negated and dirOnly as parsed. go-git's
-	// Match calls filepath.Match per pattern, which is most of the
-	// walk's matching time on a large tree (BenchmarkGather100k).
-	fast    fastKind
-	lit     string
-	negated bool
-	dirOnly bool
-}
-
-// fastKind is how a simple pattern is matched without go-git.
-type fastKind uint8
-
-const (
-	fastNone fastKind = iota
-	fastExact
-	fastSuffix
-	fastPrefix
-)
-
 // walker is the state of one walk. Not safe for concurrent use.
 type walker struct {
 	ctx     context.Context
@@ -116,8 +84,7 @@ type walker struct {
 	// defaults are DefaultIgnore's names: folders skipped by name.
 	defaults map[string]bool
 	// extra are opts.Ignore, above every .gitignore in priority.
-	extra   []rule
-	scratch []string
+	extra   []ignore.Pattern
 	markers map[string]bool
 	notices []Notice
 	// unreadable counts the folders that could not be read; firstErr is
@@ -130,9 +97,9 @@ type walker struct {
 type queued struct {
 	n     *node
 	abs   string
-	path  []string // components relative to the root
-	rules []rule   // active .gitignore rules, lowest priority first
-	depth int      // 0 for dir
+	path  []string         // components relative to the root
+	rules []ignore.Pattern // active .gitignore patterns, lowest priority first
+	depth int              // 0 for dir
 }
 
 // walkTree builds the directory structure block for dir (whose project
@@ -145,16 +112,13 @@ type queued struct {
 // checks ctx every [ctxEvery] entries; the only error it returns is ctx's,
 // wrapped. Folders it cannot read are reported in one Notice.
 //
-// Gitignore patterns are parsed and matched by go-git's gitignore
-// package. Each entry is matched against its own path only, since the
-// walk never enters an ignored folder: a pattern without a slash is
-// given the entry's name alone, as git does, which also keeps a
-// negation such as "!logs" from re-including the contents of logs/.
-// Known deviations from git, inherited from go-git: "[!a]" is not a
-// negated class (use "[^a]"), "foo/**" also matches foo itself, and a
-// negated pattern with a slash that matches a folder re-includes the
-// folder's contents. The global excludes file (core.excludesFile) is not
-// read, so that the block depends on the project only.
+// Gitignore patterns are parsed and matched with git's semantics by
+// package internal/ignore. Each entry is matched against its own path
+// only, since the walk never enters an ignored folder, as git does. A
+// .gitignore that is a symlink is not read, as git does not, and neither
+// is an ignore file that is not a regular file (a FIFO): a Notice says
+// so. The global excludes file (core.excludesFile) is not read, so that
+// the block depends on the project only.
 func walkTree(ctx context.Context, root, dir string, counter token.Counter, opts TreeOptions) (Block, treeStats, []Notice, error) {
 	if counter == nil {
 		counter = token.Estimator{}
@@ -173,7 +137,7 @@ func walkTree(ctx context.Context, root, dir string, counter token.Counter, opts
 		w.defaults[name] = true
 	}
 	for _, p := range opts.Ignore {
-		if r, ok := parseRule(p, nil); ok {
+		if r, ok := ignore.Parse(p, nil); ok {
 			w.extra = append(w.extra, r)
 		}
 	}
@@ -238,22 +202,23 @@ func relPath(root, dir string) []string {
 // ancestorRules reads .git/info/exclude and the .gitignore files of root
 // and of every folder between root and dir (dir's own is read by the
 // walk), lowest priority first.
-func (w *walker) ancestorRules(root string, base []string) []rule {
-	rules := w.readRules(filepath.Join(gitDir(root), "info", "exclude"), nil)
+func (w *walker) ancestorRules(root string, base []string) []ignore.Pattern {
+	rules := w.readRules(filepath.Join(gitDir(root), "info", "exclude"), nil, true)
 	for i := range base {
-		rules = append(rules, w.readRules(filepath.Join(root, filepath.Join(base[:i]...), ".gitignore"), base[:i])...)
+		rules = append(rules, w.readRules(filepath.Join(root, filepath.Join(base[:i]...), ".gitignore"), base[:i], false)...)
 	}
 	return rules
 }
 
 // gitDir returns the git folder of the work tree at root: root/.git, or
 // for a linked work tree or submodule (where .git is a file saying
-// "gitdir: …") the common git folder it points to.
+// "gitdir: …") the common git folder it points to. It reads regular
+// files only ([safefile.Open]): a FIFO named .git is not waited on.
 func gitDir(root string) string {
 	dot := filepath.Join(root, ".git")
-	b, err := os.ReadFile(dot)
+	b, _, err := safefile.ReadFile(dot, maxGitFile, safefile.Options{})
 	if err != nil {
-		return dot // a folder (ReadFile fails) or absent
+		return dot // a folder, absent, or not a regular file
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	gd, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
@@ -264,7 +229,7 @@ func gitDir(root string) string {
 	if !filepath.IsAbs(gd) {
 		gd = filepath.Join(root, gd)
 	}
-	if c, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+	if c, _, err := safefile.ReadFile(filepath.Join(gd, "commondir"), maxGitFile, safefile.Options{}); err == nil {
 		cd := strings.TrimSpace(string(c))
 		if !filepath.IsAbs(cd) {
 			cd = filepath.Join(gd, cd)
@@ -275,114 +240,43 @@ func gitDir(root string) string {
 }
 
 // readRules parses one ignore file whose patterns are relative to the
-// folder with components domain. A missing file has no rules; another
-// read error is reported as a Notice.
-func (w *walker) readRules(file string, domain []string) []rule {
-	f, err := os.Open(file)
+// folder with components domain; follow says whether the file may be a
+// symlink (.git/info/exclude) or not (.gitignore, as git reads it). A
+// missing file has no rules; a file that is not a regular file, or
+// cannot be read, is reported as a Notice.
+func (w *walker) readRules(file string, domain []string, follow bool) []ignore.Pattern {
+	rules, err := ignore.ReadFile(file, domain, follow)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-			w.notices = append(w.notices, Notice{Source: file, Message: err.Error()})
+			w.notices = append(w.notices, Notice{Source: file, Message: "skipped: " + errText(file, err)})
 		}
 		return nil
-	}
-	defer f.Close()
-	var rules []rule
-	sc := bufio.NewScanner(io.LimitReader(f, maxIgnoreFile))
-	sc.Buffer(make([]byte, 0, 4096), maxIgnoreFile)
-	for sc.Scan() {
-		if r, ok := parseRule(sc.Text(), domain); ok {
-			rules = append(rules, r)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		w.notices = append(w.notices, Notice{Source: file, Message: err.Error()})
 	}
 	return rules
 }
 
-// parseRule parses one gitignore line; ok is false for blank lines and
-// comments.
-func parseRule(line string, domain []string) (rule, bool) {
-	line = strings.TrimSuffix(line, "\r")
-	if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-		return rule{}, false
+// errText returns err's message for a Notice whose Source is file:
+// without the file's name, which the error repeats.
+func errText(file string, err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == file {
+		return pe.Op + ": " + pe.Err.Error()
 	}
-	// Mirror go-git's parse to learn whether the pattern has a slash.
-	p := strings.TrimPrefix(line, "!")
-	if !strings.HasSuffix(p, "\\ ") {
-		p = strings.TrimRight(p, " ")
-	}
-	dirOnly := strings.HasSuffix(p, "/")
-	p = strings.TrimSuffix(p, "/")
-	if p == "" {
-		return rule{}, false
-	}
-	r := rule{
-		p:       gitignore.ParsePattern(line, domain),
-		simple:  !strings.Contains(p, "/"),
-		domain:  len(domain),
-		negated: strings.HasPrefix(line, "!"),
-		dirOnly: dirOnly,
-	}
-	if r.simple {
-		switch {
-		case !strings.ContainsAny(p, `*?[\`):
-			r.fast, r.lit = fastExact, p
-		case strings.HasPrefix(p, "*") && !strings.ContainsAny(p[1:], `*?[\`):
-			r.fast, r.lit = fastSuffix, p[1:]
-		case strings.HasSuffix(p, "*") && !strings.ContainsAny(p[:len(p)-1], `*?[\`):
-			r.fast, r.lit = fastPrefix, p[:len(p)-1]
-		}
-	}
-	return r, true
+	return strings.TrimPrefix(err.Error(), file+": ")
 }
 
 // ignored reports whether the entry at path (components relative to the
 // root, the last one its name) is ignored by rules or by opts.Ignore.
 // The highest priority pattern that matches decides.
-func (w *walker) ignored(path []string, rules []rule, isDir bool) bool {
-	if r := w.match(path, w.extra, isDir); r != gitignore.NoMatch {
-		return r == gitignore.Exclude
+func (w *walker) ignored(path []string, rules []ignore.Pattern, isDir bool) bool {
+	if r := ignore.Match(w.extra, path, isDir); r != ignore.NoMatch {
+		return r == ignore.Exclude
 	}
-	return w.match(path, rules, isDir) == gitignore.Exclude
-}
-
-func (w *walker) match(path []string, rules []rule, isDir bool) gitignore.MatchResult {
-	name := path[len(path)-1]
-	for i := len(rules) - 1; i >= 0; i-- {
-		r := &rules[i]
-		if r.fast != fastNone {
-			var hit bool
-			switch r.fast {
-			case fastExact:
-				hit = name == r.lit
-			case fastSuffix:
-				hit = strings.HasSuffix(name, r.lit)
-			case fastPrefix:
-				hit = strings.HasPrefix(name, r.lit)
-			}
-			if !hit || (r.dirOnly && !isDir) {
-				continue
-			}
-			if r.negated {
-				return gitignore.Include
-			}
-			return gitignore.Exclude
-		}
-		q := path
-		if r.simple && r.domain+1 < len(path) {
-			w.scratch = append(append(w.scratch[:0], path[:r.domain]...), name)
-			q = w.scratch
-		}
-		if res := r.p.Match(q, isDir); res != gitignore.NoMatch {
-			return res
-		}
-	}
-	return gitignore.NoMatch
+	return ignore.Match(rules, path, isDir) == ignore.Exclude
 }
 
 // walk reads top and the folders below it breadth first.
-func (w *walker) walk(top *node, dir string, base []string, rules []rule) error {
+func (w *walker) walk(top *node, dir string, base []string, rules []ignore.Pattern) error {
 	queue := []queued{{n: top, abs: dir, path: base, rules: rules}}
 	for len(queue) > 0 {
 		q := queue[0]
@@ -432,13 +326,13 @@ func (w *walker) readFolder(q queued) ([]queued, error) {
 	}
 	hasRule := false
 	for _, e := range entries {
-		if e.Name() == ".gitignore" && e.Type().IsRegular() {
+		if e.Name() == ".gitignore" && !e.IsDir() {
 			hasRule = true
 		}
 	}
 	rules := q.rules
 	if hasRule {
-		own := w.readRules(filepath.Join(q.abs, ".gitignore"), q.path)
+		own := w.readRules(filepath.Join(q.abs, ".gitignore"), q.path, false)
 		if len(own) > 0 {
 			rules = append(rules[:len(rules):len(rules)], own...)
 		}

@@ -198,33 +198,6 @@ func FuzzTreeRender(f *testing.F) {
 	})
 }
 
-// FuzzTreeFastRule checks that the walker's fast path for literal,
-// "*suffix" and "prefix*" patterns agrees with go-git's matcher.
-func FuzzTreeFastRule(f *testing.F) {
-	for _, s := range []string{"*.log", "!*.log", "build/", "tmp*", "!keep", "*", "a b ", `\#x`, "*.", "x*/", "[ab]", "**"} {
-		f.Add(s, "file.log", false)
-		f.Add(s, "build", true)
-	}
-	f.Fuzz(func(t *testing.T, pattern, name string, isDir bool) {
-		if name == "" || strings.Contains(name, "/") {
-			return
-		}
-		for _, domain := range [][]string{nil, {"d"}} {
-			r, ok := parseRule(pattern, domain)
-			if !ok || r.fast == fastNone {
-				continue
-			}
-			path := append(slices.Clone(domain), name)
-			w := &walker{}
-			got := w.match(path, []rule{r}, isDir)
-			want := r.p.Match(path, isDir)
-			if got != want {
-				t.Fatalf("pattern %q name %q dir %v: fast %v, go-git %v", pattern, name, isDir, got, want)
-			}
-		}
-	})
-}
-
 // FuzzTreeReadme cuts random READMEs: the cap holds, Tokens is exact, the
 // text is UTF-8 with LF line ends, and a cut ends with its note.
 func FuzzTreeReadme(f *testing.F) {
