@@ -12,7 +12,10 @@ import (
 )
 
 // gather is Gather: the directory walk and the git commands run
-// concurrently; the rest is cheap.
+// concurrently; the rest is cheap. Project files are opened only when
+// they are regular files (package safefile), so that a FIFO or a device
+// under a name Gather reads (Makefile, go.mod, .gitignore, .git…) cannot
+// block it.
 func gather(ctx context.Context, opts Options) (*Context, error) {
 	start := time.Now()
 	dir := opts.Dir
@@ -82,6 +85,11 @@ func gather(ctx context.Context, opts Options) (*Context, error) {
 	if treeErr != nil {
 		return nil, fmt.Errorf("workspace: %w", treeErr)
 	}
+	// Every file is opened without blocking (package safefile), so the
+	// rest is quick; a cancelled ctx still ends Gather here.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
 	c.Notices = append(c.Notices, userNotes...)
 	if !opts.Tree.Disabled && treeBlock.Text != "" {
 		c.Blocks = append(c.Blocks, treeBlock)
@@ -92,9 +100,11 @@ func gather(ctx context.Context, opts Options) (*Context, error) {
 	}
 	c.Notices = append(c.Notices, gitNotes...)
 	if !opts.NoCodeStyle {
-		if b, ok := codeStyle(root, stats, counter); ok {
+		b, ok, notes := codeStyle(root, stats, counter)
+		if ok {
 			c.Blocks = append(c.Blocks, b)
 		}
+		c.Notices = append(c.Notices, notes...)
 	}
 	if opts.ReadmeTokens >= 0 {
 		limit := opts.ReadmeTokens

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentctx/agentctx/internal/safefile"
 	"github.com/agentctx/agentctx/token"
 )
 
@@ -79,12 +80,9 @@ func isGitMarker(p string) bool {
 		head, err := os.Stat(filepath.Join(p, "HEAD"))
 		return err == nil && head.Mode().IsRegular()
 	}
-	if !fi.Mode().IsRegular() {
-		return false
-	}
-	f, err := os.Open(p)
+	f, err := safefile.Open(p, safefile.Options{})
 	if err != nil {
-		return false
+		return false // not a regular file (a FIFO is not waited on), or unreadable
 	}
 	defer f.Close()
 	var buf [7]byte

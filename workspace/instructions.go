@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agentctx/agentctx/internal/safefile"
 	"github.com/agentctx/agentctx/token"
 )
 
@@ -150,7 +151,7 @@ func newInstrLoader(root, dir, userDir string, counter token.Counter, opts Instr
 	}
 	l.limit = max(instrExpandFactor*l.maxBytes, instrMinExpand)
 	l.root = instrAbs(root)
-	if d := instrAbs(dir); !instrWithin(d, l.root) {
+	if d := instrAbs(dir); !safefile.Within(l.root, d) {
 		l.root = d
 	}
 	l.realRoot = instrRealOr(l.root)
@@ -180,18 +181,6 @@ func instrRealOr(p string) string {
 	return p
 }
 
-// instrWithin reports whether p is base or lies under it; both are clean
-// absolute paths.
-func instrWithin(p, base string) bool {
-	if p == base {
-		return true
-	}
-	if !strings.HasSuffix(base, string(filepath.Separator)) {
-		base += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, base)
-}
-
 // confined reports whether p lies inside the project or the user folder:
 // for a real path (symlinks resolved) against their real paths, for a path
 // as written against both forms.
@@ -201,7 +190,7 @@ func (l *instrLoader) confined(p string, resolved bool) bool {
 		bases = append(bases, l.root, l.user)
 	}
 	for _, b := range bases {
-		if b != "" && instrWithin(p, b) {
+		if b != "" && safefile.Within(b, p) {
 			return true
 		}
 	}
@@ -212,7 +201,7 @@ func (l *instrLoader) confined(p string, resolved bool) bool {
 // user folder when inside one, else p.
 func (l *instrLoader) display(p string) string {
 	for _, b := range []string{l.root, l.realRoot, l.user, l.realUser} {
-		if b != "" && instrWithin(p, b) {
+		if b != "" && safefile.Within(b, p) {
 			if r, err := filepath.Rel(b, p); err == nil {
 				return r
 			}
@@ -280,6 +269,9 @@ func (l *instrLoader) loadFile(c instrCandidate, drop bool, seen map[string]stri
 		return Instruction{}, 0, false
 	}
 	if !fi.Mode().IsRegular() {
+		if !fi.IsDir() {
+			l.notice(c.path, "skipped: not a regular file")
+		}
 		return Instruction{}, 0, false
 	}
 	resolved, err := filepath.EvalSymlinks(c.path)
@@ -320,9 +312,11 @@ func (l *instrLoader) loadFile(c instrCandidate, drop bool, seen map[string]stri
 
 // read returns the text of the regular file at p, read up to the
 // expansion limit, and how many bytes were left unread. It fails when the
-// file cannot be read or is not text (invalid UTF-8 or a NUL byte).
+// file cannot be read, is not a regular file (a FIFO swapped in since the
+// caller's check is not waited on: package safefile) or is not text
+// (invalid UTF-8 or a NUL byte).
 func (l *instrLoader) read(p string) (string, int, error) {
-	f, err := os.Open(p)
+	f, err := safefile.Open(p, safefile.Options{})
 	if err != nil {
 		return "", 0, fmt.Errorf("unreadable: %w", err)
 	}

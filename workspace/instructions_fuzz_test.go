@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agentctx/agentctx/internal/safefile"
 	"github.com/agentctx/agentctx/token"
 )
 
@@ -71,7 +72,7 @@ func FuzzImports(f *testing.F) {
 				t.Fatalf("text holds the secret from outside the project:\n%q", in.Text)
 			}
 			for _, p := range in.Imports {
-				if !instrWithin(p, root) && !instrWithin(p, user) {
+				if !safefile.Within(root, p) && !safefile.Within(user, p) {
 					t.Errorf("import %s outside the project", p)
 				}
 			}

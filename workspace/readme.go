@@ -2,14 +2,18 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentctx/agentctx/internal/safefile"
 	"github.com/agentctx/agentctx/token"
 )
 
@@ -26,41 +30,68 @@ const readmeBytes = 1 << 20
 // line boundary to maxTokens tokens, counted with counter. A cut README
 // ends with a line "[README cut: N of M lines shown]" and a Notice says
 // so; when not even its first line fits, the first line is cut on a rune
-// boundary. Binary or non-UTF-8 content is skipped with a Notice. ok is
-// false when there is no README, it is empty or skipped, or maxTokens is
-// too small for anything. Block.Source is the file's slash path relative
-// to root. It never fails.
+// boundary. Binary or non-UTF-8 content is skipped with a Notice. The
+// README is read only when it is a regular file inside root once
+// symlinks are resolved (package safefile), so that a cloned repository's
+// README -> ~/.ssh/id_ed25519 stays out of the prompt: a README that is a
+// FIFO, a device or a link out of the project is skipped with a Notice,
+// and the next README name is tried. ok is false when there is no
+// README, it is empty or skipped, or maxTokens is too small for anything.
+// Block.Source is the file's slash path relative to root. It never fails.
 func readme(root, dir string, counter token.Counter, maxTokens int) (Block, bool, []Notice) {
 	if counter == nil {
 		counter = token.Estimator{}
 	}
-	file := findReadme(dir)
-	if file == "" && root != dir {
-		file = findReadme(root)
-	}
-	if file == "" || maxTokens <= 0 {
+	if maxTokens <= 0 {
 		return Block{}, false, nil
 	}
-	rel := file
-	if r, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(r, "..") {
-		rel = filepath.ToSlash(r)
+	files := findReadmes(dir)
+	if root != dir {
+		files = append(files, findReadmes(root)...)
 	}
-	lines, total, err := readLines(file)
-	if err != nil {
-		return Block{}, false, []Notice{{Source: rel, Message: err.Error()}}
+	var notes []Notice
+	var (
+		file, rel   string
+		lines       []string
+		total       int
+		found, read bool
+	)
+	for _, file = range files {
+		rel = file
+		if r, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(r, "..") {
+			rel = filepath.ToSlash(r)
+		}
+		var err error
+		lines, total, err = readLines(root, file)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrOutside):
+			notes = append(notes, Notice{Source: rel, Message: "skipped: " + errText(file, err)})
+			continue
+		case err != nil:
+			notes = append(notes, Notice{Source: rel, Message: errText(file, err)})
+			found = true
+		default:
+			found, read = true, true
+		}
+		break
+	}
+	if !found || !read {
+		return Block{}, false, notes
 	}
 	if len(lines) == 0 && total > 0 {
-		return Block{}, false, []Notice{{Source: rel, Message: "first line longer than 1 MiB; README skipped"}}
+		return Block{}, false, append(notes, Notice{Source: rel, Message: "first line longer than 1 MiB; README skipped"})
 	}
 	full := strings.TrimRight(strings.Join(lines, ""), " \t\n")
 	if full == "" {
-		return Block{}, false, nil
+		return Block{}, false, notes
 	}
 	b := Block{Name: BlockReadme, Source: rel}
 	if len(lines) == total {
 		if n := counter.Count(full); n <= maxTokens {
 			b.Text, b.Tokens = full, n
-			return b, true, nil
+			return b, true, notes
 		}
 	}
 	b.Truncated = true
@@ -86,14 +117,14 @@ func readme(root, dir string, counter token.Counter, maxTokens int) (Block, bool
 		b.Text = cutFirstLine(lines[0], total, counter, maxTokens)
 	}
 	if b.Text == "" {
-		return Block{}, false, []Notice{{Source: rel, Message: fmt.Sprintf("README does not fit in %d tokens; left out", maxTokens)}}
+		return Block{}, false, append(notes, Notice{Source: rel, Message: fmt.Sprintf("README does not fit in %d tokens; left out", maxTokens)})
 	}
 	b.Tokens = counter.Count(b.Text)
 	shown := commas(lo) + " of " + commas(total) + " lines shown"
 	if lo <= 0 {
 		shown = "part of line 1 of " + commas(total) + " lines shown"
 	}
-	return b, true, []Notice{{Source: rel, Message: fmt.Sprintf("README cut to %d tokens: %s", maxTokens, shown)}}
+	return b, true, append(notes, Notice{Source: rel, Message: fmt.Sprintf("README cut to %d tokens: %s", maxTokens, shown)})
 }
 
 // cutFirstLine cuts the first line on a rune boundary so that it and the
@@ -124,39 +155,43 @@ func cutFirstLine(line string, total int, counter token.Counter, maxTokens int) 
 	return text(lo)
 }
 
-// findReadme returns the path of the preferred README in dir, or "".
-// Among names equal but for case, the first in byte order wins.
-func findReadme(dir string) string {
+// findReadmes returns the paths of dir's READMEs in order of preference
+// ([readmeNames]; among names equal but for case, byte order). Folders
+// are left out; anything else is listed, for readLines to accept or
+// refuse.
+func findReadmes(dir string) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return ""
+		return nil
 	}
-	best, rank := "", len(readmeNames)
+	type cand struct {
+		rank int
+		path string
+	}
+	var cs []cand
 	for _, e := range entries {
 		if e.IsDir() {
 			continue
 		}
-		lower := strings.ToLower(e.Name())
-		for i, n := range readmeNames {
-			if lower != n || i >= rank {
-				continue
-			}
-			p := filepath.Join(dir, e.Name())
-			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			best, rank = p, i
+		if i := slices.Index(readmeNames, strings.ToLower(e.Name())); i >= 0 {
+			cs = append(cs, cand{i, filepath.Join(dir, e.Name())})
 		}
 	}
-	return best
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.rank, b.rank) })
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.path
+	}
+	return out
 }
 
 // readLines reads a README's lines (each ending in "\n", the last one
 // perhaps not; CRLF made LF; a leading byte order mark dropped), the
 // whole lines within the first readmeBytes, and counts all its lines. It
-// fails on a read error and on binary or non-UTF-8 content.
-func readLines(file string) (lines []string, total int, err error) {
-	f, err := os.Open(file)
+// fails on a read error, on binary or non-UTF-8 content, and with package
+// safefile's errors when file is not a regular file inside root.
+func readLines(root, file string) (lines []string, total int, err error) {
+	f, err := safefile.Open(file, safefile.Options{Root: root})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -5,14 +5,15 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"io"
-	"os"
+	"errors"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentctx/agentctx/internal/safefile"
 	"github.com/agentctx/agentctx/token"
 )
 
@@ -37,9 +38,12 @@ const (
 // says: the Go module and version, the pyproject.toml [tool.*] sections,
 // the package.json scripts and tools, the .editorconfig [*] indentation,
 // tsconfig strict mode, Makefile targets. It is Markdown under
-// [styleTokens] tokens; ok is false when nothing was found. Unreadable
-// files are named without details; it never fails.
-func codeStyle(root string, st treeStats, counter token.Counter) (Block, bool) {
+// [styleTokens] tokens; ok is false when nothing was found. A file is
+// read only when it is a regular file inside root once symlinks are
+// resolved (package safefile): a FIFO, a device or a link out of the
+// project is skipped with a Notice and named without details, as an
+// unreadable file is. It never fails.
+func codeStyle(root string, st treeStats, counter token.Counter) (Block, bool, []Notice) {
 	if counter == nil {
 		counter = token.Estimator{}
 	}
@@ -52,9 +56,17 @@ func codeStyle(root string, st treeStats, counter token.Counter) (Block, bool) {
 		return cmp.Or(cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/")), strings.Compare(a, b))
 	})
 	var tools []string
+	var notes []Notice
 	seen := map[string]bool{}
+	read := func(rel string) []byte {
+		b, err := readSmall(root, rel)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			notes = append(notes, Notice{Source: rel, Message: "skipped: " + errText(rel, err)})
+		}
+		return b
+	}
 	for _, m := range markers {
-		l := markerLine(root, m)
+		l := markerLine(m, read)
 		if l == "" || seen[l] {
 			continue
 		}
@@ -66,7 +78,7 @@ func codeStyle(root string, st treeStats, counter token.Counter) (Block, bool) {
 		lines = append(lines, tools...)
 	}
 	if len(lines) == 0 {
-		return Block{}, false
+		return Block{}, false, notes
 	}
 	b := Block{Name: BlockCodeStyle, Source: "walk"}
 	for len(lines) > 0 {
@@ -82,7 +94,7 @@ func codeStyle(root string, st treeStats, counter token.Counter) (Block, bool) {
 		}
 	}
 	if len(lines) == 0 {
-		return Block{}, false
+		return Block{}, false, notes
 	}
 	if b.Truncated {
 		// Say so, if the note fits; else drop one more line for it.
@@ -95,10 +107,10 @@ func codeStyle(root string, st treeStats, counter token.Counter) (Block, bool) {
 			lines = lines[:len(lines)-1]
 		}
 		if len(lines) == 0 {
-			return Block{}, false
+			return Block{}, false, notes
 		}
 	}
-	return b, true
+	return b, true, notes
 }
 
 // langLine says "Languages (by file count): Go 120, Shell 3" for the top
@@ -135,34 +147,34 @@ func langLine(langs map[string]int) string {
 }
 
 // markerLine describes one configuration file (rel is slash-separated,
-// relative to root), or returns "" when it says nothing useful.
-func markerLine(root, rel string) string {
+// relative to the root), or returns "" when it says nothing useful. It
+// reads the file's content, when it needs it, with read.
+func markerLine(rel string, read func(rel string) []byte) string {
 	name := path.Base(rel)
-	file := filepath.Join(root, filepath.FromSlash(rel))
 	where := " (" + rel + ")"
 	switch {
 	case name == "go.mod":
-		return goModLine(readSmall(file)) + where
+		return goModLine(read(rel)) + where
 	case strings.HasPrefix(name, ".golangci."):
-		return golangciLine(readSmall(file)) + where
+		return golangciLine(read(rel)) + where
 	case name == ".editorconfig":
-		if l := editorconfigLine(readSmall(file)); l != "" {
+		if l := editorconfigLine(read(rel)); l != "" {
 			return l + where
 		}
 		return "EditorConfig" + where
 	case name == "pyproject.toml":
-		if l := pyprojectLine(readSmall(file)); l != "" {
+		if l := pyprojectLine(read(rel)); l != "" {
 			return l + where
 		}
 		return ""
 	case name == "ruff.toml" || name == ".ruff.toml":
 		s := "ruff"
-		if n := tomlValue(readSmall(file), "", "line-length"); n != "" {
+		if n := tomlValue(read(rel), "", "line-length"); n != "" {
 			s += " (line-length " + n + ")"
 		}
 		return s + where
 	case name == "setup.cfg":
-		if l := setupCfgLine(readSmall(file)); l != "" {
+		if l := setupCfgLine(read(rel)); l != "" {
 			return l + where
 		}
 		return ""
@@ -173,12 +185,12 @@ func markerLine(root, rel string) string {
 	case name == "mypy.ini":
 		return "mypy" + where
 	case name == "package.json":
-		if l := packageJSONLine(readSmall(file)); l != "" {
+		if l := packageJSONLine(read(rel)); l != "" {
 			return l + where
 		}
 		return ""
 	case name == "tsconfig.json":
-		if tsStrict(readSmall(file)) {
+		if tsStrict(read(rel)) {
 			return "TypeScript: strict mode" + where
 		}
 		return "TypeScript" + where
@@ -192,7 +204,7 @@ func markerLine(root, rel string) string {
 		return "Stylelint" + where
 	case name == "Cargo.toml":
 		s := "Rust: rustfmt (cargo fmt), clippy"
-		if e := tomlValue(readSmall(file), "package", "edition"); e != "" {
+		if e := tomlValue(read(rel), "package", "edition"); e != "" {
 			s += ", edition " + e
 		}
 		return s + where
@@ -201,24 +213,24 @@ func markerLine(root, rel string) string {
 	case name == "clippy.toml":
 		return "clippy configured" + where
 	case name == ".clang-format":
-		if v := yamlValue(readSmall(file), "BasedOnStyle"); v != "" {
+		if v := yamlValue(read(rel), "BasedOnStyle"); v != "" {
 			return "clang-format, based on " + v + where
 		}
 		return "clang-format" + where
 	case name == ".rubocop.yml":
 		return "RuboCop" + where
 	case name == ".pre-commit-config.yaml":
-		if ids := preCommitIDs(readSmall(file)); len(ids) > 0 {
+		if ids := preCommitIDs(read(rel)); len(ids) > 0 {
 			return "pre-commit hooks: " + strings.Join(ids, ", ") + where
 		}
 		return "pre-commit" + where
 	case name == "Makefile" || name == "GNUmakefile":
-		if t := recipes(readSmall(file), true); len(t) > 0 {
+		if t := recipes(read(rel), true); len(t) > 0 {
 			return "make targets: " + strings.Join(t, ", ") + where
 		}
 		return ""
 	case name == "justfile" || name == "Justfile":
-		if t := recipes(readSmall(file), false); len(t) > 0 {
+		if t := recipes(read(rel), false); len(t) > 0 {
 			return "just recipes: " + strings.Join(t, ", ") + where
 		}
 		return ""
@@ -226,19 +238,19 @@ func markerLine(root, rel string) string {
 	return ""
 }
 
-// readSmall reads up to styleFileBytes of a file; nil when it cannot be
-// read or is not UTF-8 text.
-func readSmall(file string) []byte {
-	f, err := os.Open(file)
+// readSmall reads up to styleFileBytes of the file rel (slash path
+// relative to root) when it is a regular file inside root (symlinks
+// resolved); nil, and no error, when it is not UTF-8 text. Errors are
+// package safefile's.
+func readSmall(root, rel string) ([]byte, error) {
+	b, _, err := safefile.ReadFile(filepath.FromSlash(rel), styleFileBytes, safefile.Options{Root: root})
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, styleFileBytes))
-	if err != nil || bytes.IndexByte(b, 0) >= 0 {
-		return nil
+	if bytes.IndexByte(b, 0) >= 0 {
+		return nil, nil
 	}
-	return b
+	return b, nil
 }
 
 // eachLine calls fn with each line of b, trimmed of spaces, until fn

@@ -122,7 +122,7 @@ func TestCodeStyle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, ok := codeStyle(root, st, token.Estimator{})
+			b, ok, _ := codeStyle(root, st, token.Estimator{})
 			if ok != (tt.want != "") {
 				t.Fatalf("ok = %v, text %q", ok, b.Text)
 			}
@@ -152,7 +152,7 @@ func TestCodeStyleCap(t *testing.T) {
 		st.Markers = append(st.Markers, p)
 	}
 	mkTree(t, root, files)
-	b, ok := codeStyle(root, st, token.Estimator{})
+	b, ok, _ := codeStyle(root, st, token.Estimator{})
 	if !ok {
 		t.Fatal("no block")
 	}

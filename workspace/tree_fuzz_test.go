@@ -248,7 +248,7 @@ func FuzzTreeCodeStyle(f *testing.F) {
 			t.Fatal(err)
 		}
 		st := treeStats{Markers: []string{name}, Langs: map[string]int{"Go": 1}}
-		b, ok := codeStyle(root, st, token.Estimator{})
+		b, ok, _ := codeStyle(root, st, token.Estimator{})
 		if !ok {
 			t.Fatal("no block despite a language")
 		}
