@@ -2,10 +2,11 @@ package jsonlstore
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentctx/agentctx/internal/safefile"
 )
 
 // maxGitFile bounds how much of a .git file or HEAD is read, in bytes;
@@ -17,7 +18,8 @@ const maxGitFile = 4 << 10
 // "ref: refs/heads/<name>", the first 12 hex digits of the commit when
 // HEAD is detached, or "" outside a repository or when HEAD cannot be
 // read. A ".git" file ("gitdir: <path>", a worktree or submodule) is
-// followed. It reads files only and never runs git: seed 001 ran `git
+// followed. It reads regular files only, never waiting on a FIFO or a
+// device, and never runs git: seed 001 ran `git
 // rev-parse` for every saved message; the store calls this once per
 // session, in Create. Safe for concurrent use.
 func DetectGitBranch(dir string) string {
@@ -91,14 +93,12 @@ func isHex(b []byte) bool {
 	return true
 }
 
-// readSmall reads at most maxGitFile bytes of file; nil on any error.
+// readSmall reads at most maxGitFile bytes of file; nil on any error. Only
+// a regular file is read, and it is opened without blocking (package
+// safefile): a FIFO, or a link to one or to /dev/stdin, named .git or
+// HEAD would otherwise hang Create.
 func readSmall(file string) []byte {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxGitFile))
+	b, _, err := safefile.ReadFile(file, maxGitFile, safefile.Options{})
 	if err != nil {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agentctx/agentctx/session/jsonlstore"
 )
@@ -59,14 +60,55 @@ func TestDetectGitBranch(t *testing.T) {
 			return root
 		}, ""},
 		{"no repository", func(t *testing.T, root string) string { return root }, ""},
+		// Finding 4 of issue 14: on main each of these hung Create.
+		{"fifo .git", func(t *testing.T, root string) string {
+			mkfifo(t, filepath.Join(root, ".git"))
+			return root
+		}, ""},
+		{"fifo HEAD", func(t *testing.T, root string) string {
+			mkfifo(t, filepath.Join(root, ".git", "HEAD"))
+			return root
+		}, ""},
+		{".git linking to a fifo", func(t *testing.T, root string) string {
+			mkfifo(t, filepath.Join(root, "fifo"))
+			symlink(t, filepath.Join(root, "fifo"), filepath.Join(root, "sub", ".git"))
+			return filepath.Join(root, "sub")
+		}, ""},
+		{"HEAD linking to stdin", func(t *testing.T, root string) string {
+			symlink(t, "/dev/stdin", filepath.Join(root, ".git", "HEAD"))
+			return root
+		}, ""},
+		{"gitdir whose HEAD is a fifo", func(t *testing.T, root string) string {
+			mkfifo(t, filepath.Join(root, "store", "HEAD"))
+			write(t, filepath.Join(root, "mod", ".git"), "gitdir: ../store\n")
+			return filepath.Join(root, "mod")
+		}, ""},
 		{"missing folder", func(t *testing.T, root string) string { return filepath.Join(root, "nope") }, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			dir := c.setup(t, t.TempDir())
-			if got := jsonlstore.DetectGitBranch(dir); got != c.want {
-				t.Errorf("DetectGitBranch = %q, want %q", got, c.want)
+			done := make(chan string, 1)
+			go func() { done <- jsonlstore.DetectGitBranch(dir) }()
+			select {
+			case got := <-done:
+				if got != c.want {
+					t.Errorf("DetectGitBranch = %q, want %q", got, c.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("DetectGitBranch hangs")
 			}
 		})
+	}
+}
+
+// symlink makes a symlink at p (and its folders) to target.
+func symlink(t *testing.T, target, p string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		t.Skipf("no symlinks: %v", err)
 	}
 }
