@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/safefile"
 )
 
 // MaxReadBytes is the largest file, in bytes, read_file reads whole;
@@ -79,7 +80,9 @@ func (t readFile) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 	if fi.Size() > MaxReadBytes && !ranged {
 		return fail(call, "%s is %d bytes, over read_file's %d-byte limit; give start_line and end_line to read part of it, or use search", a.Path, fi.Size(), MaxReadBytes)
 	}
-	f, err := os.Open(p)
+	// The Stat above followed the path; a FIFO swapped in since is
+	// refused, not waited on.
+	f, err := safefile.Open(p, safefile.Options{})
 	if err != nil {
 		return fail(call, "%s: %v", a.Path, errors.Unwrap(err))
 	}
@@ -292,9 +295,12 @@ func (t editFile) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 	if fi.Size() > MaxReadBytes {
 		return fail(call, "%s is %d bytes, over edit_file's %d-byte limit", a.Path, fi.Size(), MaxReadBytes)
 	}
-	data, err := os.ReadFile(p)
+	data, _, err := safefile.ReadFile(p, MaxReadBytes+1, safefile.Options{})
 	if err != nil {
 		return fail(call, "%s: %v", a.Path, errors.Unwrap(err))
+	}
+	if len(data) > MaxReadBytes {
+		return fail(call, "%s grew past edit_file's %d-byte limit while read", a.Path, MaxReadBytes)
 	}
 	text := string(data)
 	lines := matchLines(text, a.OldString)

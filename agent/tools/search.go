@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/safefile"
 )
 
 // MaxSearchMatches caps the matching lines search returns.
@@ -86,6 +87,11 @@ func (t search) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 	var lines []string
 	if rg, err := exec.LookPath("rg"); err == nil && !t.noRg {
 		lines, err = t.ripgrep(ctx, rg, a.Query, p, a.Glob)
+		if errors.Is(err, errRgTimeout) {
+			// rg waits on a FIFO among the ignore files it reads; the Go
+			// walk opens regular files only.
+			lines, err = t.walk(ctx, re, p, a.Glob)
+		}
 		if err != nil {
 			return fail(call, "%v", err)
 		}
@@ -101,8 +107,17 @@ func (t search) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 	return ok(call, capLines(lines, MaxSearchMatches, t.env.outputBytes(), "matches", "narrow the query, path or glob"))
 }
 
-// ripgrep runs rg in Root; its paths come out relative to Root.
+// errRgTimeout reports that rg ran past the command timeout.
+var errRgTimeout = errors.New("rg timed out")
+
+// ripgrep runs rg in Root; its paths come out relative to Root. rg is
+// stopped after the command timeout (Env.CommandTimeout), with
+// errRgTimeout: it opens every .gitignore it meets, and one that is a
+// FIFO blocks it.
 func (t search) ripgrep(ctx context.Context, rg, query, p, glob string) ([]string, error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, t.env.commandTimeout())
+	defer cancel()
 	// --hidden and --no-require-git search what the Go walk searches:
 	// dotfiles, and .gitignore honoured outside a git repository too.
 	args := []string{"--line-number", "--with-filename", "--no-heading", "--color", "never",
@@ -145,8 +160,11 @@ func (t search) ripgrep(ctx context.Context, rg, query, p, glob string) ([]strin
 	if len(lines) > MaxSearchMatches {
 		return lines, nil
 	}
-	if err := ctx.Err(); err != nil {
+	if err := parent.Err(); err != nil {
 		return nil, fmt.Errorf("cancelled: %w", err)
+	}
+	if ctx.Err() != nil {
+		return nil, errRgTimeout
 	}
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) && exitErr.ExitCode() == 1 {
@@ -166,7 +184,7 @@ func (t search) walk(ctx context.Context, re *regexp.Regexp, p, glob string) ([]
 		if isBinary(abs) {
 			return nil
 		}
-		f, err := os.Open(abs)
+		f, err := safefile.Open(abs, safefile.Options{})
 		if err != nil {
 			return nil
 		}

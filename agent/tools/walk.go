@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -11,18 +10,18 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/agentctx/agentctx/internal/ignore"
+	"github.com/agentctx/agentctx/internal/safefile"
 )
-
-// maxIgnoreBytes caps what is read of one .gitignore file, in bytes.
-const maxIgnoreBytes = 256 << 10
 
 // errStop ends a walk early (a cap was reached).
 var errStop = fs.SkipAll
 
 // walker walks a directory tree the way git sees it: .git is skipped, and
-// the .gitignore files from the base down (and .git/info/exclude) apply.
-// Symlinks are reported, never followed.
+// the .gitignore files from the base down (and .git/info/exclude) apply,
+// with git's semantics (package internal/ignore). Symlinks are reported,
+// never followed; an ignore file that is a symlink, a FIFO or a device is
+// not read.
 type walker struct {
 	base string // the tree the ignore rules are relative to
 }
@@ -36,15 +35,15 @@ type visit func(rel string, d fs.DirEntry, depth int) error
 // walk visits the tree under start (a directory inside w.base, or w.base)
 // down to maxDepth levels (0: no limit).
 func (w walker) walk(ctx context.Context, start string, maxDepth int, fn visit) error {
-	var pats []gitignore.Pattern
-	pats = append(pats, readIgnore(filepath.Join(w.base, ".git", "info", "exclude"), nil)...)
+	var pats []ignore.Pattern
+	pats = append(pats, readIgnore(filepath.Join(w.base, ".git", "info", "exclude"), nil, true)...)
 	var domain []string
 	if rel, err := filepath.Rel(w.base, start); err == nil && rel != "." && within(w.base, start) {
 		parts := strings.Split(filepath.ToSlash(rel), "/")
 		// .gitignore files of the directories above start.
-		pats = append(pats, readIgnore(filepath.Join(w.base, ".gitignore"), nil)...)
+		pats = append(pats, readIgnore(filepath.Join(w.base, ".gitignore"), nil, false)...)
 		for i := 1; i < len(parts); i++ {
-			pats = append(pats, readIgnore(filepath.Join(w.base, filepath.Join(parts[:i]...), ".gitignore"), parts[:i])...)
+			pats = append(pats, readIgnore(filepath.Join(w.base, filepath.Join(parts[:i]...), ".gitignore"), parts[:i], false)...)
 		}
 		domain = parts
 	}
@@ -55,12 +54,11 @@ func (w walker) walk(ctx context.Context, start string, maxDepth int, fn visit) 
 	return err
 }
 
-func (w walker) dir(ctx context.Context, abs string, domain []string, rel string, depth, maxDepth int, pats []gitignore.Pattern, fn visit) error {
+func (w walker) dir(ctx context.Context, abs string, domain []string, rel string, depth, maxDepth int, pats []ignore.Pattern, fn visit) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	pats = append(pats[:len(pats):len(pats)], readIgnore(filepath.Join(abs, ".gitignore"), domain)...)
-	m := gitignore.NewMatcher(pats)
+	pats = append(pats[:len(pats):len(pats)], readIgnore(filepath.Join(abs, ".gitignore"), domain, false)...)
 	ents, err := os.ReadDir(abs)
 	if err != nil {
 		return nil // unreadable directories are skipped
@@ -72,7 +70,7 @@ func (w walker) dir(ctx context.Context, abs string, domain []string, rel string
 			continue
 		}
 		sub := append(domain[:len(domain):len(domain)], name)
-		if m.Match(sub, d.IsDir()) {
+		if ignore.Match(pats, sub, d.IsDir()) == ignore.Exclude {
 			continue
 		}
 		r := name
@@ -95,45 +93,20 @@ func (w walker) dir(ctx context.Context, abs string, domain []string, rel string
 	return nil
 }
 
-// readIgnore parses one ignore file; a missing file has no patterns.
-func readIgnore(p string, domain []string) []gitignore.Pattern {
-	f, err := os.Open(p)
+// readIgnore parses one ignore file; a missing or unreadable one, or one
+// that is not a regular file (or a symlink, unless follow), has no
+// patterns.
+func readIgnore(p string, domain []string, follow bool) []ignore.Pattern {
+	pats, err := ignore.ReadFile(p, domain, follow)
 	if err != nil {
 		return nil
-	}
-	defer f.Close()
-	var pats []gitignore.Pattern
-	sc := bufio.NewScanner(&limited{f, maxIgnoreBytes})
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		pats = append(pats, gitignore.ParsePattern(line, domain))
 	}
 	return pats
 }
 
-type limited struct {
-	f *os.File
-	n int
-}
-
-func (l *limited) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, os.ErrClosed
-	}
-	if len(p) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.f.Read(p)
-	l.n -= n
-	return n, err
-}
-
 // isBinary reports whether the file at p has a NUL in its first bytes.
 func isBinary(p string) bool {
-	f, err := os.Open(p)
+	f, err := safefile.Open(p, safefile.Options{})
 	if err != nil {
 		return true
 	}
