@@ -163,7 +163,8 @@ const DefaultReadmeTokens = 1500
 
 // TreeOptions configures the directory structure block. The walk skips
 // what .gitignore files (at every level, plus .git/info/exclude) ignore,
-// and [DefaultIgnore].
+// with git's semantics, and [DefaultIgnore]. A .gitignore that is a
+// symlink is not read, as git does not.
 type TreeOptions struct {
 	// Disabled turns the block off.
 	Disabled bool
@@ -249,8 +250,12 @@ const (
 
 // Gather collects the static context of the project holding opts.Dir. It
 // fails only when Dir does not exist or is not a folder, or ctx is
-// cancelled; everything else that goes wrong is a [Notice]. It is safe to
-// call concurrently.
+// cancelled; everything else that goes wrong is a [Notice]. It opens
+// regular files only, without blocking, so that a FIFO or device in a
+// cloned repository cannot hang it (it is skipped with a Notice), and
+// reads the README, configuration files and project instruction files
+// only when their real path (symlinks resolved) lies inside the project.
+// It is safe to call concurrently.
 func Gather(ctx context.Context, opts Options) (*Context, error) {
 	return gather(ctx, opts)
 }

@@ -36,7 +36,11 @@
 // with "..", is absolute outside Root, or goes through a symlink whose
 // target is outside Root is refused with [ErrOutside]'s message; symlinks
 // are resolved before the check, so a link inside the project to /etc
-// does not open it.
+// does not open it. Only regular files are read, and never with a
+// blocking open: a FIFO, or a link to one or to /dev/stdin, is refused
+// (read_file, edit_file) or skipped (search, and .gitignore files, which
+// follow git's semantics). ripgrep, which waits on a FIFO .gitignore, is
+// stopped after Env.CommandTimeout and the Go walk answers instead.
 //
 // # Failures
 //
