@@ -129,27 +129,30 @@ func TestWalkTreeIgnoreAsGit(t *testing.T) {
 
 // TestWalkTreeIgnoreAsGitRandom compares the walk with git on random
 // trees and random .gitignore files. AGENTCTX_IGNORE_TREES sets how many
-// trees (default 40); AGENTCTX_IGNORE_SEED the first seed.
+// trees (default 30); AGENTCTX_IGNORE_SEED the first seed.
 func TestWalkTreeIgnoreAsGitRandom(t *testing.T) {
 	needGit(t)
 	t.Parallel()
-	n := envInt(t, "AGENTCTX_IGNORE_TREES", 40)
+	n := envInt(t, "AGENTCTX_IGNORE_TREES", 30)
 	seed := envInt(t, "AGENTCTX_IGNORE_SEED", 1)
 	for i := range n {
 		s := uint64(seed + i)
-		files := randomIgnoreTree(rand.New(rand.NewPCG(s, s*7919)))
-		root := newGitTree(t, files)
-		got, _ := walkFiles(t, root)
-		if diff := cmp.Diff(gitFiles(t, root), got); diff != "" {
-			var ignores []string
-			for p, body := range files {
-				if strings.HasSuffix(p, ".gitignore") || strings.HasSuffix(p, "exclude") {
-					ignores = append(ignores, fmt.Sprintf("%s:\n%s", p, body))
+		t.Run(strconv.FormatUint(s, 10), func(t *testing.T) {
+			t.Parallel()
+			files := randomIgnoreTree(rand.New(rand.NewPCG(s, s*7919)))
+			root := newGitTree(t, files)
+			got, _ := walkFiles(t, root)
+			if diff := cmp.Diff(gitFiles(t, root), got); diff != "" {
+				var ignores []string
+				for p, body := range files {
+					if strings.HasSuffix(p, ".gitignore") || strings.HasSuffix(p, "exclude") {
+						ignores = append(ignores, fmt.Sprintf("%s:\n%s", p, body))
+					}
 				}
+				slices.Sort(ignores)
+				t.Fatalf("seed %d: files (-git +walk):\n%s\nignore files:\n%s", s, diff, strings.Join(ignores, "\n"))
 			}
-			slices.Sort(ignores)
-			t.Fatalf("seed %d: files (-git +walk):\n%s\nignore files:\n%s", s, diff, strings.Join(ignores, "\n"))
-		}
+		})
 	}
 }
 

@@ -42,6 +42,7 @@ type Pattern struct {
 	negated  bool
 	dirOnly  bool
 	basename bool // no slash: matches the entry's name
+	lit0     int  // length of glob's literal start, before any wildcard
 	domain   []string
 }
 
@@ -78,6 +79,9 @@ func Parse(line string, domain []string) (p Pattern, ok bool) {
 	}
 	p.glob = line
 	p.domain = append([]string(nil), domain...)
+	for p.lit0 < len(line) && !isSpecial(line[p.lit0]) {
+		p.lit0++
+	}
 	switch {
 	case !hasSpecial(line):
 		p.kind, p.lit = kindExact, line
@@ -150,7 +154,7 @@ func (p Pattern) Match(path []string, isDir bool) Result {
 		}
 	case p.kind == kindExact:
 		hit = equalPath(p.glob, rest)
-	default:
+	case pathHasPrefix(rest, p.glob[:p.lit0]):
 		hit = p.matchPath(strings.Join(rest, "/"))
 	}
 	switch {
@@ -183,6 +187,28 @@ func (p Pattern) matchPath(name string) bool {
 		}
 	}
 	return wildmatch(glob, name)
+}
+
+// pathHasPrefix reports whether the components rest, joined by slashes,
+// start with prefix; it does not allocate.
+func pathHasPrefix(rest []string, prefix string) bool {
+	for i, c := range rest {
+		if prefix == "" {
+			return true
+		}
+		if i > 0 {
+			if prefix[0] != '/' {
+				return false
+			}
+			prefix = prefix[1:]
+		}
+		n := min(len(c), len(prefix))
+		if c[:n] != prefix[:n] {
+			return false
+		}
+		prefix = prefix[n:]
+	}
+	return prefix == ""
 }
 
 // equalPath reports whether the slash path s is the components rest.

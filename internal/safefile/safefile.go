@@ -111,7 +111,7 @@ func openIn(name string, opts Options) (*os.File, error) {
 		if errors.As(err, &pe) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
 			// os.Root refuses a path that escapes it with an unexported
 			// error; the checks above make this a race with a change.
-			return nil, fmt.Errorf("%s: %w: %v", name, ErrOutside, pe.Err)
+			return nil, fmt.Errorf("%s: %w: %w", name, ErrOutside, pe.Err)
 		}
 		return nil, err
 	}
