@@ -3,10 +3,11 @@ package agentctx
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentctx/agentctx/internal/safefile"
 
 	"github.com/agentctx/agentctx/prompt"
 	"github.com/agentctx/agentctx/secret"
@@ -20,6 +21,8 @@ const (
 	// rehydrateShare is the largest share of the budget the rehydrated
 	// files may take together.
 	rehydrateShare = 0.15
+	// rehydrateMaxBytes is the most read of one file, in bytes.
+	rehydrateMaxBytes = 4 << 20
 )
 
 // rehydrate builds the rehydration block after a summarizing compaction
@@ -89,7 +92,13 @@ func (e *Engine) recentFiles() string {
 	total = min(total, int(rehydrateShare*float64(e.w.Budget())))
 	read := o.ReadFile
 	if read == nil {
-		read = os.ReadFile
+		// Regular files only, never blocking on a FIFO, and at most
+		// rehydrateMaxBytes of each: the block keeps a few thousand
+		// tokens of it anyway.
+		read = func(p string) ([]byte, error) {
+			data, _, err := safefile.ReadFile(p, rehydrateMaxBytes, safefile.Options{})
+			return data, err
+		}
 	}
 	files := e.tracker.State().Files
 	var b strings.Builder

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"cmp"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentctx/agentctx/internal/safefile"
 
 	"github.com/agentctx/agentctx/chat"
 )
@@ -134,7 +135,8 @@ func (a FileAnalyzer) read(p string) (string, bool) {
 	if resolved, err := filepath.EvalSymlinks(full); err != nil || forbidden(resolved) {
 		return "", false
 	}
-	f, err := os.Open(full)
+	// Never blocks: a FIFO or device is refused before it is opened.
+	f, err := safefile.Open(full, safefile.Options{})
 	if err != nil {
 		return "", false
 	}

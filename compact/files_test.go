@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,6 +82,17 @@ func TestFileAnalyzerContent(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub.d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A FIFO, and links to it and to /dev/stdin: reading one would block
+	// compaction for ever.
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.go"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("fifo.go", filepath.Join(dir, "tofifo.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/stdin", filepath.Join(dir, "stdin.go")); err != nil {
+		t.Fatal(err)
+	}
 	abs := filepath.Join(dir, "small.go")
 	tests := []struct {
 		path      string
@@ -95,6 +107,9 @@ func TestFileAnalyzerContent(t *testing.T) {
 		{"big.txt", "", false},
 		{"missing.go", "", false},
 		{"sub.d", "", false},
+		{"fifo.go", "", false},
+		{"tofifo.go", "", false},
+		{"stdin.go", "", false},
 		{"/proc/self/status.txt", "", false},
 		{"/dev/null.txt", "", false},
 	}
