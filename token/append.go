@@ -21,7 +21,7 @@ func AppendCount(c Counter, a string, n int, b string) int {
 	if a == "" {
 		return c.Count(b)
 	}
-	if name := c.Name(); name != O200kBase && name != Cl100kBase {
+	if !Joinable(c) {
 		return c.Count(a + b)
 	}
 	at := cleanLineStart(a)
@@ -43,14 +43,48 @@ func cleanLineStart(s string) int {
 		if i < 0 {
 			return -1
 		}
-		if i+1 < len(s) {
-			switch ch := s[i+1]; {
-			case ch == ' ', ch == '\t', ch == '\n', ch == '\r', ch == '\v', ch == '\f', ch == '/', ch >= 0x80:
-			default:
-				return i + 1
-			}
+		if i+1 < len(s) && cleanStart(s[i+1]) {
+			return i + 1
 		}
 		end = i
 	}
 	return -1
+}
+
+// Joinable reports whether c is an exact tiktoken counter (named
+// [O200kBase] or [Cl100kBase], a [Cache] of one included), for which
+// [AppendCount] and [JoinCount] count only near the seam; for other
+// counters they count the whole text.
+func Joinable(c Counter) bool {
+	name := c.Name()
+	return name == O200kBase || name == Cl100kBase
+}
+
+// JoinCount returns c.Count(a+b) given na = c.Count(a) and nb =
+// c.Count(b). For an exact tiktoken counter, when a ends a line and b
+// starts one with a character other than whitespace or "/", the two
+// tokenize independently and the count is na+nb with nothing counted;
+// otherwise it is [AppendCount]'s. Exact (TestJoinCount).
+func JoinCount(c Counter, a string, na int, b string, nb int) int {
+	if a == "" {
+		return nb
+	}
+	if b == "" {
+		return na
+	}
+	if Joinable(c) && a[len(a)-1] == '\n' && cleanStart(b[0]) {
+		return na + nb
+	}
+	return AppendCount(c, a, na, b)
+}
+
+// cleanStart reports whether a line starting with byte ch starts a new
+// piece in tiktoken's pre-tokenizer whatever precedes the newline: ch is
+// ASCII, not whitespace and not '/'.
+func cleanStart(ch byte) bool {
+	switch {
+	case ch == ' ', ch == '\t', ch == '\n', ch == '\r', ch == '\v', ch == '\f', ch == '/', ch >= 0x80:
+		return false
+	}
+	return true
 }

@@ -61,16 +61,39 @@ func TestAppendCountOtherCounters(t *testing.T) {
 	}
 }
 
-// FuzzAppendCount: any two texts, both encodings.
+// FuzzAppendCount: any two texts, both encodings, AppendCount and
+// JoinCount.
 func FuzzAppendCount(f *testing.F) {
 	f.Add("foo\nbar", "\n/x")
 	f.Add("a.\nb", "\n</system-reminder>\n")
 	o, cl := mustBPE(f, O200kBase), mustBPE(f, Cl100kBase)
 	f.Fuzz(func(t *testing.T, a, b string) {
 		for _, c := range []*BPE{o, cl} {
-			if got, want := AppendCount(c, a, c.Count(a), b), c.Count(a+b); got != want {
+			want := c.Count(a + b)
+			if got := AppendCount(c, a, c.Count(a), b); got != want {
 				t.Fatalf("%s: AppendCount(%q, %q) = %d, want %d", c.Name(), a, b, got, want)
+			}
+			if got := JoinCount(c, a, c.Count(a), b, c.Count(b)); got != want {
+				t.Fatalf("%s: JoinCount(%q, %q) = %d, want %d", c.Name(), a, b, got, want)
 			}
 		}
 	})
+}
+
+// TestJoinCount: every pair of texts joins to the whole's count, for both
+// encodings and for the estimator.
+func TestJoinCount(t *testing.T) {
+	counters := []Counter{mustBPE(t, O200kBase), mustBPE(t, Cl100kBase), Estimator{}}
+	for _, c := range counters {
+		for _, a := range appendTexts {
+			for _, b := range appendTexts {
+				for _, pre := range []string{"", "head line\n"} {
+					x := pre + a
+					if got, want := JoinCount(c, x, c.Count(x), b, c.Count(b)), c.Count(x+b); got != want {
+						t.Fatalf("%s: JoinCount(%q, %q) = %d, want %d", c.Name(), x, b, got, want)
+					}
+				}
+			}
+		}
+	}
 }

@@ -88,8 +88,9 @@ func TestRealReplay(t *testing.T) {
 				t.Errorf("%s#%d: actions %d observations %d, want %d %d", f, tr.Index, s.TotalActions, s.TotalObservations, calls, results)
 			}
 			for _, budget := range []int{50, 2000} {
-				if out := a.BuildContext(budget); a.counter.Count(out) > budget {
-					t.Errorf("%s#%d: BuildContext(%d) is %d tokens", f, tr.Index, budget, a.counter.Count(out))
+				out, n := a.BuildContextTokens(budget)
+				if c := a.counter.Count(out); c > budget || c != n {
+					t.Errorf("%s#%d: BuildContext(%d) is %d tokens, BuildContextTokens says %d", f, tr.Index, budget, c, n)
 				}
 			}
 			roundTrip(t, a)

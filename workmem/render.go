@@ -3,9 +3,11 @@ package workmem
 import (
 	"cmp"
 	"fmt"
-	"github.com/agentctx/agentctx/tooluse"
 	"slices"
 	"strings"
+
+	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 // Rendering limits of BuildContext, in runes.
@@ -50,6 +52,8 @@ type piece struct {
 	order int    // position within its section
 	text  string // ends with "\n"
 	cut   bool   // may be cut to fit
+	// tokens is the text's size in tokens, once counted.
+	tokens int
 }
 
 // BuildContext renders the working memory as Markdown that is at most
@@ -105,7 +109,8 @@ func (a *ActiveContext) BuildContextTokens(tokenBudget int) (string, int) {
 			}
 			p = piece{sec: secEarlier, order: j, text: roundLine(a.st.Rounds[j]) + "\n"}
 		}
-		need := a.counter.Count(p.text)
+		p.tokens = a.counter.Count(p.text)
+		need := p.tokens
 		if !open[p.sec] {
 			need += headCost[p.sec]
 		}
@@ -122,7 +127,8 @@ func (a *ActiveContext) BuildContextTokens(tokenBudget int) (string, int) {
 				continue
 			}
 			p.text = a.fit(p.text, avail)
-			need = a.counter.Count(p.text)
+			p.tokens = a.counter.Count(p.text)
+			need = p.tokens
 			if !open[p.sec] {
 				need += headCost[p.sec]
 			}
@@ -135,8 +141,8 @@ func (a *ActiveContext) BuildContextTokens(tokenBudget int) (string, int) {
 	// counts by a token at the seams; check the whole and drop the least
 	// important parts until it fits.
 	for len(chosen) > 0 {
-		out := render(title, chosen)
-		if n := a.counter.Count(out); n <= tokenBudget {
+		out, n := a.render(title, chosen)
+		if n <= tokenBudget {
 			return out, n
 		}
 		chosen = chosen[:len(chosen)-1]
@@ -164,23 +170,41 @@ func (a *ActiveContext) fit(text string, n int) string {
 	return string(rs[:lo]) + marker
 }
 
-func render(title string, chosen []piece) string {
+// render joins the chosen pieces in reading order under their headings
+// and returns the text with its exact size in tokens: for a tiktoken
+// counter, joined from the pieces' counts (token.JoinCount: only the
+// seams at the headings are counted again), else counted whole.
+func (a *ActiveContext) render(title string, chosen []piece) (string, int) {
 	sorted := slices.Clone(chosen)
 	slices.SortStableFunc(sorted, func(x, y piece) int {
 		return cmp.Or(cmp.Compare(x.sec, y.sec), cmp.Compare(x.order, y.order))
 	})
+	join := token.Joinable(a.counter)
 	var b strings.Builder
 	b.WriteString(title)
+	n := 0
+	if join {
+		n = a.counter.Count(title)
+	}
 	last := section(-1)
 	for _, p := range sorted {
 		if p.sec != last {
-			b.WriteString("\n")
-			b.WriteString(headings[p.sec])
+			h := "\n" + headings[p.sec]
+			if join {
+				n = token.JoinCount(a.counter, b.String(), n, h, a.counter.Count(h))
+			}
+			b.WriteString(h)
 			last = p.sec
+		}
+		if join {
+			n = token.JoinCount(a.counter, b.String(), n, p.text, p.tokens)
 		}
 		b.WriteString(p.text)
 	}
-	return b.String()
+	if !join {
+		n = a.counter.Count(b.String())
+	}
+	return b.String(), n
 }
 
 // pieces lists the output's parts in priority order, and the number of

@@ -43,16 +43,21 @@ func randomContext(r *rand.Rand) *ActiveContext {
 
 // TestBuildContextBudget is the property test: for random contents and
 // budgets, tiny ones included, the output never exceeds the budget in
-// exact tokens.
+// exact tokens, and BuildContextTokens gives its exact size.
 func TestBuildContextBudget(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := range 60 {
+	for i := range 300 {
 		a := randomContext(r)
 		for _, budget := range []int{-1, 0, 1, 5, 10, 25, 60, 150, 400, 1500, r.IntN(3000)} {
-			out := a.BuildContext(budget)
-			if n := a.counter.Count(out); n > budget && out != "" || budget <= 0 && out != "" {
+			out, got := a.BuildContextTokens(budget)
+			n := a.counter.Count(out)
+			if n > budget && out != "" || budget <= 0 && out != "" {
 				t.Fatalf("case %d: BuildContext(%d) = %d tokens:\n%s", i, budget, n, out)
+			}
+			// The count joined from the pieces' is the whole's.
+			if got != n {
+				t.Fatalf("case %d: BuildContextTokens(%d) says %d tokens, the text has %d:\n%q", i, budget, got, n, out)
 			}
 		}
 	}
