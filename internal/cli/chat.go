@@ -3,7 +3,6 @@ package cli
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -127,7 +126,7 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 		}
 		return runREPL(ctx, s)
 	}
-	enc := json.NewEncoder(e.stdout)
+	enc := newJSONLines(e.stdout)
 	if f.json {
 		s.onEvent = func(ev agent.Event) { _ = enc.Encode(ev) }
 	}

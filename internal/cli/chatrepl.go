@@ -89,8 +89,12 @@ func runREPL(ctx context.Context, s *chatSession) error {
 	// A SIGINT cancels the running turn, not the chat: the chat's
 	// context outlives the command's, which the first SIGINT cancels.
 	base := context.WithoutCancel(ctx)
-	r := &repl{s: s, out: s.e.stdout, color: isTerminal(s.e.stdout)}
-	interactive := r.color && isTerminalReader(s.e.stdin)
+	// The chat writes its colours and the line editor's sequences to the
+	// raw terminal, and passes what it prints of the model's, the tools'
+	// and the sessions' text through escapeTerm.
+	s.e.ownsInterrupt = true
+	r := &repl{s: s, out: rawWriter(s.e.stdout), color: colorOn(s.e.stdout)}
+	interactive := isTerminal(s.e.stdout) && isTerminalReader(s.e.stdin)
 	completions := make([]readline.PrefixCompleterInterface, 0, len(slashCommands))
 	for _, c := range slashCommands {
 		completions = append(completions, readline.PcItem(c.name))
@@ -103,8 +107,8 @@ func runREPL(ctx context.Context, s *chatSession) error {
 		InterruptPrompt:        "^C",
 		EOFPrompt:              "/exit",
 		Stdin:                  readline.NewCancelableStdin(s.e.stdin),
-		Stdout:                 s.e.stdout,
-		Stderr:                 s.e.stderr,
+		Stdout:                 r.out,
+		Stderr:                 rawWriter(s.e.stderr),
 		FuncIsTerminal:         func() bool { return interactive },
 	})
 	if err != nil {
@@ -182,7 +186,7 @@ func runREPL(ctx context.Context, s *chatSession) error {
 					// could be opened: nothing to go on with.
 					return fmt.Errorf("chat: %w", err)
 				}
-				r.println(r.paint("31", "error: ") + err.Error())
+				r.println(r.paint("31", "error: ") + escapeTerm(err.Error()))
 			}
 			if quit {
 				return nil
@@ -211,7 +215,7 @@ func (r *repl) turn(base context.Context, line string) {
 	case res.StopReason == agent.StopInterrupted:
 		r.println(r.paint("33", "⏹ interrupted") + r.paint("2", " · the session is intact; an interrupted tool call is answered as such"))
 	case err != nil:
-		r.println(r.paint("31", "error: ") + err.Error() + r.s.hint(err))
+		r.println(r.paint("31", "error: ") + escapeTerm(err.Error()+r.s.hint(err)))
 	case res.StopReason == agent.StopMaxTurns:
 		r.println(r.paint("33", fmt.Sprintf("stopped after %d model calls (--max-turns); say \"go on\" to continue", res.ModelCalls)))
 	}
@@ -226,9 +230,9 @@ func (r *repl) banner() {
 		what = "resumed session"
 	}
 	r.println(r.paint("1", "agentctx chat") + r.paint("2", fmt.Sprintf(" · %s · %s · budget %s tokens · %s %s",
-		homeShort(s.root), s.llm.Name(), num(s.eng.Budget()), what, s.eng.ID())))
+		escapeTerm(homeShort(s.root)), escapeTerm(s.llm.Name()), num(s.eng.Budget()), what, s.eng.ID())))
 	for _, w := range s.eng.Warnings() {
-		r.println(r.paint("33", "! ") + w)
+		r.println(r.paint("33", "! ") + escapeTerm(w))
 	}
 	mode := "writes and commands ask first"
 	if s.guard.Yes {
@@ -242,10 +246,10 @@ func (r *repl) event(ev agent.Event) {
 	switch ev.Kind {
 	case agent.EventTextDelta:
 		r.closeCall("")
-		r.write(ev.Text)
+		r.write(escapeTerm(ev.Text))
 	case agent.EventToolCall:
 		r.endLine()
-		r.write(r.paint("36", "● ") + r.paint("1", ev.Call.Name) + " " + r.paint("2", callSummary(ev.Call)))
+		r.write(r.paint("36", "● ") + r.paint("1", escapeTerm(ev.Call.Name)) + " " + r.paint("2", escapeTerm(callSummary(ev.Call))))
 		r.openCall = true
 	case agent.EventToolResult:
 		res := ev.Result
@@ -279,7 +283,7 @@ func (r *repl) event(ev agent.Event) {
 		case e.Retry > 0:
 			msg = fmt.Sprintf("%s; retry %d", msg, e.Retry)
 		}
-		r.println(r.paint("33", "! ") + msg)
+		r.println(r.paint("33", "! ") + escapeTerm(msg))
 	}
 }
 
@@ -331,10 +335,11 @@ func (r *repl) status(took time.Duration) {
 // ask is the permission guard's question: y, n, or always for the tool.
 func (r *repl) ask(ctx context.Context, call chat.ToolCall, access tools.Access, reason string) (agent.Decision, error) {
 	r.closeCall("")
-	q := fmt.Sprintf("allow %s %s?", call.Name, callSummary(&agent.ToolCallEvent{Name: call.Name, Arguments: call.Arguments}))
-	choices := "[y]es / [n]o / [a]lways for " + call.Name
+	name := escapeTerm(call.Name)
+	q := fmt.Sprintf("allow %s %s?", name, escapeTerm(callSummary(&agent.ToolCallEvent{Name: call.Name, Arguments: call.Arguments})))
+	choices := "[y]es / [n]o / [a]lways for " + name
 	if reason != "" {
-		r.println(r.paint("31", "⚠ dangerous: ") + reason)
+		r.println(r.paint("31", "⚠ dangerous: ") + escapeTerm(reason))
 		choices = "[y]es / [n]o"
 	}
 	r.println(r.paint("33", q))
@@ -406,7 +411,7 @@ func (r *repl) command(ctx context.Context, line string) (quit bool, err error) 
 		if err != nil {
 			return false, err
 		}
-		printSessions(r.out, ss, time.Now())
+		printSessions(escapingWriter(r.out), ss, time.Now())
 	case "/resume":
 		if arg == "" {
 			return false, errors.New("/resume ID: which session? (/sessions lists them)")
@@ -419,7 +424,7 @@ func (r *repl) command(ctx context.Context, line string) (quit bool, err error) 
 		return false, r.reopen(ctx, "", agentctx.Options{})
 	case "/model":
 		if arg == "" {
-			r.println(s.llm.Name())
+			r.println(escapeTerm(s.llm.Name()))
 			return false, nil
 		}
 		return false, r.reopen(ctx, s.eng.ID(), agentctx.Options{Model: arg})
@@ -439,9 +444,9 @@ func (r *repl) command(ctx context.Context, line string) (quit bool, err error) 
 			r.println("no findings noted yet")
 		}
 		for _, f := range rep.Findings {
-			r.println(fmt.Sprintf("  [%d] %s", f.Importance, f.Finding))
+			r.println(fmt.Sprintf("  [%d] %s", f.Importance, escapeTerm(f.Finding)))
 			if f.Evidence != "" {
-				r.println(r.paint("2", "      "+cut(f.Evidence, 100)))
+				r.println(r.paint("2", "      "+escapeTerm(cut(f.Evidence, 100))))
 			}
 		}
 	case "/plan":
@@ -454,14 +459,14 @@ func (r *repl) command(ctx context.Context, line string) (quit bool, err error) 
 			return false, nil
 		}
 		for _, td := range todos {
-			r.println("  " + todoMark(td.Status) + " " + td.Content)
+			r.println("  " + todoMark(td.Status) + " " + escapeTerm(td.Content))
 		}
 		if rep.Plan != nil {
 			if len(todos) > 0 {
 				r.println(r.paint("2", "  the plan in the working memory:"))
 			}
 			for _, st := range rep.Plan.Steps {
-				r.println("  " + stepMark(st.Status) + " " + st.Description)
+				r.println("  " + stepMark(st.Status) + " " + escapeTerm(st.Description))
 			}
 		}
 	default:

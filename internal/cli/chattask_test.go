@@ -201,11 +201,11 @@ func TestChatScriptedTask(t *testing.T) {
 						t.Errorf("printed %q, want the final answer alone", out)
 					}
 					_, list, _ := run(t, "sessions", "list", "--project", dir, "--json")
-					var ss []struct {
+					ss := jsonLines[struct {
 						ID string `json:"id"`
-					}
-					if err := json.Unmarshal([]byte(list), &ss); err != nil || len(ss) != 1 {
-						t.Fatalf("sessions list: %v %s", err, list)
+					}](t, list)
+					if len(ss) != 1 {
+						t.Fatalf("sessions list: %d sessions, want 1: %s", len(ss), list)
 					}
 					id = ss[0].ID
 				}

@@ -54,7 +54,7 @@ checks clean.`,
 	cmd.Flags().BoolVar(&f.repair, "repair", false, "write a repaired copy beside the original (never in place)")
 	cmd.Flags().BoolVar(&f.force, "force", false, "with --repair, overwrite an existing repaired copy")
 	cmd.Flags().StringVar(&f.out, "out", "", "with --repair, write the copy to this file instead")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print the report as JSON")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print the report as one JSON object (JSON Lines)")
 	return cmd
 }
 

@@ -154,7 +154,7 @@ read from --project only.`,
 	fl.StringVar(&f.model, "model", "", "count tokens as this model (default: the session's model); overrides a recorded model")
 	fl.StringVar(&f.project, "project", "", "folder the session's relative file paths are read from (default: the session's project)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what compaction would do; write nothing")
-	fl.BoolVar(&f.json, "json", false, "print one JSON object")
+	fl.BoolVar(&f.json, "json", false, "print one JSON object (JSON Lines)")
 	return cmd
 }
 
@@ -190,12 +190,7 @@ func printCompact(w io.Writer, r compactReport, asJSON bool) error {
 		if r.Records == nil {
 			r.Records = []compact.Record{}
 		}
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
+		return writeJSON(w, r)
 	}
 	if r.Nothing {
 		fmt.Fprintf(w, "%s: nothing to compact: the window holds only its pinned messages and the most recent history (%s tokens of %s)\n", r.Source, num(r.TokensBefore), num(r.Budget))

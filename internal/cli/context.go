@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -63,7 +62,7 @@ instruction files cut), and the cap is reported.`,
 	fl.StringVar(&f.model, "model", agentctx.DefaultModel, "model whose tokenizer counts and whose context window the percentages refer to")
 	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens; caps the static prompt at 25% of it, as a session does (default: no cap)")
 	fl.StringVar(&f.system, "system", "", "file holding the agent's base system prompt, placed first")
-	fl.BoolVar(&f.json, "json", false, "print one JSON object")
+	fl.BoolVar(&f.json, "json", false, "print one JSON object (JSON Lines)")
 	fl.BoolVar(&f.noPrompt, "no-prompt", false, "print the table only, not the prompt")
 	return cmd
 }
@@ -132,9 +131,7 @@ func runContext(cmd *cobra.Command, e *env, f contextFlags, dir string) error {
 		rep.Notices = append(rep.Notices, n.String())
 	}
 	if f.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(rep)
+		return writeJSON(e.stdout, rep)
 	}
 	if !f.noPrompt {
 		fmt.Fprintln(e.stdout, st.Text)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -139,8 +138,7 @@ func runImport(ctx context.Context, e *env, home string, f importFlags, args []s
 	defer closeStore(st, &err)
 
 	imp := importer{store: st, format: format, sidechains: f.sidechains, project: f.project}
-	enc := json.NewEncoder(e.stdout)
-	enc.SetEscapeHTML(false)
+	enc := newJSONLines(e.stdout)
 	var results []importResult
 	failed := 0
 	for _, file := range files {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -50,7 +49,7 @@ them for this view. A session that recorded none (imported with
 are counted with --model, else the model their messages name, under
 --budget, else the model's default budget (its context window less a
 reply reserve and a buffer). Colors are used only when standard output is
-a terminal.
+a terminal and NO_COLOR is not set.
 
 With --json, one JSON object per window is printed per line.`,
 		Example: `  agentctx inspect 0192f3c4-…
@@ -79,15 +78,13 @@ With --json, one JSON object per window is printed per line.`,
 				}
 				lives = []*live{lv}
 			}
-			color := isTerminal(e.stdout)
+			color := colorOn(e.stdout)
 			for i, lv := range lives {
 				rep := newInspectReport(lv)
 				if f.json {
-					b, err := json.Marshal(rep)
-					if err != nil {
+					if err := writeJSON(e.stdout, rep); err != nil {
 						return err
 					}
-					fmt.Fprintf(e.stdout, "%s\n", b)
 					continue
 				}
 				if i > 0 {
@@ -259,7 +256,12 @@ func label(name string) string {
 	return name
 }
 
+// printInspect writes r for people to w, its bars coloured when color is
+// set. The text goes through a [termWriter], the bars (which agentctx
+// draws and colours) to the writer under it.
 func printInspect(w io.Writer, r inspectReport, color bool) {
+	raw := rawWriter(w)
+	w = escapingWriter(w)
 	paint := func(code int, s string) string {
 		if !color || s == "" {
 			return s
@@ -299,7 +301,7 @@ func printInspect(w io.Writer, r inspectReport, color bool) {
 		lines = append(lines, line{"free space", r.FreeTokens, paint(238, strings.ReplaceAll(bar(r.FreeTokens, r.ContextWindow, barWidth), "█", "░"))})
 	}
 	lines = append(lines, line{"reserved (outside the budget)", r.ReservedTokens, paint(238, strings.ReplaceAll(bar(r.ReservedTokens, r.ContextWindow, barWidth), "█", "▒"))})
-	table(w, lines, func(l line) (string, int, string) { return l.name, l.tokens, l.bar }, pct)
+	table(w, raw, lines, func(l line) (string, int, string) { return l.name, l.tokens, l.bar }, pct)
 	if r.ProviderTokens > 0 {
 		fmt.Fprintf(w, "\n  provider-anchored size %s tokens: the last prompt size the provider reported plus what came since,\n  with what the transcript does not record (system prompt, tool schemas) and the provider's own tokenizer\n", num(r.ProviderTokens))
 	}
@@ -308,7 +310,7 @@ func printInspect(w io.Writer, r inspectReport, color bool) {
 			return
 		}
 		fmt.Fprintf(w, "\n%s\n", title)
-		table(w, rows, func(c inspectRow) (string, int, string) {
+		table(w, raw, rows, func(c inspectRow) (string, int, string) {
 			return c.Name, c.Tokens, paint(code, bar(c.Tokens, r.ContextWindow, barWidth))
 		}, pct)
 	}
@@ -327,8 +329,9 @@ func printInspect(w io.Writer, r inspectReport, color bool) {
 }
 
 // table prints rows as "  name  tokens  percent  bar", names padded and
-// numbers right-aligned.
-func table[T any](w io.Writer, rows []T, cols func(T) (string, int, string), pct func(int) float64) {
+// numbers right-aligned; the bar, which may hold colours, goes to raw, the
+// writer under w.
+func table[T any](w, raw io.Writer, rows []T, cols func(T) (string, int, string), pct func(int) float64) {
 	nameW, numW := 0, 0
 	for _, r := range rows {
 		name, n, _ := cols(r)
@@ -337,6 +340,8 @@ func table[T any](w io.Writer, rows []T, cols func(T) (string, int, string), pct
 	}
 	for _, r := range rows {
 		name, n, b := cols(r)
-		fmt.Fprintf(w, "  %s%s  %*s  %5.1f%%  %s\n", name, strings.Repeat(" ", nameW-utf8.RuneCountInString(name)), numW, num(n), pct(n), b)
+		fmt.Fprintf(w, "  %s%s  %*s  %5.1f%%  ", name, strings.Repeat(" ", nameW-utf8.RuneCountInString(name)), numW, num(n), pct(n))
+		_, _ = io.WriteString(raw, b)
+		_, _ = io.WriteString(w, "\n")
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -137,7 +136,7 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	var (
 		results []*replay.Result
 		failed  int
-		enc     = json.NewEncoder(e.stdout)
+		enc     = newJSONLines(e.stdout)
 	)
 	for _, file := range files {
 		trs, err := transcript.ReadFile(file, transcript.Options{Format: format})
@@ -225,8 +224,8 @@ func (f replayFlags) options(e *env) (replay.Options, transcript.Format, error) 
 func replayOne(ctx context.Context, e *env, file string, tr *transcript.Trajectory, opts replay.Options) (*replay.Result, error) {
 	if isTerminal(e.stderr) && len(tr.Messages) >= 500 {
 		bar := progressbar.NewOptions(len(tr.Messages),
-			progressbar.OptionSetWriter(e.stderr),
-			progressbar.OptionSetDescription(shortName(file)),
+			progressbar.OptionSetWriter(rawWriter(e.stderr)),
+			progressbar.OptionSetDescription(escapeTerm(shortName(file))),
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionThrottle(100e6))
 		opts.Progress = func(done, _ int) { _ = bar.Set(done) }
@@ -305,9 +304,16 @@ func strictCheck(results []*replay.Result) error {
 	return nil
 }
 
+// isTerminal reports whether w (under its [termWriter]) is a terminal.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := rawWriter(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// colorOn reports whether to colour what is written to w: when w is a
+// terminal and NO_COLOR is unset or empty (https://no-color.org).
+func colorOn(w io.Writer) bool {
+	return os.Getenv("NO_COLOR") == "" && isTerminal(w)
 }
 
 func shortName(path string) string {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ func newSessionsCmd(e *env) *cobra.Command {
 <home>/projects/<escaped project path>/<id>.jsonl, in the format of Claude
 Code's session files. The store folder (--home) defaults to $AGENTCTX_HOME,
 else $XDG_DATA_HOME/agentctx, else ~/.local/share/agentctx.`,
-		Args: cobra.NoArgs,
+		Args: unknownCommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	addHomeFlag(cmd, &home)
@@ -57,7 +56,7 @@ last prompt size the provider reported in tokens, last activity, project.`,
 	}
 	cmd.Flags().StringVar(&f.project, "project", "", "list the sessions of this project folder (default: the current folder)")
 	cmd.Flags().BoolVar(&f.all, "all", false, "list the sessions of every project")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print a JSON array of sessions")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object per session (JSON Lines)")
 	return cmd
 }
 
@@ -81,10 +80,13 @@ func runList(ctx context.Context, e *env, home string, f listFlags) (err error) 
 		return err
 	}
 	if f.json {
-		if ss == nil {
-			ss = []session.Session{}
+		enc := newJSONLines(e.stdout)
+		for _, s := range ss {
+			if err := enc.Encode(s); err != nil {
+				return err
+			}
 		}
-		return writeJSON(e.stdout, ss)
+		return nil
 	}
 	if len(ss) == 0 {
 		if f.all {
@@ -113,13 +115,6 @@ func printSessions(w io.Writer, ss []session.Session, now time.Time) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, title, num(s.Messages), tokens, ago(now, s.LastActivity), homeShort(s.Project))
 	}
 	_ = tw.Flush()
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func newRmCmd(e *env, home *string) *cobra.Command {
@@ -196,7 +191,7 @@ note of what was left out (--full prints them whole).`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&f.json, "json", false, "print the session and its live window as JSON")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print the session and its live window as one JSON object (JSON Lines)")
 	cmd.Flags().BoolVar(&f.full, "full", false, "print tool results and long texts whole")
 	cmd.Flags().StringVar(&f.model, "model", "", "count tokens as this model does (default: the session's model)")
 	return cmd

@@ -94,10 +94,7 @@ func TestSessionsRealData(t *testing.T) {
 	})
 
 	t.Run("list", func(t *testing.T) {
-		var all []session.Session
-		if err := json.Unmarshal([]byte(mustRun(t, ExitOK, "sessions", "list", "--home", home, "--all", "--json")), &all); err != nil {
-			t.Fatal(err)
-		}
+		all := jsonLines[session.Session](t, mustRun(t, ExitOK, "sessions", "list", "--home", home, "--all", "--json"))
 		if len(all) != 6 {
 			t.Fatalf("list --all: %d sessions, want 6", len(all))
 		}
@@ -189,10 +186,7 @@ func TestSessionsRealData(t *testing.T) {
 		if out := mustRun(t, ExitOK, "sessions", "rm", "--home", home, shortSession); !strings.Contains(out, "removed "+shortSession) {
 			t.Errorf("rm: %q", out)
 		}
-		var all []session.Session
-		if err := json.Unmarshal([]byte(mustRun(t, ExitOK, "sessions", "list", "--home", home, "--all", "--json")), &all); err != nil {
-			t.Fatal(err)
-		}
+		all := jsonLines[session.Session](t, mustRun(t, ExitOK, "sessions", "list", "--home", home, "--all", "--json"))
 		for _, s := range all {
 			if s.ID == shortSession {
 				t.Errorf("removed session still listed")
@@ -394,10 +388,7 @@ func TestCheckStored(t *testing.T) {
 	if !strings.Contains(out, "no problems: OK") || !strings.Contains(out, shortSession+".jsonl.repaired") {
 		t.Errorf("check stored:\n%s", out)
 	}
-	var all []session.Session
-	if err := json.Unmarshal([]byte(mustRun(t, ExitOK, "sessions", "list", "--home", home, "--all", "--json")), &all); err != nil {
-		t.Fatal(err)
-	}
+	all := jsonLines[session.Session](t, mustRun(t, ExitOK, "sessions", "list", "--home", home, "--all", "--json"))
 	if len(all) != 6 {
 		t.Errorf("the repaired copy is listed as a session: %d sessions", len(all))
 	}
