@@ -106,11 +106,7 @@ func TestSessionsRealData(t *testing.T) {
 				t.Errorf("session %+v", s)
 			}
 		}
-		var some []session.Session
-		out := mustRun(t, ExitOK, "sessions", "list", "--home", home, "--project", "/redacted/path/da0ba47443", "--json")
-		if err := json.Unmarshal([]byte(out), &some); err != nil {
-			t.Fatal(err)
-		}
+		some := jsonLines[session.Session](t, mustRun(t, ExitOK, "sessions", "list", "--home", home, "--project", "/redacted/path/da0ba47443", "--json"))
 		if len(some) != 2 {
 			t.Errorf("list --project: %d sessions, want the 2 Codex rollouts of that folder", len(some))
 		}

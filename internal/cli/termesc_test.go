@@ -92,8 +92,8 @@ func termControl(s string) string {
 const hostile = "pwn \x1b[2J\x1b[H\x1b]0;owned\x07 \a \u009b31m \u009d0;t\u009c fake\rX"
 
 // hostileSession writes a Claude Code transcript whose title, project,
-// branch, model, text, tool call and tool result carry hostile, and a
-// project folder with a hostile README, and returns both paths.
+// branch, text, tool call and tool result carry hostile, and a project
+// folder with a hostile README, and returns both paths.
 func hostileSession(t *testing.T) (file, project string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -104,24 +104,32 @@ func hostileSession(t *testing.T) (file, project string) {
 	if err := os.WriteFile(filepath.Join(project, "README.md"), []byte("# readme "+hostile+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h, err := json.Marshal(hostile)
+	return claudeSession(t, dir, "5a1e0b7e-0000-4000-8000-000000000001", project, hostile), project
+}
+
+// claudeSession writes the Claude Code transcript <dir>/<sid>.jsonl of a
+// session in project whose prompt, branch, answers, tool call (Bash) and
+// tool result hold text, and returns its path.
+func claudeSession(t *testing.T, dir, sid, project, text string) string {
+	t.Helper()
+	h, err := json.Marshal(text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := string(h)
-	sid := "5a1e0b7e-0000-4000-8000-000000000001"
+	in := strings.Trim(hs, `"`)
 	common := fmt.Sprintf(`"sessionId":%q,"cwd":%q,"gitBranch":%s,"version":"2.1.38","isSidechain":false,"userType":"external"`, sid, project, hs)
 	lines := []string{
-		`{"type":"user","uuid":"10000000-0000-4000-8000-000000000001","parentUuid":null,"timestamp":"2026-02-10T21:00:00Z",` + common + `,"message":{"role":"user","content":"fix it ` + strings.Trim(hs, `"`) + `"}}`,
+		`{"type":"user","uuid":"10000000-0000-4000-8000-000000000001","parentUuid":null,"timestamp":"2026-02-10T21:00:00Z",` + common + `,"message":{"role":"user","content":"fix it ` + in + `"}}`,
 		`{"type":"assistant","uuid":"10000000-0000-4000-8000-000000000002","parentUuid":"10000000-0000-4000-8000-000000000001","timestamp":"2026-02-10T21:00:01Z",` + common + `,"message":{"id":"m1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":` + hs + `},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":` + hs + `}}],"usage":{"input_tokens":100,"output_tokens":10}}}`,
 		`{"type":"user","uuid":"10000000-0000-4000-8000-000000000003","parentUuid":"10000000-0000-4000-8000-000000000002","timestamp":"2026-02-10T21:00:02Z",` + common + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":` + hs + `}]}}`,
-		`{"type":"assistant","uuid":"10000000-0000-4000-8000-000000000004","parentUuid":"10000000-0000-4000-8000-000000000003","timestamp":"2026-02-10T21:00:03Z",` + common + `,"message":{"id":"m2","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"done ` + strings.Trim(hs, `"`) + `"}],"usage":{"input_tokens":120,"output_tokens":10}}}`,
+		`{"type":"assistant","uuid":"10000000-0000-4000-8000-000000000004","parentUuid":"10000000-0000-4000-8000-000000000003","timestamp":"2026-02-10T21:00:03Z",` + common + `,"message":{"id":"m2","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"done ` + in + `"}],"usage":{"input_tokens":120,"output_tokens":10}}}`,
 	}
-	file = filepath.Join(dir, sid+".jsonl")
+	file := filepath.Join(dir, sid+".jsonl")
 	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return file, project
+	return file
 }
 
 // TestCommandsEscapeTerminalSequences runs every command that prints a
