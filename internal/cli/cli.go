@@ -58,8 +58,6 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	root := newRoot(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(e.stdout)
-	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	err := root.ExecuteContext(ctx)
 	var ue usageError
@@ -101,17 +99,17 @@ comes back.`,
 		Args:          unknownCommand,
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	root.SuggestionsMinimumDistance = 2
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(newReplayCmd(e), newSessionsCmd(e), newInspectCmd(e), newCompactCmd(e), newContextCmd(e), newChatCmd(e), newVersionCmd(e))
 	// cobra's completion command (bash, zsh, fish, powershell), made now
 	// rather than when it runs so that it is in the tree typedArgs walks.
-	// Its scripts go to the raw stdout: they are programs, not text.
+	// Its scripts go to the raw stdout (it takes the root's output when it
+	// is made): they are programs, not text.
+	root.SetOut(rawWriter(e.stdout))
 	root.InitDefaultCompletionCmd()
-	for _, c := range root.Commands() {
-		if c.Name() == "completion" {
-			c.SetOut(rawWriter(e.stdout))
-		}
-	}
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
 	typedArgs(root)
 	return root
 }
@@ -136,6 +134,12 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 // (Flag errors come through the root's FlagErrorFunc; a command without
 // an argument check takes any arguments.)
 func typedArgs(cmd *cobra.Command) {
+	if !cmd.Runnable() && cmd.HasSubCommands() {
+		// cobra prints the help of a command that only groups others
+		// and exits 0, whatever its arguments (completion tcsh).
+		cmd.Args = unknownCommand
+		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
 	if check := cmd.Args; check != nil {
 		cmd.Args = func(c *cobra.Command, args []string) error {
 			err := check(c, args)
