@@ -37,14 +37,12 @@ const (
 // tried without them.
 const importTrailing = ".,;:!?)]}'\""
 
-// defaultUserDir returns the default user folder ([Options].UserDir):
-// $AGENTCTX_HOME, else $XDG_CONFIG_HOME/agentctx (when absolute, as the
-// XDG specification requires), else ~/.config/agentctx, else "" when the
-// home folder is unknown.
+// defaultUserDir returns the default user folder ([Options].UserDir), the
+// user's configuration: $XDG_CONFIG_HOME/agentctx (when absolute, as the
+// XDG Base Directory Specification requires), else ~/.config/agentctx,
+// else "" when the home folder is unknown. $AGENTCTX_HOME is the data
+// folder (the session store), not configuration: it plays no part.
 func defaultUserDir() string {
-	if d := os.Getenv("AGENTCTX_HOME"); d != "" {
-		return d
-	}
 	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "agentctx")
 	}

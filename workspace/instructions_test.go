@@ -606,7 +606,8 @@ func TestDefaultUserDir(t *testing.T) {
 		agentctx, xdg, home string
 		want                string
 	}{
-		{"AGENTCTX_HOME wins", "/a", "/x", "/h", "/a"},
+		{"AGENTCTX_HOME is data, not configuration", "/a", "/x", "/h", "/x/agentctx"},
+		{"AGENTCTX_HOME without XDG_CONFIG_HOME", "/a", "", "/h", "/h/.config/agentctx"},
 		{"XDG_CONFIG_HOME", "", "/x", "/h", "/x/agentctx"},
 		{"relative XDG_CONFIG_HOME ignored", "", "x", "/h", "/h/.config/agentctx"},
 		{"home", "", "", "/h", "/h/.config/agentctx"},

@@ -44,7 +44,7 @@ type Scope string
 
 // Scopes of instruction files, in the order a prompt lists them.
 const (
-	// ScopeUser is the user-level file ($AGENTCTX_HOME/AGENTS.md).
+	// ScopeUser is the user-level file ($XDG_CONFIG_HOME/agentctx/AGENTS.md).
 	ScopeUser Scope = "user"
 	// ScopeProject is a file checked into the project, from the
 	// repository root down to the working directory.
@@ -134,8 +134,8 @@ type Options struct {
 	// directory.
 	Dir string
 	// UserDir is the folder of the user-level instruction file
-	// (AGENTS.md). Optional. Defaults to $AGENTCTX_HOME, else
-	// $XDG_CONFIG_HOME/agentctx, else ~/.config/agentctx. Set it to "-" to
+	// (AGENTS.md). Optional. Defaults to $XDG_CONFIG_HOME/agentctx (when
+	// absolute), else ~/.config/agentctx. Set it to "-" to
 	// skip the user-level file.
 	UserDir string
 	// Counter counts each block's tokens and enforces token caps.

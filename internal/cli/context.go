@@ -32,9 +32,9 @@ func newContextCmd(e *env) *cobra.Command {
 starts (seed 004's getContext): the instruction files (AGENTS.md, CLAUDE.md,
 CLAUDE.local.md, GEMINI.md, CRUSH.md, .cursorrules,
 .github/copilot-instructions.md, from the repository root down to DIR, plus
-the user-level $AGENTCTX_HOME/AGENTS.md) with their @imports resolved; the
-directory structure (respecting .gitignore); the git status; the code
-style; the README. It prints the assembled system prompt, then a table of
+the user's AGENTS.md in $XDG_CONFIG_HOME/agentctx, else ~/.config/agentctx)
+with their @imports resolved; the directory structure (respecting
+.gitignore); the git status; the code style; the README. It prints the assembled system prompt, then a table of
 each part's size in tokens and in percent of the model's context window,
 and what was refused, cut or missing.
 

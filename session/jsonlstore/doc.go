@@ -10,7 +10,7 @@
 //	<root>/projects/<escaped project path>/<id>.meta.json    the sidecar (a cache)
 //
 // The root is Options.Root, by default [DefaultRoot]: $AGENTCTX_HOME, else
-// $XDG_DATA_HOME/agentctx, else ~/.local/share/agentctx. The folder name
+// $XDG_DATA_HOME/agentctx (when absolute), else ~/.local/share/agentctx. The folder name
 // is [EscapeProject] of the project's absolute path: readable, and unlike
 // seed 001's escaping collision-free and reversible ([UnescapeProject]);
 // project.json holds the path too, for names too long to keep whole.

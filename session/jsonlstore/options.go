@@ -82,15 +82,19 @@ type Options struct {
 	Now func() time.Time
 }
 
-// DefaultRoot returns the default store folder: $AGENTCTX_HOME when set,
-// else $XDG_DATA_HOME/agentctx when XDG_DATA_HOME is set (the XDG base
-// directory specification), else ~/.local/share/agentctx. It returns an
-// error only when none is set and the home folder is unknown.
+// DefaultRoot returns the default store folder, where agentctx keeps its
+// data: $AGENTCTX_HOME when set, else $XDG_DATA_HOME/agentctx when
+// XDG_DATA_HOME is an absolute path, else ~/.local/share/agentctx. A
+// relative XDG_DATA_HOME is ignored, as the XDG Base Directory
+// Specification requires. Configuration lives elsewhere
+// ($XDG_CONFIG_HOME/agentctx: see the workspace package). It returns an
+// error only when neither variable applies and the home folder is
+// unknown.
 func DefaultRoot() (string, error) {
 	if d := os.Getenv("AGENTCTX_HOME"); d != "" {
 		return d, nil
 	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "agentctx"), nil
 	}
 	home, err := os.UserHomeDir()

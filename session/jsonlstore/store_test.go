@@ -26,6 +26,7 @@ func TestDefaultRoot(t *testing.T) {
 	}{
 		{"AGENTCTX_HOME", "/srv/agentctx", "/xdg", "/srv/agentctx"},
 		{"XDG_DATA_HOME", "", "/xdg", "/xdg/agentctx"},
+		{"relative XDG_DATA_HOME ignored", "", "xdg", filepath.Join(home, ".local", "share", "agentctx")},
 		{"home", "", "", filepath.Join(home, ".local", "share", "agentctx")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
