@@ -68,11 +68,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		// Interrupted: whatever the command made of it (it may have
 		// stopped with a wrapped context error, or finished), the run
 		// did not go as asked.
-		if err != nil && !errors.Is(err, errReported) && err != context.Canceled { //nolint:errorlint // a bare cancellation says no more than "interrupted"
-			fmt.Fprintf(e.stderr, "agentctx: %v\n", err)
-		} else {
-			fmt.Fprintln(e.stderr, "agentctx: interrupted")
+		msg := "interrupted"
+		if err != nil && !errors.Is(err, errReported) && !errors.Is(err, context.Canceled) {
+			msg = err.Error()
 		}
+		fmt.Fprintf(e.stderr, "agentctx: %s\n", msg)
 		return ExitInterrupted
 	case err == nil:
 		return ExitOK
