@@ -11,7 +11,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctx/agentctx/provider/providertest"
 )
+
+// useScriptedModel points the chat at a server that plays script on the
+// OpenAI wire (gpt-4o), for the rest of the test, which must not be
+// parallel.
+func useScriptedModel(t *testing.T, script providertest.Script) {
+	t.Helper()
+	srv := providertest.NewOpenAI(providertest.Options{Script: script})
+	t.Cleanup(srv.Close)
+	t.Setenv("AGENTCTX_PROVIDER", "openai")
+	t.Setenv("OPENAI_BASE_URL", srv.BaseURL)
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("AGENTCTX_MODEL", "gpt-4o")
+}
 
 func TestVersionOf(t *testing.T) {
 	t.Parallel()

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
-
-	"github.com/agentctx/agentctx/provider/providertest"
 )
 
 // jsonCommands returns the path ("sessions list") of every command with a
@@ -36,12 +34,7 @@ func jsonCommands() []string {
 // (two sessions listed: two lines; two files replayed or imported: two
 // lines). A new command with --json must be added here.
 func TestJSONLinesEverywhere(t *testing.T) {
-	srv := providertest.NewOpenAI(providertest.Options{Script: copyScript})
-	defer srv.Close()
-	t.Setenv("AGENTCTX_PROVIDER", "openai")
-	t.Setenv("OPENAI_BASE_URL", srv.BaseURL)
-	t.Setenv("OPENAI_API_KEY", "test")
-	t.Setenv("AGENTCTX_MODEL", "gpt-4o")
+	useScriptedModel(t, copyScript)
 
 	dir := t.TempDir()
 	project := filepath.Join(dir, "proj")

@@ -210,12 +210,7 @@ func hostileScript(r providertest.Request) providertest.Reply {
 // mode, prints the model's text, its tool calls and their results with
 // the terminal sequences escaped.
 func TestChatEscapesTerminalSequences(t *testing.T) {
-	srv := providertest.NewOpenAI(providertest.Options{Script: hostileScript})
-	defer srv.Close()
-	t.Setenv("AGENTCTX_PROVIDER", "openai")
-	t.Setenv("OPENAI_BASE_URL", srv.BaseURL)
-	t.Setenv("OPENAI_API_KEY", "test")
-	t.Setenv("AGENTCTX_MODEL", "gpt-4o")
+	useScriptedModel(t, hostileScript)
 	t.Setenv("AGENTCTX_HOME", t.TempDir())
 	for _, tt := range []struct {
 		name, stdin string
