@@ -68,8 +68,8 @@ func escapeTerm(s string) string {
 }
 
 // unsafeAt returns the index of the first byte of s that escapeTerm
-// changes, or -1 when s prints as it is.
-func unsafeAt(s string) int {
+// changes, or -1 when s prints as it is. It reads a []byte in place.
+func unsafeAt[T ~string | ~[]byte](s T) int {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -81,7 +81,9 @@ func unsafeAt(s string) int {
 		case c < 0x20 || c == 0x7f:
 			return i
 		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[i:])
+			// At most UTFMax bytes: a conversion the compiler keeps off
+			// the heap.
+			r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 			if (r == utf8.RuneError && n == 1) || (r >= 0x80 && r <= 0x9f) {
 				return i
 			}
@@ -89,17 +91,6 @@ func unsafeAt(s string) int {
 		}
 	}
 	return -1
-}
-
-// plain reports whether p is printable ASCII, tabs and newlines only:
-// the common case, which escapeTerm leaves as it is.
-func plain(p []byte) bool {
-	for _, c := range p {
-		if (c < 0x20 && c != '\t' && c != '\n') || c >= 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // writeU writes r (below U+0100) as \u00XX.
@@ -121,7 +112,7 @@ type termWriter struct{ w io.Writer }
 // len(p) when the escaped bytes were all written, else the underlying
 // writer's error and 0.
 func (t *termWriter) Write(p []byte) (int, error) {
-	if plain(p) {
+	if unsafeAt(p) < 0 {
 		return t.w.Write(p)
 	}
 	if _, err := io.WriteString(t.w, escapeTerm(string(p))); err != nil {

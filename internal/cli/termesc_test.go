@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -231,6 +232,27 @@ func TestChatEscapesTerminalSequences(t *testing.T) {
 			}
 			if !strings.Contains(out, `done pwn \u001b[2J`) {
 				t.Errorf("stdout lacks the escaped answer:\n%s", out)
+			}
+		})
+	}
+}
+
+// BenchmarkTermWriter measures the escaping writer every command's output
+// goes through, in bytes per second: plain text (the common case, written
+// as it is) and text full of control characters.
+func BenchmarkTermWriter(b *testing.B) {
+	for _, bc := range []struct{ name, line string }{
+		{"plain", "  → Bash {\"command\":\"go test ./...\"} ok  \tgithub.com/agentctx/agentctx/window\t0.412s — ✓ passed\n"},
+		{"hostile", hostile + "\n"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			p := []byte(strings.Repeat(bc.line, 64<<10/len(bc.line)))
+			w := &termWriter{io.Discard}
+			b.SetBytes(int64(len(p)))
+			for b.Loop() {
+				if _, err := w.Write(p); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
