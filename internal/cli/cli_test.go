@@ -152,3 +152,28 @@ func TestReplayStrict(t *testing.T) {
 		t.Errorf("none --strict: exit %d, stderr %q; want 1 and a reason", code, errOut)
 	}
 }
+
+// TestReplayWorkingMemoryFlag: --working-memory=false replays without the
+// working memory (no distill in --json), the default keeps it.
+func TestReplayWorkingMemoryFlag(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(sharedtest.Dir(t), "claude-code", "tool_heavy.jsonl")
+	for _, tc := range []struct {
+		flag string
+		want bool
+	}{{"--working-memory=true", true}, {"--working-memory=false", false}} {
+		code, out, errOut := run(t, "replay", file, "--budget", "4000", "--json", tc.flag)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d, stderr:\n%s", tc.flag, code, errOut)
+		}
+		var got struct {
+			Distill json.RawMessage `json:"distill"`
+		}
+		if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &got); err != nil {
+			t.Fatalf("%s: %v\n%s", tc.flag, err, out)
+		}
+		if has := len(got.Distill) > 0 && string(got.Distill) != "null"; has != tc.want {
+			t.Errorf("%s: distill present %v, want %v", tc.flag, has, tc.want)
+		}
+	}
+}

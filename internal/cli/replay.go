@@ -31,6 +31,7 @@ type replayFlags struct {
 	save      bool
 	limit     bool
 	reminders bool
+	workmem   bool
 	project   string
 	home      string
 	sum       summarizerFlags
@@ -96,6 +97,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	fl.BoolVar(&f.save, "save", false, "store each replayed trajectory as a session and print its id")
 	fl.BoolVar(&f.limit, "limit-tool-results", true, "pass each tool result through the tool-result limiter (seed 003) as it enters the window; --limit-tool-results=false replays the results whole")
 	fl.BoolVar(&f.reminders, "reminders", true, "send system reminders (todo list, changed files, secrets, context pressure) with the model calls; -v lists them")
+	fl.BoolVar(&f.workmem, "working-memory", true, "keep the working memory (seed 002) and send its context with the model calls once a compaction ran or a finding or plan exists; --working-memory=false replays without it")
 	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
 	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
 	return cmd
@@ -215,7 +217,7 @@ func (f replayFlags) options(e *env) (replay.Options, transcript.Format, error) 
 	}
 	return replay.Options{
 		Model: f.model, Budget: f.budget, Policy: policy, Strategy: strategy, Steps: f.verbose, Logger: e.logger,
-		LimitToolResults: f.limit, WorkingMemory: true, Reminders: f.reminders,
+		LimitToolResults: f.limit, WorkingMemory: f.workmem, Reminders: f.reminders,
 	}, format, nil
 }
 
