@@ -204,14 +204,26 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 //
 // Resume writes a configuration entry when the session recorded none or
 // options override it, unless [Options].ReadOnly, which writes nothing at
-// all. The project directory is [Options].Dir, else the session's when it
+// all. Unless ReadOnly, the session's write lock is taken first when the
+// store has one ([session.Locker]): a session another process writes
+// fails here with session.ErrSessionBusy (open it ReadOnly to look at
+// it). The project directory is [Options].Dir, else the session's when it
 // still exists, else the process's working directory; the summaries of
 // the engine's own strategy read the files their history names from it,
 // their content only in the first two cases. Errors: [ErrNoStore],
-// session.ErrNotFound and the store's.
+// session.ErrNotFound, session.ErrSessionBusy and the store's.
 func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 	if opts.Store == nil {
 		return nil, fmt.Errorf("agentctx: resume %s: %w", id, ErrNoStore)
+	}
+	// A writer takes the session's lock before reading it: a session
+	// another process writes is reported here (session.ErrSessionBusy),
+	// not at the first Add, and nobody appends between Load and our
+	// first write.
+	if l, ok := opts.Store.(session.Locker); ok && !opts.ReadOnly {
+		if err := l.Lock(ctx, id); err != nil {
+			return nil, fmt.Errorf("agentctx: resume %s: %w", id, err)
+		}
 	}
 	tr, err := opts.Store.Load(ctx, id, session.LoadOptions{})
 	if err != nil {

@@ -195,3 +195,16 @@ type Store interface {
 	// [ErrClosed].
 	Close() error
 }
+
+// Locker is implemented by a [Store] whose writes take a per-session lock
+// (package jsonlstore's file lock). Lock takes session id's lock now, as
+// the first write would, and keeps it as that write would (until the
+// store's Close or the session's Delete); it writes nothing. A writer
+// that is going to write (an agentctx Engine at Open and Resume) calls it
+// first, so that a second writer learns at once that the session is busy
+// rather than at its first write. Errors: [ErrSessionBusy] (nothing was
+// written: retry later, or open read-only), [ErrNotFound],
+// [ErrInvalidID], [ErrClosed].
+type Locker interface {
+	Lock(ctx context.Context, id string) error
+}

@@ -45,7 +45,7 @@ func (s *Store) load(ctx context.Context, h *handle, opts session.LoadOptions) (
 	if w := h.w; w != nil && w.f != nil {
 		f, idx, size = w.f, w.current(), w.size
 	} else {
-		file, err := os.Open(h.path)
+		file, err := openRegular(h.path, os.O_RDONLY)
 		if err != nil {
 			return nil, notFound(err)
 		}

@@ -65,7 +65,7 @@ func writeSidecar(transcript string, idx *index, sync bool) error {
 // readSidecar reads transcript's sidecar; an error when it is missing or
 // not a sidecar of this format.
 func readSidecar(transcript string) (*index, error) {
-	b, err := os.ReadFile(sidecarPath(transcript))
+	b, err := readRegular(sidecarPath(transcript), maxSmallFile)
 	if err != nil {
 		return nil, err
 	}

@@ -199,22 +199,31 @@ func (s *Store) locate(id string) (string, error) {
 			continue
 		}
 		p := filepath.Join(s.root, projectsDir, d.Name(), id+transcriptEx)
-		if exists(p) {
+		err := checkRegular(p)
+		if err == nil {
 			return p, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err // a symbolic link, a FIFO…: refused, not skipped
 		}
 	}
 	return "", session.ErrNotFound
 }
 
+// exists reports whether p is a regular file; a symbolic link is not
+// followed (and does not count).
 func exists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
+	return checkRegular(p) == nil
 }
+
+// maxSmallFile caps the size of project.json and of a sidecar read, in
+// bytes.
+const maxSmallFile = 64 << 20
 
 // projectOf returns the project path of a project folder: project.json's
 // path, else the unescaped folder name, else the folder name itself.
 func projectOf(dir string) string {
-	if b, err := os.ReadFile(filepath.Join(dir, projectFile)); err == nil {
+	if b, err := readRegular(filepath.Join(dir, projectFile), maxSmallFile); err == nil {
 		var pf struct {
 			Path string `json:"path"`
 		}
@@ -369,7 +378,7 @@ func (s *Store) meta(ctx context.Context, h *handle) (session.Session, error) {
 	if h.w != nil && h.w.f != nil {
 		return h.w.current().Session, nil
 	}
-	f, err := os.Open(h.path)
+	f, err := openRegular(h.path, os.O_RDONLY)
 	if err != nil {
 		return session.Session{}, notFound(err)
 	}
@@ -437,7 +446,11 @@ func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.S
 		}
 		for _, de := range des {
 			name, ok := strings.CutSuffix(de.Name(), transcriptEx)
-			if !ok || !de.Type().IsRegular() {
+			if !ok {
+				continue
+			}
+			if !de.Type().IsRegular() {
+				s.log.Warn("jsonlstore: list: skipping a session file that is not a regular file", "file", filepath.Join(base, d, de.Name()), "type", de.Type().String())
 				continue
 			}
 			if session.ValidateID(name) != nil {

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -52,7 +54,10 @@ type writer struct {
 // or was replaced while waiting), ctx.Err().
 func (s *Store) lock(ctx context.Context, h *handle) (*writer, error) {
 	for try := 0; ; try++ {
-		fl := flock.New(h.path, flock.SetFlag(os.O_RDONLY))
+		if err := checkRegular(h.path); err != nil {
+			return nil, notFound(err)
+		}
+		fl := flock.New(h.path, flock.SetFlag(os.O_RDONLY|noFollow))
 		var ok bool
 		var err error
 		if s.opts.LockTimeout <= 0 {
@@ -65,6 +70,9 @@ func (s *Store) lock(ctx context.Context, h *handle) (*writer, error) {
 				ok, err = false, nil
 			}
 		}
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, notRegular(h.path, fs.ModeSymlink)
+		}
 		if err != nil {
 			return nil, notFound(err)
 		}
@@ -74,7 +82,7 @@ func (s *Store) lock(ctx context.Context, h *handle) (*writer, error) {
 		// The file may have been deleted, or deleted and created again,
 		// while we waited: the lock must be on the file the path names.
 		lst, lerr := fl.Stat()
-		pst, perr := os.Stat(h.path)
+		pst, perr := os.Lstat(h.path)
 		if lerr == nil && perr == nil && os.SameFile(lst, pst) {
 			return &writer{lock: fl, written: time.Now()}, nil
 		}
@@ -107,11 +115,36 @@ func (s *Store) ensureWriter(ctx context.Context, h *handle) error {
 	return nil
 }
 
+// Lock takes session id's write lock now, as the first Append would, and
+// keeps it as that Append would: until Close or Delete. It implements
+// [session.Locker]: an Engine that will write calls it when it opens or
+// resumes the session, so that a second writer is told at once, not at
+// its first write. Nothing is written; a session this Store already
+// writes is left as it is. Errors: session.ErrInvalidID,
+// session.ErrNotFound, session.ErrSessionBusy (after Options.LockTimeout),
+// session.ErrClosed, ErrNotRegular, ctx.Err().
+func (s *Store) Lock(ctx context.Context, id string) error {
+	h, err := s.acquire(ctx, "lock", id)
+	if err != nil {
+		return err
+	}
+	defer h.mu.Unlock()
+	if h.w != nil {
+		return nil
+	}
+	w, err := s.lock(ctx, h)
+	if err != nil {
+		return fmt.Errorf("jsonlstore: lock %s: %w", id, err)
+	}
+	h.w = w
+	return nil
+}
+
 // openWriter opens h's file for appending and learns its state: the index
 // (sidecar plus tail), the last entry's uuid and whether the last line is
 // torn, read backwards from the end.
 func (s *Store) openWriter(ctx context.Context, h *handle, w *writer) error {
-	f, err := os.OpenFile(h.path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := openRegular(h.path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return notFound(err)
 	}
