@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/session/jsonlstore"
 	"github.com/agentctx/agentctx/transcript"
 )
 
@@ -212,7 +214,7 @@ func printImport(w io.Writer, rs []importResult) {
 
 // importer stores transcripts in a session store.
 type importer struct {
-	store      session.Store
+	store      *jsonlstore.Store
 	format     transcript.Format // forced, or "" to detect
 	sidechains bool
 	project    string // fallback project, or "" for the file's folder
@@ -265,19 +267,31 @@ func (im *importer) file(ctx context.Context, file string, explicit bool) import
 		r.Project, r.Title = s.Project, s.Title
 		return r
 	}
+	// leftover is an empty session an import killed part-way left
+	// behind (before imports were written in one step): imported again.
+	leftover := false
 	if s, err := im.store.Get(ctx, id); err == nil {
 		// The id is the agent's own session id: the same session, maybe
 		// imported from a copy of the file elsewhere.
-		if strings.HasPrefix(s.Origin, string(tr.Format)+":") {
+		if !strings.HasPrefix(s.Origin, string(tr.Format)+":") {
+			return fail(fmt.Errorf("a session with id %s already exists (origin %q)", id, s.Origin))
+		}
+		if s.Entries > 0 || len(tr.Messages) == 0 {
 			return skip(s)
 		}
-		return fail(fmt.Errorf("a session with id %s already exists (origin %q)", id, s.Origin))
+		leftover = true
 	} else if !errors.Is(err, session.ErrNotFound) {
 		return fail(err)
 	}
 	entries, notes, err := importEntries(tr)
 	if err != nil {
 		return fail(err)
+	}
+	if leftover {
+		if err := im.store.Delete(ctx, id); err != nil {
+			return fail(fmt.Errorf("removing the empty session a killed import left: %w", err))
+		}
+		notes = append(notes, "replaced the empty session an interrupted import had left")
 	}
 	for _, p := range tr.Problems {
 		notes = append(notes, fmt.Sprintf("skipped line %d (byte %d): %v", p.Line, p.Offset, p.Err))
@@ -293,10 +307,12 @@ func (im *importer) file(ctx context.Context, file string, explicit bool) import
 	if sidechain {
 		meta[metaSidechainOf] = tr.ID
 	}
-	s, err := im.store.Create(ctx, session.Session{
+	// One step: a kill part-way leaves no session, and the next run
+	// imports the file again (jsonlstore.Store.Import).
+	s, err := im.store.Import(ctx, session.Session{
 		ID: id, Project: project, Created: tr.Started, GitBranch: tr.GitBranch,
 		Model: tr.Model, Origin: origin, Metadata: meta,
-	})
+	}, entrySeq(entries))
 	if errors.Is(err, session.ErrExists) { // imported meanwhile by another process
 		s, gerr := im.store.Get(ctx, id)
 		if gerr == nil {
@@ -306,15 +322,6 @@ func (im *importer) file(ctx context.Context, file string, explicit bool) import
 	if err != nil {
 		return fail(err)
 	}
-	if len(entries) > 0 {
-		if _, err := im.store.Append(ctx, id, entries...); err != nil {
-			// Leave nothing half imported: the next run tries again.
-			if derr := im.store.Delete(ctx, id); derr != nil {
-				err = errors.Join(err, derr)
-			}
-			return fail(err)
-		}
-	}
 	if got, err := im.store.Get(ctx, id); err == nil {
 		s = got
 	}
@@ -323,6 +330,17 @@ func (im *importer) file(ctx context.Context, file string, explicit bool) import
 	r.Messages, r.Entries, r.Compactions = len(tr.Messages), len(entries), s.Compactions
 	r.Notes = notes
 	return r
+}
+
+// entrySeq yields entries with no error, for jsonlstore.Store.Import.
+func entrySeq(entries []session.Entry) iter.Seq2[session.Entry, error] {
+	return func(yield func(session.Entry, error) bool) {
+		for _, e := range entries {
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
 }
 
 // isSidechainFile reports whether path is a Claude Code side-chain file:

@@ -12,6 +12,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/session/jsonlstore"
 	"github.com/agentctx/agentctx/transcript"
 )
 
@@ -233,5 +234,34 @@ func TestImportFrom(t *testing.T) {
 	code, _, errOut := run(t, "sessions", "import", "--home", store, "--from", "codex")
 	if code != ExitError || !strings.Contains(errOut, ".codex/sessions") {
 		t.Errorf("--from codex without the folder: exit %d, %q", code, errOut)
+	}
+}
+
+// TestImportAfterKilledImport imports a file whose session an earlier,
+// killed import (before imports were written in one step) left empty:
+// the empty session is replaced by the whole one, not skipped as
+// "already imported"; a second import then skips it.
+func TestImportAfterKilledImport(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(sharedtest.Dir(t), "claude-code", "short.jsonl")
+	home := t.TempDir()
+	st, err := jsonlstore.Open(jsonlstore.Options{Root: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the old import left when killed between Create and Append.
+	if _, err := st.Create(t.Context(), session.Session{ID: shortSession, Project: "/p", Origin: "claude-code:" + file}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rs := jsonLines[importResult](t, mustRun(t, ExitOK, "sessions", "import", "--home", home, "--json", file))
+	if len(rs) != 1 || rs[0].Status != statusImported || rs[0].Entries == 0 {
+		t.Fatalf("import over the empty leftover: %+v", rs)
+	}
+	rs = jsonLines[importResult](t, mustRun(t, ExitOK, "sessions", "import", "--home", home, "--json", file))
+	if len(rs) != 1 || rs[0].Status != statusSkipped {
+		t.Errorf("second import: %+v", rs)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,6 +33,8 @@ const helperEnv = "JSONLSTORE_TEST_HELPER"
 //     wait until stdin closes.
 //   - "append": append forever, printing each entry's uuid after Append
 //     returns; every 25th append is a compaction (boundary + summary).
+//   - "import": Import session id from entries that never end, printing
+//     "importing" after the first 200.
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
 	if mode == "" {
@@ -75,6 +78,25 @@ func TestHelperProcess(t *testing.T) {
 			}
 			_ = out.Flush()
 		}
+	case "import":
+		// An import that never ends: the parent kills it once it has
+		// written some entries.
+		es := func(yield func(session.Entry, error) bool) {
+			for i := 0; ; i++ {
+				if i == 200 {
+					fmt.Println("importing")
+				}
+				if i >= 200 {
+					time.Sleep(time.Millisecond)
+				}
+				if !yield(userMsg(t, fmt.Sprint("imported ", i)), nil) {
+					return
+				}
+			}
+		}
+		_, err := s.Import(ctx, session.Session{ID: id, Project: "/imported", Origin: "claude-code:/x.jsonl"}, es)
+		fmt.Fprintln(os.Stderr, "import returned", err)
+		os.Exit(2)
 	}
 	os.Exit(0)
 }
@@ -225,4 +247,60 @@ func TestCrash(t *testing.T) {
 		t.Errorf("live part does not end with the new entry: %v", uuidsOf(live.Entries))
 	}
 	t.Logf("%d entries acknowledged, %d loaded, %d problems", len(acked), len(tr.Entries), len(tr.Problems))
+}
+
+// TestImportKilled kills a child in the middle of an Import with SIGKILL:
+// no session is left (List, Get), and importing the same id again works
+// and removes the dead import's temporary file.
+func TestImportKilled(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	const id = "imported-session"
+	cmd := child(t, "import", root, id)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "importing\n" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("child said %q, %v", line, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+
+	s := open(t, jsonlstore.Options{Root: root})
+	ctx := t.Context()
+	if all, err := s.List(ctx, session.ListOptions{}); err != nil || len(all) != 0 {
+		t.Fatalf("List after a killed import: %v, %v; want nothing", all, err)
+	}
+	if _, err := s.Get(ctx, id); !errors.Is(err, session.ErrNotFound) {
+		t.Fatalf("Get after a killed import: %v, want ErrNotFound", err)
+	}
+	dir := filepath.Join(root, "projects", jsonlstore.EscapeProject("/imported"))
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmps) != 1 {
+		t.Errorf("temporary files after the kill: %v, want the dead import's one", tmps)
+	}
+	es := []session.Entry{userMsg(t, "one"), assistantMsg(t, "two")}
+	got, err := s.Import(ctx, session.Session{ID: id, Project: "/imported"}, func(yield func(session.Entry, error) bool) {
+		for _, e := range es {
+			if !yield(e, nil) {
+				return
+			}
+		}
+	})
+	if err != nil || got.Entries != 2 {
+		t.Fatalf("import again: %+v, %v", got, err)
+	}
+	if tr := mustLoad(t, s, id, true); len(tr.Entries) != 2 || len(tr.Problems) != 0 {
+		t.Errorf("loaded %d entries, problems %v", len(tr.Entries), tr.Problems)
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmps) != 0 {
+		t.Errorf("temporary files left: %v", tmps)
+	}
 }

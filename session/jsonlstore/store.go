@@ -266,46 +266,16 @@ func (s *Store) Create(ctx context.Context, in session.Session) (session.Session
 	fail := func(err error) (session.Session, error) {
 		return session.Session{}, fmt.Errorf("jsonlstore: create %s: %w", id, err)
 	}
-	if in.Project == "" {
-		return fail(errNoProject)
-	}
-	project, err := cleanProject(in.Project)
+	sess, dir, err := s.newSession(h, id, in)
 	if err != nil {
 		return fail(err)
 	}
-	if h.path != "" && exists(h.path) {
-		return fail(session.ErrExists)
-	}
-	if _, err := s.locate(id); err == nil {
-		return fail(session.ErrExists)
-	} else if !errors.Is(err, session.ErrNotFound) {
-		return fail(err)
-	}
-	sess := session.Session{
-		ID:        id,
-		Project:   project,
-		Title:     in.Title,
-		Created:   in.Created,
-		GitBranch: in.GitBranch,
-		Model:     in.Model,
-		Origin:    in.Origin,
-		Metadata:  maps.Clone(in.Metadata),
-	}
-	if sess.Created.IsZero() {
-		sess.Created = s.now()
-	}
-	sess.Created = sess.Created.UTC()
-	sess.LastActivity = sess.Created
-	if sess.GitBranch == "" {
-		sess.GitBranch = s.branch(project)
-	}
-	dir := filepath.Join(s.root, projectsDir, EscapeProject(project))
 	path := filepath.Join(dir, id+transcriptEx)
 	// A concurrent Delete may remove an empty project folder between
 	// ensureProject and OpenFile; try again once.
 	var f *os.File
 	for try := 0; ; try++ {
-		if err := s.ensureProject(dir, project); err != nil {
+		if err := s.ensureProject(dir, sess.Project); err != nil {
 			return fail(err)
 		}
 		f, err = os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, fileMode)
@@ -332,6 +302,47 @@ func (s *Store) Create(ctx context.Context, in session.Session) (session.Session
 	}
 	h.path = path
 	return cloneSession(sess), nil
+}
+
+// newSession checks that session id (h, locked) does not exist and
+// returns its metadata as Create stores it (in's, the project made
+// absolute, Created and GitBranch filled) and its project folder.
+// Errors: an empty Project, session.ErrExists, ErrNotRegular.
+func (s *Store) newSession(h *handle, id string, in session.Session) (session.Session, string, error) {
+	if in.Project == "" {
+		return session.Session{}, "", errNoProject
+	}
+	project, err := cleanProject(in.Project)
+	if err != nil {
+		return session.Session{}, "", err
+	}
+	if h.path != "" && exists(h.path) {
+		return session.Session{}, "", session.ErrExists
+	}
+	if _, err := s.locate(id); err == nil {
+		return session.Session{}, "", session.ErrExists
+	} else if !errors.Is(err, session.ErrNotFound) {
+		return session.Session{}, "", err
+	}
+	sess := session.Session{
+		ID:        id,
+		Project:   project,
+		Title:     in.Title,
+		Created:   in.Created,
+		GitBranch: in.GitBranch,
+		Model:     in.Model,
+		Origin:    in.Origin,
+		Metadata:  maps.Clone(in.Metadata),
+	}
+	if sess.Created.IsZero() {
+		sess.Created = s.now()
+	}
+	sess.Created = sess.Created.UTC()
+	sess.LastActivity = sess.Created
+	if sess.GitBranch == "" {
+		sess.GitBranch = s.branch(project)
+	}
+	return sess, filepath.Join(s.root, projectsDir, EscapeProject(project)), nil
 }
 
 // ensureProject creates a project folder and its project.json.

@@ -324,15 +324,9 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 	}
 	for i := range out {
 		e := &out[i]
-		if e.Known() || len(e.Raw) == 0 {
-			fill(e, id, prev, now, sess, s.opts.Version)
-		}
-		line, err := session.MarshalLine(*e)
+		line, err := s.encode(e, id, prev, now, sess)
 		if err != nil {
 			return nil, fmt.Errorf("jsonlstore: append %s: entry %d: %w", id, i, err)
-		}
-		if len(e.Raw) > 0 && !bytes.Equal(line, e.Raw) {
-			e.Raw = line // re-encoded: Raw is what the file holds
 		}
 		offsets[i] = w.size + int64(buf.Len())
 		buf.Write(line)
@@ -382,6 +376,23 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 		s.flushSidecarLogged(h)
 	}
 	return out, serr
+}
+
+// encode fills e's empty fields (see fill) when it is ours or built in
+// memory, and returns its line (without the newline); e.Raw becomes the
+// line when the entry had to be re-encoded.
+func (s *Store) encode(e *session.Entry, id, prev string, now time.Time, sess *session.Session) ([]byte, error) {
+	if e.Known() || len(e.Raw) == 0 {
+		fill(e, id, prev, now, sess, s.opts.Version)
+	}
+	line, err := session.MarshalLine(*e)
+	if err != nil {
+		return nil, err
+	}
+	if len(e.Raw) > 0 && !bytes.Equal(line, e.Raw) {
+		e.Raw = line // re-encoded: Raw is what the file holds
+	}
+	return line, nil
 }
 
 // fill sets e's empty fields for session id; prev is the uuid of the
