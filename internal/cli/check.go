@@ -8,19 +8,22 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/session/jsonlstore"
 	"github.com/agentctx/agentctx/transcript"
 )
 
 type checkFlags struct {
-	repair bool
-	force  bool
-	out    string
-	json   bool
+	repair  bool
+	inPlace bool
+	force   bool
+	out     string
+	json    bool
 }
 
 func newCheckCmd(e *env, home *string) *cobra.Command {
@@ -38,22 +41,33 @@ torn line, compact boundaries cut short. Abandoned branches (a rewound
 conversation) are counted, not problems. The exit status is 1 when a
 problem was found.
 
---repair writes a repaired copy and never edits the original: beside a
+--repair writes a repaired copy and leaves the original alone: beside a
 FILE as <name>.repaired.jsonl; for a stored session as <file>.repaired (a
-name the store does not list). The copy drops unreadable lines and relinks
-the chain in file order. An existing copy is not overwritten unless
---force is given. With --repair the exit status says whether the copy
-checks clean.`,
+name the store does not list); or to --out. The copy drops unreadable
+lines, drops a compaction cut short (its boundary and partial snapshot:
+the history before it is whole) and relinks the chain in file order. It
+is written to a temporary file renamed into place; an existing copy is
+not replaced unless --force is given, and the original itself never is
+(--out naming it is refused). With --repair the exit status says whether
+the copy checks clean.
+
+--repair --in-place repairs the transcript itself, under the session's
+lock (a session another process is writing is refused: try again when it
+has finished), and keeps the original beside it as <file>.bak (the
+latest backup only). An agent waiting to write then writes to the
+repaired file.`,
 		Example: `  agentctx sessions check ~/.claude/projects/-home-me-app/8463c716-….jsonl
-  agentctx sessions check 0192f3c4-… --repair`,
+  agentctx sessions check 0192f3c4-… --repair
+  agentctx sessions check 0192f3c4-… --repair --in-place`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd.Context(), e, *home, f, args[0])
 		},
 	}
-	cmd.Flags().BoolVar(&f.repair, "repair", false, "write a repaired copy beside the original (never in place)")
-	cmd.Flags().BoolVar(&f.force, "force", false, "with --repair, overwrite an existing repaired copy")
-	cmd.Flags().StringVar(&f.out, "out", "", "with --repair, write the copy to this file instead")
+	cmd.Flags().BoolVar(&f.repair, "repair", false, "write a repaired copy beside the original")
+	cmd.Flags().BoolVar(&f.inPlace, "in-place", false, "with --repair, repair the transcript itself under its lock, keeping the original as <file>.bak")
+	cmd.Flags().BoolVar(&f.force, "force", false, "with --repair, overwrite an existing repaired copy (never the original)")
+	cmd.Flags().StringVar(&f.out, "out", "", "with --repair, write the copy to this file instead (not the original)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the report as one JSON object (JSON Lines)")
 	return cmd
 }
@@ -67,6 +81,8 @@ type checkJSON struct {
 
 type repairJSON struct {
 	File string `json:"file"`
+	// Backup is where --in-place kept the original.
+	Backup string `json:"backup,omitempty"`
 	// Dropped are the lines left out of the copy: torn and malformed.
 	Dropped []session.Problem `json:"dropped"`
 	// Fixes are the links the copy repairs.
@@ -76,22 +92,23 @@ type repairJSON struct {
 }
 
 func runCheck(ctx context.Context, e *env, home string, f checkFlags, arg string) (err error) {
-	if (f.force || f.out != "") && !f.repair {
-		return usageError{errors.New("sessions check: --force and --out need --repair")}
+	if (f.force || f.out != "" || f.inPlace) && !f.repair {
+		return usageError{errors.New("sessions check: --force, --out and --in-place need --repair")}
+	}
+	if f.inPlace && (f.out != "" || f.force) {
+		return usageError{errors.New("sessions check: --in-place replaces the transcript itself: no --out or --force")}
 	}
 	path, stored := arg, false
+	var st *jsonlstore.Store
 	if !isFile(arg) {
 		if verr := session.ValidateID(arg); verr != nil {
 			return fmt.Errorf("sessions check: %s is neither a file nor a session id: %w", arg, verr)
 		}
-		st, err := openStore(e, home)
-		if err != nil {
+		if st, err = openStore(e, home); err != nil {
 			return err
 		}
+		defer closeStore(st, &err)
 		p, err := st.Path(arg)
-		if cerr := st.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
 		if err != nil {
 			return storeError("sessions check", arg, err)
 		}
@@ -105,56 +122,67 @@ func runCheck(ctx context.Context, e *env, home string, f checkFlags, arg string
 			return fmt.Errorf("sessions check: %s is a %s transcript; check reads Claude Code and agentctx session files (import it first: agentctx sessions import %s)", path, f, path)
 		}
 	}
-	entries, readProbs, err := session.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("sessions check: %w", err)
-	}
-	rep := session.Check(entries, readProbs)
-	rep.SetFile(path)
-	out := checkJSON{Report: rep, OK: rep.OK()}
-	if f.repair {
-		dst := f.out
-		if dst == "" {
-			dst = repairedPath(path, stored)
+	var out checkJSON
+	if f.repair && f.inPlace {
+		rep, err := repairInPlace(ctx, st, arg, path)
+		if err != nil {
+			return err
 		}
-		fixed, fixes := session.Repair(entries)
-		for i := range fixes {
-			if fixes[i].File == "" {
-				fixes[i].File = path
+		out = rep
+	} else {
+		entries, readProbs, err := session.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("sessions check: %w", err)
+		}
+		rep := session.Check(entries, readProbs)
+		rep.SetFile(path)
+		out = checkJSON{Report: rep, OK: rep.OK()}
+		if f.repair {
+			dst := f.out
+			if dst == "" {
+				dst = repairedPath(path, stored)
 			}
+			if err := refuseSame(dst, path); err != nil {
+				return fmt.Errorf("sessions check --repair: %w", err)
+			}
+			fixed, dropped, fixes := repairEntries(path, entries, readProbs)
+			if err := writeEntries(dst, fixed, f.force); err != nil {
+				return fmt.Errorf("sessions check --repair: %w", err)
+			}
+			out.Repaired = &repairJSON{File: dst, Dropped: dropped, Fixes: fixes}
 		}
-		if err := writeEntries(dst, fixed, f.force); err != nil {
-			return fmt.Errorf("sessions check --repair: %w", err)
-		}
-		again, againProbs, err := session.ReadFile(dst)
+	}
+	if r := out.Repaired; r != nil {
+		again, againProbs, err := session.ReadFile(r.File)
 		if err != nil {
 			return fmt.Errorf("sessions check --repair: %w", err)
 		}
 		r2 := session.Check(again, againProbs)
-		r2.SetFile(dst)
-		out.Repaired = &repairJSON{File: dst, Dropped: readProbs, Fixes: fixes, Report: r2, OK: r2.OK()}
-		if out.Repaired.Fixes == nil {
-			out.Repaired.Fixes = []session.Problem{}
-		}
-		if out.Repaired.Dropped == nil {
-			out.Repaired.Dropped = []session.Problem{}
-		}
+		r2.SetFile(r.File)
+		r.Report, r.OK = r2, r2.OK()
 	}
 	if f.json {
 		if err := writeJSON(e.stdout, out); err != nil {
 			return err
 		}
 	} else {
-		printReport(e.stdout, rep)
+		printReport(e.stdout, out.Report)
 		if r := out.Repaired; r != nil {
 			fmt.Fprintf(e.stdout, "\nwrote %s: %d lines dropped, %d links repaired\n", r.File, len(r.Dropped), len(r.Fixes))
+			if r.Backup != "" {
+				fmt.Fprintf(e.stdout, "the original is kept as %s\n", r.Backup)
+			}
 			for _, p := range r.Dropped {
 				fmt.Fprintf(e.stdout, "  dropped %s\n", problemLine(p))
 			}
 			for _, p := range r.Fixes {
 				fmt.Fprintf(e.stdout, "  fixed %s\n", problemLine(p))
 			}
-			fmt.Fprintf(e.stdout, "the repaired copy checks %s\n", okWord(r.OK))
+			what := "the repaired copy"
+			if r.Backup != "" {
+				what = "the repaired transcript"
+			}
+			fmt.Fprintf(e.stdout, "%s checks %s\n", what, okWord(r.OK))
 		}
 	}
 	ok := out.OK
@@ -216,40 +244,133 @@ func repairedPath(path string, stored bool) string {
 	return path + ".repaired.jsonl"
 }
 
-// writeEntries writes entries as a transcript file (0600), refusing to
-// replace an existing file unless force. The file is written whole and
-// synced before it is closed.
+// repairEntries repairs entries read from path (session.Repair) and
+// returns the repaired entries, the lines left out (the read problems that
+// drop a line: torn and malformed) and the fixes, each naming path.
+func repairEntries(path string, entries []session.Entry, readProbs []session.Problem) (fixed []session.Entry, dropped, fixes []session.Problem) {
+	fixed, fixes = session.Repair(entries)
+	dropped = []session.Problem{}
+	for _, p := range readProbs {
+		if p.Kind == session.ProblemMalformed || p.Kind == session.ProblemTornLine && !p.Repaired {
+			dropped = append(dropped, p)
+		}
+	}
+	if fixes == nil {
+		fixes = []session.Problem{}
+	}
+	for i := range fixes {
+		if fixes[i].File == "" {
+			fixes[i].File = path
+		}
+	}
+	return fixed, dropped, fixes
+}
+
+// repairInPlace checks and repairs the transcript at path (stored session
+// id of st when st is not nil) in place, under its lock, keeping a
+// backup (jsonlstore.Store.Rewrite, jsonlstore.RewriteFile). The report
+// is of the transcript as the lock found it.
+func repairInPlace(ctx context.Context, st *jsonlstore.Store, id, path string) (checkJSON, error) {
+	var out checkJSON
+	fn := func(src io.Reader, dst io.Writer) error {
+		entries, readProbs, err := session.Read(src, session.ReadOptions{File: path, FirstLine: 1})
+		if err != nil {
+			return err
+		}
+		rep := session.Check(entries, readProbs)
+		rep.SetFile(path)
+		out = checkJSON{Report: rep, OK: rep.OK()}
+		fixed, dropped, fixes := repairEntries(path, entries, readProbs)
+		out.Repaired = &repairJSON{File: path, Dropped: dropped, Fixes: fixes}
+		return encodeEntries(dst, fixed)
+	}
+	var backup string
+	var err error
+	if st != nil {
+		backup, err = st.Rewrite(ctx, id, fn)
+	} else {
+		backup, err = jsonlstore.RewriteFile(ctx, path, fn)
+	}
+	if err != nil {
+		return out, storeError("sessions check --repair --in-place", path, err)
+	}
+	out.Repaired.Backup = backup
+	return out, nil
+}
+
+// refuseSame returns an error when dst names the file src is (the same
+// file under another name or through a link included): a repaired copy
+// never replaces its original (--in-place does, under the lock).
+func refuseSame(dst, src string) error {
+	d, err := os.Stat(dst)
+	if err != nil {
+		return nil // no such file yet
+	}
+	s, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if os.SameFile(d, s) {
+		return fmt.Errorf("%s is the transcript being checked; a copy never replaces it (use --in-place to repair it under its lock, keeping a backup)", dst)
+	}
+	return nil
+}
+
+// writeEntries writes entries as a transcript file (0600): to a
+// temporary file beside path, synced, then renamed over path when force,
+// else linked to path, which refuses to replace an existing file.
 func writeEntries(path string, entries []session.Entry, force bool) (err error) {
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if force {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if !force {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("%s exists; remove it or pass --force", path)
+		}
 	}
-	f, err := os.OpenFile(path, flags, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s exists; remove it or pass --force", path)
-	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		_ = f.Close()
+		_ = os.Remove(f.Name()) // renamed or linked already on success
 	}()
+	if err := f.Chmod(0o600); err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(f, 256<<10)
+	if err := encodeEntries(bw, entries); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if force {
+		return os.Rename(f.Name(), path)
+	}
+	if err := os.Link(f.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s exists; remove it or pass --force", path)
+		}
+		return err
+	}
+	return nil
+}
+
+// encodeEntries writes entries as transcript lines to w.
+func encodeEntries(w io.Writer, entries []session.Entry) error {
 	for i, e := range entries {
 		line, err := session.MarshalLine(e)
 		if err != nil {
 			return fmt.Errorf("entry %d: %w", i, err)
 		}
-		if _, err := bw.Write(append(line, '\n')); err != nil {
+		if _, err := w.Write(append(line, '\n')); err != nil {
 			return err
 		}
 	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return f.Sync()
+	return nil
 }
 
 // foreignFormat returns the transcript format of the file at path when it
