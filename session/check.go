@@ -26,14 +26,19 @@ type Report struct {
 	// conversation left, as after a Claude Code rewind: expected, not a
 	// problem.
 	Abandoned int `json:"abandoned"`
-	// Problems lists every defect found, by byte offset.
+	// Problems lists every defect found, by byte offset, warnings
+	// included.
 	Problems []Problem `json:"problems"`
+	// Warnings counts the Problems that are warnings ([Problem.Warning]):
+	// torn writes that reading recovered from.
+	Warnings int `json:"warnings"`
 }
 
-// OK reports whether the transcript has no problem at all, including the
-// ones loading works around (Repaired): a transcript that is OK needs no
-// repair.
-func (r Report) OK() bool { return len(r.Problems) == 0 }
+// OK reports whether the transcript has no problem but warnings
+// ([Problem.Warning]: a torn write a crash left, which loading recovers
+// from). Every other problem, including the ones loading works around
+// (Repaired), makes it not OK: `sessions check --repair` fixes those.
+func (r Report) OK() bool { return len(r.Problems) == r.Warnings }
 
 // SetFile sets the report's File and the File of each problem that names
 // none: [Check] cannot know the file of the problems it finds itself.
@@ -97,6 +102,11 @@ func Check(entries []Entry, readProblems []Problem) Report {
 
 	sortProblems(ps)
 	rep.Problems = ps
+	for _, p := range ps {
+		if p.Warning() {
+			rep.Warnings++
+		}
+	}
 	for _, p := range readProblems {
 		if p.File != "" {
 			rep.SetFile(p.File)

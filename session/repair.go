@@ -14,8 +14,19 @@ import (
 // Repair returns a repaired copy of entries, which are in file order as
 // [Read] returned them, and one Repaired problem per fix, naming the
 // entry's line, byte offset and uuid. The copy is in file order and holds
-// every entry (Repair never drops a readable one); write it with
-// [MarshalLine]. It fixes, on the walk set of [Resolve]:
+// every entry but the boundary of a compaction cut short before any of
+// its snapshot; write it with [MarshalLine]. It fixes:
+//
+//   - every compaction cut short that [Live] reports (a compact boundary
+//     followed by fewer message entries than its metadata announces, as
+//     when a crash or a truncation stopped the snapshot's write): a
+//     boundary that no message entry follows is dropped (the history
+//     before it is whole); otherwise it is completed, its metadata
+//     announcing the message entries that follow it. The entries after
+//     the boundary are never dropped: where the snapshot was cut at the
+//     end of a line, they cannot be told apart from later appends.
+//
+// and then, on the walk set of [Resolve]:
 //
 //   - every broken link (a parentUuid naming no entry, naming an entry
 //     written later, which is how a cycle forms, or null on an entry that
@@ -38,11 +49,11 @@ import (
 // After Repair, [Check] finds no dangling parent, cycle or duplicate uuid.
 // The input is not modified.
 func Repair(entries []Entry) ([]Entry, []Problem) {
+	entries, ps := fixIncomplete(entries)
 	out := slices.Clone(entries)
 	r := newResolver(entries)
 	n := len(r.set)
 	uuids := make([]string, n)
-	var ps []Problem
 	for p, i := range r.set {
 		uuids[p] = entries[i].UUID
 		if r.dupOf[p] >= 0 {
@@ -110,6 +121,73 @@ func Repair(entries []Entry) ([]Entry, []Problem) {
 	}
 	sortProblems(ps)
 	return out, ps
+}
+
+// fixIncomplete returns entries with the compactions cut short that
+// [Live] reports completed or dropped, and one Repaired problem per
+// compaction (see [Repair]). Entries is returned as is when there is none.
+func fixIncomplete(entries []Entry) ([]Entry, []Problem) {
+	bs := boundaries(entries)
+	start := -1
+	for k := len(bs) - 1; k >= 0; k-- {
+		if bs[k].complete() {
+			start = bs[k].at
+			break
+		}
+	}
+	var (
+		ps      []Problem
+		drop    = map[int]bool{}
+		patched []Entry
+	)
+	for _, b := range bs {
+		if b.at < start || b.complete() {
+			continue
+		}
+		e := &entries[b.at]
+		switch {
+		case b.have == 0:
+			drop[b.at] = true
+			ps = append(ps, entryProblem(e, ProblemIncompleteBoundary, true,
+				"compact boundary announces %d message entries but none follows it (a compaction cut short): dropped; the history before it is whole", b.want))
+		default:
+			// The entries counted after the boundary are the snapshot's
+			// or, when it was cut at a line's end, perhaps later appends
+			// (a torn line after them does not tell which): keep them
+			// all, and let the boundary announce what is there.
+			if patched == nil {
+				patched = slices.Clone(entries)
+			}
+			f := &patched[b.at]
+			cm := *f.CompactMetadata
+			cm.Messages = b.have
+			f.CompactMetadata = &cm
+			if len(f.Raw) > 0 {
+				v, err := json.Marshal(cm)
+				if err == nil {
+					f.Raw, err = patchKeys(f.Raw, map[string]json.RawMessage{"compactMetadata": v})
+				}
+				if err != nil {
+					f.Raw = nil // re-encoded from the fields by MarshalLine
+				}
+			}
+			ps = append(ps, entryProblem(e, ProblemIncompleteBoundary, true,
+				"compact boundary announces %d message entries but only %d follow it (a compaction cut short): completed, it now announces %d", b.want, b.have, b.have))
+		}
+	}
+	if patched != nil {
+		entries = patched
+	}
+	if len(drop) == 0 {
+		return entries, ps
+	}
+	kept := make([]Entry, 0, len(entries)-len(drop))
+	for i := range entries {
+		if !drop[i] {
+			kept = append(kept, entries[i])
+		}
+	}
+	return kept, ps
 }
 
 // jsonString encodes s as a JSON string.

@@ -137,6 +137,16 @@ type Problem struct {
 	Repaired bool        `json:"repaired,omitempty"`
 }
 
+// Warning reports whether p is a warning rather than a defect: a torn
+// line ([ProblemTornLine]: a write a crash or a kill cut short, which its
+// writer was never told had succeeded) or an entry after one
+// ([ProblemAfterTorn]). Reading recovers every complete entry around
+// them, and appends go on on a fresh line, so a session that has one
+// loads whole; [Report.OK] ignores warnings, and a repair removes them.
+func (p Problem) Warning() bool {
+	return p.Kind == ProblemTornLine || p.Kind == ProblemAfterTorn
+}
+
 // Store persists sessions. Implementations: package jsonlstore (the
 // embedded default). Every implementation passes sessiontest.Run.
 //

@@ -38,8 +38,10 @@ entries on abandoned branches) and every problem with its file, line, byte
 offset and kind: torn or malformed lines, dangling or looping parentUuid
 links, duplicate uuids, tool results without their call, entries after a
 torn line, compact boundaries cut short. Abandoned branches (a rewound
-conversation) are counted, not problems. The exit status is 1 when a
-problem was found.
+conversation) are counted, not problems. A torn line, and the entry after
+it, are warnings: a write a crash cut short, which its writer never
+reported done, and which loading recovers from. The exit status is 1
+when a problem other than a warning was found.
 
 --repair writes a repaired copy and leaves the original alone: beside a
 FILE as <name>.repaired.jsonl; for a stored session as <file>.repaired (a
@@ -225,7 +227,11 @@ func printReport(w io.Writer, r session.Report) {
 	for _, k := range kinds {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[session.ProblemKind(k)], k))
 	}
-	fmt.Fprintf(w, "  %d problems (%s): %s\n", len(r.Problems), strings.Join(parts, ", "), okWord(r.OK()))
+	if r.OK() {
+		fmt.Fprintf(w, "  %d warnings (%s): OK (a write a crash cut short, which loading recovers from; --repair removes it)\n", len(r.Problems), strings.Join(parts, ", "))
+	} else {
+		fmt.Fprintf(w, "  %d problems (%s): %s\n", len(r.Problems), strings.Join(parts, ", "), okWord(r.OK()))
+	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  %s\n", problemLine(p))
 	}

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,4 +147,176 @@ func TestCheckRepairInPlaceWriter(t *testing.T) {
 		t.Errorf("temporary files left: %v", tmps)
 	}
 	mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID)
+}
+
+// TestCheckRepairTruncated truncates a stored session that has
+// compactions at 100 random offsets (a crash mid-write, mid-compaction
+// included), half of them followed by an append of a writer that resumed
+// after the crash: `sessions check --repair --in-place` then leaves a
+// transcript that checks OK and loads without problems, with the entry
+// appended after the crash, and that accepts appends.
+func TestCheckRepairTruncated(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	home := t.TempDir()
+	st, err := jsonlstore.Open(jsonlstore.Options{Root: home, Sync: jsonlstore.SyncNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(ctx, session.Session{Project: "/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func(role chat.Role, text string) session.Entry {
+		e, err := session.NewMessageEntry(chat.NewText(role, text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	for round := range 4 {
+		for i := range 4 {
+			mustAppendCLI(t, st, s.ID, msg(chat.RoleUser, fmt.Sprintf("prompt %d.%d", round, i)), msg(chat.RoleAssistant, strings.Repeat("answer ", 10)))
+		}
+		summary := msg(chat.RoleUser, fmt.Sprintf("summary of round %d", round))
+		summary.IsCompactSummary = true
+		boundary := session.Entry{Type: session.TypeSystem, Subtype: session.SubtypeCompactBoundary,
+			CompactMetadata: &session.CompactMetadata{Trigger: "auto", Messages: 3}}
+		mustAppendCLI(t, st, s.ID, boundary, summary, msg(chat.RoleUser, "kept prompt"), msg(chat.RoleAssistant, "kept answer"))
+	}
+	path, err := st.Path(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 14))
+	notOK := 0
+	for trial := range 100 {
+		cut := 1 + r.IntN(len(data)-1)
+		if err := os.WriteFile(path, data[:cut], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var after string
+		if trial%2 == 1 {
+			w, err := jsonlstore.Open(jsonlstore.Options{Root: home, Sync: jsonlstore.SyncNever})
+			if err != nil {
+				t.Fatal(err)
+			}
+			after = mustAppendCLI(t, w, s.ID, msg(chat.RoleUser, "after the crash"))[0].UUID
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if code, _, _ := run(t, "sessions", "check", "--home", home, s.ID); code != ExitOK {
+			notOK++
+		}
+		code, out, errOut := run(t, "sessions", "check", "--home", home, s.ID, "--repair", "--in-place")
+		if code != ExitOK {
+			t.Fatalf("trial %d (cut at byte %d): repair exit %d\n%s\n%s", trial, cut, code, out, errOut)
+		}
+		if code, out, _ := run(t, "sessions", "check", "--home", home, s.ID); code != ExitOK || !strings.Contains(out, "no problems: OK") {
+			t.Fatalf("trial %d (cut at byte %d): check after repair: exit %d\n%s", trial, cut, code, out)
+		}
+		w, err := jsonlstore.Open(jsonlstore.Options{Root: home, Sync: jsonlstore.SyncNever})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, all := range []bool{false, true} {
+			tr, err := w.Load(ctx, s.ID, session.LoadOptions{All: all})
+			if err != nil || len(tr.Problems) != 0 {
+				t.Fatalf("trial %d (cut at byte %d): load (all %v) after repair: %v, problems %v", trial, cut, all, err, tr.Problems)
+			}
+			if all && after != "" && (len(tr.Entries) == 0 || tr.Entries[len(tr.Entries)-1].UUID != after) {
+				b, _ := os.ReadFile(path)
+				bak, _ := os.ReadFile(path + ".bak")
+				t.Errorf("trial %d (cut at byte %d): the entry appended after the crash is not last: %d entries\nbefore:\n%s\nafter:\n%s", trial, cut, len(tr.Entries), bak[max(0, len(bak)-3000):], b[max(0, len(b)-3000):])
+			}
+		}
+		mustAppendCLI(t, w, s.ID, msg(chat.RoleUser, "after the repair"))
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d of 100 truncated sessions were not OK before the repair", notOK)
+}
+
+// mustAppendCLI appends es to session id of st.
+func mustAppendCLI(t *testing.T, st *jsonlstore.Store, id string, es ...session.Entry) []session.Entry {
+	t.Helper()
+	out, err := st.Append(t.Context(), id, es...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCheckTornTailWarning checks a session that a crash left with a torn
+// line, after which its writer resumed: loading recovered it, so check
+// reports a warning and exits 0, and --repair --in-place removes it.
+func TestCheckTornTailWarning(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	st, err := jsonlstore.Open(jsonlstore.Options{Root: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(t.Context(), session.Session{Project: "/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := session.NewMessageEntry(chat.NewText(chat.RoleUser, "before the crash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppendCLI(t, st, s.ID, e)
+	path, err := st.Path(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"uuid":"torn","parentUu`); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err = jsonlstore.Open(jsonlstore.Options{Root: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err = session.NewMessageEntry(chat.NewText(chat.RoleUser, "after the crash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppendCLI(t, st, s.ID, e)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID)
+	if !strings.Contains(out, "2 warnings (1 torn-line, 1 after-torn-line): OK") {
+		t.Errorf("check of a recovered torn line:\n%s", out)
+	}
+	var cj checkJSON
+	if err := json.Unmarshal([]byte(mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID, "--json")), &cj); err != nil {
+		t.Fatal(err)
+	}
+	if !cj.OK || cj.Report.Warnings != 2 {
+		t.Errorf("--json: ok %v, warnings %d", cj.OK, cj.Report.Warnings)
+	}
+	mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID, "--repair", "--in-place")
+	if out := mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID); !strings.Contains(out, "no problems: OK") {
+		t.Errorf("check after the repair:\n%s", out)
+	}
 }
