@@ -35,6 +35,9 @@ const helperEnv = "JSONLSTORE_TEST_HELPER"
 //     returns; every 25th append is a compaction (boundary + summary).
 //   - "import": Import session id from entries that never end, printing
 //     "importing" after the first 200.
+//   - "create": create session id (project /crash).
+//   - "verify": check session id after a crash campaign (verify);
+//     $JSONLSTORE_TEST_ACKED is the file of acknowledged uuids, one a line.
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
 	if mode == "" {
@@ -78,6 +81,13 @@ func TestHelperProcess(t *testing.T) {
 			}
 			_ = out.Flush()
 		}
+	case "create":
+		if _, err := s.Create(ctx, session.Session{ID: id, Project: "/crash"}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+	case "verify":
+		os.Exit(verify(t, s, id, os.Getenv("JSONLSTORE_TEST_ACKED")))
 	case "import":
 		// An import that never ends: the parent kills it once it has
 		// written some entries.
@@ -303,4 +313,73 @@ func TestImportKilled(t *testing.T) {
 	if tmps, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmps) != 0 {
 		t.Errorf("temporary files left: %v", tmps)
 	}
+}
+
+// verify checks session id of s after writers were killed
+// (scripts/crash.sh): every uuid of the file acked (one a line, printed
+// by "append" children after Append returned) loads, exactly once; the
+// transcript checks OK (torn lines are warnings); the live part loads; an
+// append is accepted and loads last. It prints one line of numbers and
+// returns the exit status: 0, or 1 when anything failed.
+func verify(t *testing.T, s *jsonlstore.Store, id, acked string) int {
+	ctx := context.Background()
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(os.Stderr, "session %s: "+format+"\n", append([]any{id}, args...)...)
+		return 1
+	}
+	b, err := os.ReadFile(acked)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fail("%v", err)
+	}
+	want := strings.Fields(string(b))
+	tr, err := s.Load(ctx, id, session.LoadOptions{All: true})
+	if err != nil {
+		return fail("load: %v", err)
+	}
+	loaded := map[string]int{}
+	for _, e := range tr.Entries {
+		loaded[e.UUID]++
+	}
+	lost, twice := 0, 0
+	for _, u := range want {
+		switch loaded[u] {
+		case 0:
+			lost++
+			fmt.Fprintf(os.Stderr, "session %s: acknowledged entry %s lost\n", id, u)
+		case 1:
+		default:
+			twice++
+		}
+	}
+	path, err := s.Path(id)
+	if err != nil {
+		return fail("%v", err)
+	}
+	es, ps, err := session.ReadFile(path)
+	if err != nil {
+		return fail("%v", err)
+	}
+	rep := session.Check(es, ps)
+	for _, p := range rep.Problems {
+		if !p.Warning() {
+			fmt.Fprintf(os.Stderr, "session %s: problem %s at byte %d: %s\n", id, p.Kind, p.Offset, p.Detail)
+		}
+	}
+	if _, err := s.Load(ctx, id, session.LoadOptions{}); err != nil {
+		return fail("load the live part: %v", err)
+	}
+	out, err := s.Append(ctx, id, userMsg(t, "after the campaign"))
+	if err != nil {
+		return fail("append: %v", err)
+	}
+	live, err := s.Load(ctx, id, session.LoadOptions{})
+	if err != nil || len(live.Entries) == 0 || live.Entries[len(live.Entries)-1].UUID != out[0].UUID {
+		return fail("the appended entry does not load last (%v)", err)
+	}
+	fmt.Printf("session %s: %d acknowledged, %d loaded, %d lost, %d loaded twice, %d warnings, %d other problems\n",
+		id, len(want), len(tr.Entries), lost, twice, rep.Warnings, len(rep.Problems)-rep.Warnings)
+	if lost > 0 || twice > 0 || !rep.OK() {
+		return 1
+	}
+	return 0
 }
