@@ -378,13 +378,7 @@ func messageID(e *Entry) string {
 // order. [Restore] skips the entries of an incomplete boundary.
 func Live(entries []Entry) (int, []Problem) {
 	bs := boundaries(entries)
-	start := -1
-	for k := len(bs) - 1; k >= 0; k-- {
-		if bs[k].complete() {
-			start = bs[k].at
-			break
-		}
-	}
+	start := lastComplete(bs)
 	var ps []Problem
 	for _, b := range bs {
 		if b.at >= start && !b.complete() {
@@ -394,6 +388,17 @@ func Live(entries []Entry) (int, []Problem) {
 		}
 	}
 	return max(start, 0), ps
+}
+
+// lastComplete returns the entry index of the last complete boundary of
+// bs, or -1.
+func lastComplete(bs []boundary) int {
+	for k := len(bs) - 1; k >= 0; k-- {
+		if bs[k].complete() {
+			return bs[k].at
+		}
+	}
+	return -1
 }
 
 // boundary is a compact boundary in a list of entries: its index, the

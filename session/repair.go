@@ -128,13 +128,7 @@ func Repair(entries []Entry) ([]Entry, []Problem) {
 // compaction (see [Repair]). Entries is returned as is when there is none.
 func fixIncomplete(entries []Entry) ([]Entry, []Problem) {
 	bs := boundaries(entries)
-	start := -1
-	for k := len(bs) - 1; k >= 0; k-- {
-		if bs[k].complete() {
-			start = bs[k].at
-			break
-		}
-	}
+	start := lastComplete(bs)
 	var (
 		ps      []Problem
 		drop    = map[int]bool{}
@@ -145,35 +139,34 @@ func fixIncomplete(entries []Entry) ([]Entry, []Problem) {
 			continue
 		}
 		e := &entries[b.at]
-		switch {
-		case b.have == 0:
+		if b.have == 0 {
 			drop[b.at] = true
 			ps = append(ps, entryProblem(e, ProblemIncompleteBoundary, true,
 				"compact boundary announces %d message entries but none follows it (a compaction cut short): dropped; the history before it is whole", b.want))
-		default:
-			// The entries counted after the boundary are the snapshot's
-			// or, when it was cut at a line's end, perhaps later appends
-			// (a torn line after them does not tell which): keep them
-			// all, and let the boundary announce what is there.
-			if patched == nil {
-				patched = slices.Clone(entries)
-			}
-			f := &patched[b.at]
-			cm := *f.CompactMetadata
-			cm.Messages = b.have
-			f.CompactMetadata = &cm
-			if len(f.Raw) > 0 {
-				v, err := json.Marshal(cm)
-				if err == nil {
-					f.Raw, err = patchKeys(f.Raw, map[string]json.RawMessage{"compactMetadata": v})
-				}
-				if err != nil {
-					f.Raw = nil // re-encoded from the fields by MarshalLine
-				}
-			}
-			ps = append(ps, entryProblem(e, ProblemIncompleteBoundary, true,
-				"compact boundary announces %d message entries but only %d follow it (a compaction cut short): completed, it now announces %d", b.want, b.have, b.have))
+			continue
 		}
+		// The entries counted after the boundary are the snapshot's
+		// or, when it was cut at a line's end, perhaps later appends
+		// (a torn line after them does not tell which): keep them
+		// all, and let the boundary announce what is there.
+		if patched == nil {
+			patched = slices.Clone(entries)
+		}
+		f := &patched[b.at]
+		cm := *f.CompactMetadata
+		cm.Messages = b.have
+		f.CompactMetadata = &cm
+		if len(f.Raw) > 0 {
+			v, err := json.Marshal(cm)
+			if err == nil {
+				f.Raw, err = patchKeys(f.Raw, map[string]json.RawMessage{"compactMetadata": v})
+			}
+			if err != nil {
+				f.Raw = nil // re-encoded from the fields by MarshalLine
+			}
+		}
+		ps = append(ps, entryProblem(e, ProblemIncompleteBoundary, true,
+			"compact boundary announces %d message entries but only %d follow it (a compaction cut short): completed, it now announces %d", b.want, b.have, b.have))
 	}
 	if patched != nil {
 		entries = patched

@@ -27,14 +27,7 @@ import (
 func TestCheckRepairInPlaceWriter(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	st, err := jsonlstore.Open(jsonlstore.Options{Root: home})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(t.Context(), session.Session{Project: "/p"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := createStored(t, home)
 	path, err := st.Path(s.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -159,14 +152,7 @@ func TestCheckRepairTruncated(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	home := t.TempDir()
-	st, err := jsonlstore.Open(jsonlstore.Options{Root: home, Sync: jsonlstore.SyncNever})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(ctx, session.Session{Project: "/p"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := createStored(t, home)
 	msg := func(role chat.Role, text string) session.Entry {
 		e, err := session.NewMessageEntry(chat.NewText(role, text))
 		if err != nil {
@@ -246,6 +232,21 @@ func TestCheckRepairTruncated(t *testing.T) {
 	t.Logf("%d of 100 truncated sessions were not OK before the repair", notOK)
 }
 
+// createStored opens the store at home and creates a session of project
+// /p in it. The caller closes the store.
+func createStored(t *testing.T, home string) (*jsonlstore.Store, session.Session) {
+	t.Helper()
+	st, err := jsonlstore.Open(jsonlstore.Options{Root: home, Sync: jsonlstore.SyncNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(t.Context(), session.Session{Project: "/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, s
+}
+
 // mustAppendCLI appends es to session id of st.
 func mustAppendCLI(t *testing.T, st *jsonlstore.Store, id string, es ...session.Entry) []session.Entry {
 	t.Helper()
@@ -262,14 +263,7 @@ func mustAppendCLI(t *testing.T, st *jsonlstore.Store, id string, es ...session.
 func TestCheckTornTailWarning(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	st, err := jsonlstore.Open(jsonlstore.Options{Root: home})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(t.Context(), session.Session{Project: "/p"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := createStored(t, home)
 	e, err := session.NewMessageEntry(chat.NewText(chat.RoleUser, "before the crash"))
 	if err != nil {
 		t.Fatal(err)

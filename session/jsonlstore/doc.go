@@ -43,7 +43,15 @@
 // Append is marshaled into one buffer and written with one write on a
 // file opened with O_APPEND: once Append returns, the entries are in the
 // file and survive the process. Options.Sync says when they are also
-// fsynced (see [SyncPolicy]).
+// fsynced (see [SyncPolicy]). [Store.Lock] takes the lock without
+// writing: an Engine calls it when it resumes a session.
+//
+// [Store.Import] writes a whole session to a temporary file and links it
+// into place, so that a killed import leaves nothing; [Store.Rewrite]
+// replaces a transcript under its lock (a repair in place), keeping the
+// old one as "<id>.jsonl.bak". Every file of the store is opened only
+// when it is a regular file, never through a symbolic link
+// ([ErrNotRegular]).
 //
 // # Loading
 //

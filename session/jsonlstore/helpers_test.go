@@ -165,3 +165,22 @@ func countFiles(t testing.TB, dir string) []string {
 	}
 	return out
 }
+
+// linear fails t unless es form one linear chain, each entry's parent
+// (a boundary's logical parent) the entry before it, and returns the last
+// uuid.
+func linear(t testing.TB, es []session.Entry) string {
+	t.Helper()
+	prev := ""
+	for i, e := range es {
+		parent := e.ParentUUID
+		if e.IsBoundary() {
+			parent = e.LogicalParentUUID
+		}
+		if parent != prev {
+			t.Fatalf("entry %d (%s): parent %q, want %q", i, e.UUID, parent, prev)
+		}
+		prev = e.UUID
+	}
+	return prev
+}

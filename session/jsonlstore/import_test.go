@@ -42,18 +42,7 @@ func TestImport(t *testing.T) {
 	if len(live.Entries) != 3 || !live.Entries[0].IsBoundary() {
 		t.Errorf("live part: %v", uuidsOf(live.Entries))
 	}
-	all := mustLoad(t, s, "imp", true)
-	prev := ""
-	for i, e := range all.Entries {
-		parent := e.ParentUUID
-		if e.IsBoundary() {
-			parent = e.LogicalParentUUID
-		}
-		if parent != prev {
-			t.Errorf("entry %d: parent %q, want %q", i, parent, prev)
-		}
-		prev = e.UUID
-	}
+	prev := linear(t, mustLoad(t, s, "imp", true).Entries)
 	// Appending continues the chain.
 	if out := mustAppend(t, s, "imp", userMsg(t, "four")); out[0].ParentUUID != prev {
 		t.Errorf("append after import: parent %q, want %q", out[0].ParentUUID, prev)

@@ -235,19 +235,7 @@ func TestCrash(t *testing.T) {
 	if torn > kills {
 		t.Errorf("%d torn or malformed lines after %d kills", torn, kills)
 	}
-	// The chain is linear: each entry's parent is the one before it
-	// (a boundary's logical parent).
-	prev := ""
-	for i, e := range tr.Entries {
-		parent := e.ParentUUID
-		if e.IsBoundary() {
-			parent = e.LogicalParentUUID
-		}
-		if parent != prev {
-			t.Fatalf("entry %d (%s): parent %q, want %q", i, e.UUID, parent, prev)
-		}
-		prev = e.UUID
-	}
+	prev := linear(t, tr.Entries)
 	out := mustAppend(t, s, sess.ID, userMsg(t, "after the crashes"))
 	if out[0].ParentUUID != prev {
 		t.Errorf("new entry's parent %q, want the last loaded %q", out[0].ParentUUID, prev)

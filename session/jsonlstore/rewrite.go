@@ -146,7 +146,7 @@ func RewriteFile(ctx context.Context, path string, fn RewriteFunc) (string, erro
 	if !ok {
 		return fail(session.ErrSessionBusy)
 	}
-	defer old.Unlock()
+	defer func() { _ = old.Unlock() }()
 	lst, lerr := old.Stat()
 	pst, perr := os.Lstat(path)
 	if lerr != nil || perr != nil || !os.SameFile(lst, pst) {

@@ -23,13 +23,13 @@ func TestSymlinkedSession(t *testing.T) {
 	ctx := t.Context()
 	root := t.TempDir()
 	s := open(t, jsonlstore.Options{Root: root})
-	real := newSession(t, s)
-	mustAppend(t, s, real.ID, userMsg(t, "a real session"))
-	dir := filepath.Dir(mustPath(t, s, real.ID))
+	sound := newSession(t, s)
+	mustAppend(t, s, sound.ID, userMsg(t, "a sound session"))
+	dir := filepath.Dir(mustPath(t, s, sound.ID))
 
 	// The target: a valid session file outside the store.
 	outside := filepath.Join(t.TempDir(), "victim.jsonl")
-	victim, err := os.ReadFile(mustPath(t, s, real.ID))
+	victim, err := os.ReadFile(mustPath(t, s, sound.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +51,8 @@ func TestSymlinkedSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 1 || all[0].ID != real.ID {
-		t.Errorf("List: %v, want only the real session", all)
+	if len(all) != 1 || all[0].ID != sound.ID {
+		t.Errorf("List: %v, want only the sound session", all)
 	}
 	for _, id := range []string{linked, piped} {
 		for name, op := range map[string]func() error{
@@ -79,11 +79,11 @@ func TestSymlinkedSession(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(dir, linked+".jsonl")); err != nil {
 		t.Errorf("the link is gone: %v", err)
 	}
-	// Create refuses the id as well, and the real session still works.
-	if _, err := s.Create(ctx, session.Session{ID: linked, Project: real.Project}); err == nil {
+	// Create refuses the id as well, and the sound session still works.
+	if _, err := s.Create(ctx, session.Session{ID: linked, Project: sound.Project}); err == nil {
 		t.Error("Create over a symbolic link succeeded")
 	}
-	mustAppend(t, s, real.ID, userMsg(t, "still writable"))
+	mustAppend(t, s, sound.ID, userMsg(t, "still writable"))
 }
 
 // TestSymlinkedSidecar replaces a session's sidecar by a link to a FIFO:
