@@ -160,8 +160,8 @@ func TestCheckRepairTruncated(t *testing.T) {
 		}
 		return e
 	}
-	for round := range 4 {
-		for i := range 4 {
+	for round := range 3 {
+		for i := range 3 {
 			mustAppendCLI(t, st, s.ID, msg(chat.RoleUser, fmt.Sprintf("prompt %d.%d", round, i)), msg(chat.RoleAssistant, strings.Repeat("answer ", 10)))
 		}
 		summary := msg(chat.RoleUser, fmt.Sprintf("summary of round %d", round))
@@ -199,11 +199,12 @@ func TestCheckRepairTruncated(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if code, _, _ := run(t, "sessions", "check", "--home", home, s.ID); code != ExitOK {
-			notOK++
+		var cj checkJSON
+		code, out, errOut := run(t, "sessions", "check", "--home", home, s.ID, "--repair", "--in-place", "--json")
+		if err := json.Unmarshal([]byte(out), &cj); err != nil || !cj.OK {
+			notOK++ // before the repair
 		}
-		code, out, errOut := run(t, "sessions", "check", "--home", home, s.ID, "--repair", "--in-place")
-		if code != ExitOK {
+		if code != ExitOK || cj.Repaired == nil || !cj.Repaired.OK {
 			t.Fatalf("trial %d (cut at byte %d): repair exit %d\n%s\n%s", trial, cut, code, out, errOut)
 		}
 		if code, out, _ := run(t, "sessions", "check", "--home", home, s.ID); code != ExitOK || !strings.Contains(out, "no problems: OK") {
@@ -312,5 +313,51 @@ func TestCheckTornTailWarning(t *testing.T) {
 	mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID, "--repair", "--in-place")
 	if out := mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID); !strings.Contains(out, "no problems: OK") {
 		t.Errorf("check after the repair:\n%s", out)
+	}
+}
+
+// TestSessionsSymlinkRefused plants a <id>.jsonl symbolic link to a file
+// outside the store: show, check and rm refuse it, naming the link, and
+// the file it names is untouched.
+func TestSessionsSymlinkRefused(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	st, s := createStored(t, home)
+	e, err := session.NewMessageEntry(chat.NewText(chat.RoleUser, "hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppendCLI(t, st, s.ID, e)
+	path, err := st.Path(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "target.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(filepath.Dir(path), "linked.jsonl")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"sessions", "show"}, {"sessions", "check"}, {"sessions", "rm"}} {
+		code, _, errOut := run(t, append(args, "--home", home, "linked")...)
+		if code != ExitError || !strings.Contains(errOut, link+" is a symbolic link") {
+			t.Errorf("%s of a symbolic link: exit %d, %q", strings.Join(args, " "), code, errOut)
+		}
+	}
+	if got, err := os.ReadFile(outside); err != nil || string(got) != string(data) {
+		t.Errorf("the link's target changed (%v)", err)
+	}
+	out := mustRun(t, ExitOK, "sessions", "list", "--home", home, "--all")
+	if strings.Contains(out, "linked") {
+		t.Errorf("list shows the link:\n%s", out)
 	}
 }

@@ -30,8 +30,9 @@ import (
 // import, nothing is stored and the error is returned. Each entry is
 // filled and written as [Store.Append] does, streamed through a buffer:
 // memory does not grow with the session. The metadata is as
-// [Store.Create] stores it. Sync policy aside, the transcript is always
-// fsynced before it is published. The session is not locked afterwards.
+// [Store.Create] stores it. The transcript and its sidecar are fsynced
+// before the session is published, unless Options.Sync is SyncNever. The
+// session is not locked afterwards.
 //
 // Errors: session.ErrInvalidID, session.ErrExists (the id is taken,
 // perhaps by a concurrent import; nothing was changed),
@@ -104,15 +105,18 @@ func (s *Store) Import(ctx context.Context, in session.Session, entries iter.Seq
 	if err := bw.Flush(); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
+	durable := s.opts.Sync != SyncNever
+	if durable {
+		if err := tmp.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
 	// The sidecar first: a kill between the two leaves a sidecar without
 	// a transcript, which nothing lists and the next Create overwrites.
-	if err := writeSidecar(path, &idx, true); err != nil {
+	if err := writeSidecar(path, &idx, durable); err != nil {
 		return fail(err)
 	}
 	// A hard link, unlike a rename, never replaces a file created
@@ -127,8 +131,10 @@ func (s *Store) Import(ctx context.Context, in session.Session, entries iter.Seq
 	if err := os.Remove(tmp.Name()); err != nil {
 		s.log.Warn("jsonlstore: import: removing the temporary file", "file", tmp.Name(), "err", err)
 	}
-	if err := syncDir(dir); err != nil {
-		return fail(err)
+	if durable {
+		if err := syncDir(dir); err != nil {
+			return fail(err)
+		}
 	}
 	h.path = path
 	return cloneSession(idx.Session), nil
