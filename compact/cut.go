@@ -62,7 +62,8 @@ func byteOffset(s string, n int) int {
 // it keeps the first keep−tail runes and the last tail runes (errors and
 // results are often at the end of a tool's output); otherwise only the
 // head. The marker says how long the text was, in runes, and why it was
-// cut. Text of at most keep runes is returned unchanged.
+// cut. Text of at most keep runes is returned unchanged; a negative keep
+// counts as 0 (and so does a negative tail).
 func CutText(s string, keep, tail int, why string) string {
 	keep = max(keep, 0)
 	total := utf8.RuneCountInString(s)

@@ -136,14 +136,15 @@ func checkCutText(t testing.TB, s string, keep, tail int, got string) {
 	if utf8.ValidString(s) && !utf8.ValidString(got) {
 		t.Fatalf("CutText(%q, %d, %d) = %q: invalid UTF-8", s, keep, tail, got)
 	}
-	if total <= keep {
+	// A negative keep means keep nothing: the contract is that of keep 0.
+	kept := max(keep, 0)
+	if total <= kept {
 		if got != s {
 			t.Fatalf("CutText(%q, %d, %d) = %q, want s unchanged", s, keep, tail, got)
 		}
 		return
 	}
-	// A negative keep means keep nothing.
-	marker := fmt.Sprintf("\n…[agentctx: why; %d of %d chars kept]", max(keep, 0), total)
+	marker := fmt.Sprintf("\n…[agentctx: why; %d of %d chars kept]", kept, total)
 	i := strings.Index(got, marker)
 	if i < 0 {
 		t.Fatalf("CutText(%q, %d, %d) = %q: no marker %q", s, keep, tail, got, marker)
@@ -155,7 +156,7 @@ func checkCutText(t testing.TB, s string, keep, tail int, got string) {
 	if rest != "" && (!strings.HasPrefix(rest, "\n") || !strings.HasSuffix(s, rest[1:])) {
 		t.Fatalf("CutText(%q, %d, %d): %q is not a tail of s", s, keep, tail, rest)
 	}
-	if k := utf8.RuneCountInString(head) + max(utf8.RuneCountInString(rest)-1, 0); k > max(keep, 0) {
+	if k := utf8.RuneCountInString(head) + max(utf8.RuneCountInString(rest)-1, 0); k > kept {
 		t.Fatalf("CutText(%q, %d, %d) kept %d runes of s, more than %d", s, keep, tail, k, keep)
 	}
 }
