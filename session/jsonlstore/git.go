@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/internal/safefile"
 )
@@ -50,28 +51,42 @@ func DetectGitBranch(dir string) string {
 // readGitdir returns the folder a ".git" file points to ("gitdir: <path>",
 // relative to the file's folder), or "".
 func readGitdir(file string) string {
-	b := readSmall(file)
-	line, _, _ := bytes.Cut(b, []byte("\n"))
-	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("gitdir:"))
-	if !ok {
-		return ""
-	}
-	p := strings.TrimSpace(string(rest))
-	if p == "" {
-		return ""
-	}
-	if !filepath.IsAbs(p) {
+	p := parseGitdir(readSmall(file))
+	if p != "" && !filepath.IsAbs(p) {
 		p = filepath.Join(filepath.Dir(file), p)
 	}
 	return p
 }
 
+// parseGitdir returns the path a ".git" file's content b names (its first
+// line, "gitdir: <path>", the path trimmed of white space), or "" when b
+// does not start so.
+func parseGitdir(b []byte) string {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("gitdir:"))
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(string(rest))
+}
+
 // headBranch reads a HEAD file: the branch of a symbolic ref, a short
 // commit hash when detached, else "".
 func headBranch(file string) string {
-	b := bytes.TrimSpace(readSmall(file))
+	return parseHead(readSmall(file))
+}
+
+// parseHead returns what a HEAD file's content b says is checked out: the
+// branch of a symbolic ref, a short commit hash when detached, else "". A
+// ref that is not a valid ref name ([validRefName]; git itself refuses
+// such a HEAD) gives "": the branch is stored and printed.
+func parseHead(b []byte) string {
+	b = bytes.TrimSpace(b)
 	if ref, ok := bytes.CutPrefix(b, []byte("ref:")); ok {
 		ref = bytes.TrimSpace(ref)
+		if !validRefName(string(ref)) {
+			return ""
+		}
 		name, ok := bytes.CutPrefix(ref, []byte("refs/heads/"))
 		if !ok {
 			return string(ref)
@@ -82,6 +97,31 @@ func headBranch(file string) string {
 		return string(b[:12])
 	}
 	return ""
+}
+
+// validRefName reports whether ref follows git's rules for ref names
+// (git-check-ref-format(1)): no ASCII control character, space, "~^:?*[\",
+// "..", "@{" or "//"; no component that starts with "." or ends with
+// ".lock"; not "@"; not starting with "/" nor ending with "/" or ".".
+// It also requires UTF-8, which git does not: the name is stored in JSON.
+func validRefName(ref string) bool {
+	if ref == "" || ref == "@" || !utf8.ValidString(ref) || strings.HasPrefix(ref, "/") ||
+		strings.HasSuffix(ref, "/") || strings.HasSuffix(ref, ".") ||
+		strings.ContainsAny(ref, " ~^:?*[\\\x7f") || strings.Contains(ref, "..") ||
+		strings.Contains(ref, "@{") || strings.Contains(ref, "//") {
+		return false
+	}
+	for _, c := range []byte(ref) {
+		if c < 0x20 {
+			return false
+		}
+	}
+	for part := range strings.SplitSeq(ref, "/") {
+		if strings.HasPrefix(part, ".") || strings.HasSuffix(part, ".lock") {
+			return false
+		}
+	}
+	return true
 }
 
 func isHex(b []byte) bool {
