@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/internal/safefile"
 	"github.com/agentctx/agentctx/token"
@@ -384,18 +385,46 @@ func (f *gitFacts) mainBranch() string {
 }
 
 // gitCapBuffer is a writer that keeps the first max bytes written and
-// discards the rest, so that a runaway command cannot exhaust memory.
+// discards the rest, so that a runaway command cannot exhaust memory. The
+// cut never splits a UTF-8 sequence.
 type gitCapBuffer struct {
-	b   []byte
-	max int
+	b    []byte
+	max  int
+	full bool // the cap was reached: nothing more is kept
 }
 
 // Write keeps what fits and reports everything written.
 func (c *gitCapBuffer) Write(p []byte) (int, error) {
-	if room := c.max - len(c.b); room > 0 {
-		c.b = append(c.b, p[:min(room, len(p))]...)
+	if !c.full {
+		c.b, c.full = appendCapped(c.b, p, c.max)
 	}
 	return len(p), nil
+}
+
+// gitMaxLine bounds the bytes kept of one line of the porcelain status.
+const gitMaxLine = 4 << 10
+
+// appendCapped appends to b what of p fits in max bytes in all, and
+// reports whether some of p did not fit. The cut never splits a UTF-8
+// sequence, so that the kept bytes are the same however the output was
+// split into writes, and valid UTF-8 stays valid.
+func appendCapped(b, p []byte, max int) ([]byte, bool) {
+	room := max - len(b)
+	if len(p) <= room {
+		return append(b, p...), false
+	}
+	b = append(b, p[:room]...)
+	// Drop an incomplete sequence at the end: the last rune start within
+	// utf8.UTFMax bytes, when the bytes from it are not a full rune.
+	for i := 1; i <= min(utf8.UTFMax, len(b)); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				b = b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b, true
 }
 
 // gitLineCap is a writer that keeps the first max lines written and counts
@@ -405,6 +434,7 @@ type gitLineCap struct {
 	max     int
 	lines   []string
 	cur     []byte // the line being written, while under max
+	curFull bool   // cur holds gitMaxLine bytes of its line: the rest is dropped
 	more    int    // complete lines past max
 	partial bool   // a line past max has no newline yet
 }
@@ -420,19 +450,22 @@ func (l *gitLineCap) Write(p []byte) (int, error) {
 		}
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			if len(l.cur) < 4<<10 {
-				l.cur = append(l.cur, p...)
-			}
+			l.add(p)
 			return n, nil
 		}
-		if len(l.cur) < 4<<10 {
-			l.cur = append(l.cur, p[:i]...)
-		}
+		l.add(p[:i])
 		l.lines = append(l.lines, strings.TrimRight(string(l.cur), "\r"))
-		l.cur = l.cur[:0]
+		l.cur, l.curFull = l.cur[:0], false
 		p = p[i+1:]
 	}
 	return n, nil
+}
+
+// add appends p to the line being written, up to gitMaxLine bytes.
+func (l *gitLineCap) add(p []byte) {
+	if !l.curFull {
+		l.cur, l.curFull = appendCapped(l.cur, p, gitMaxLine)
+	}
 }
 
 // finish accounts for a last line without a newline.
