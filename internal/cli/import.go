@@ -394,7 +394,7 @@ func importEntries(tr *transcript.Trajectory) ([]session.Entry, []string, error)
 		last  time.Time
 	)
 	at := func(i int) time.Time {
-		if i < len(tr.Times) && !tr.Times[i].IsZero() {
+		if i >= 0 && i < len(tr.Times) && !tr.Times[i].IsZero() { // i is -1 for a compaction in a transcript without messages
 			last = tr.Times[i]
 		}
 		return last
