@@ -2,20 +2,27 @@
 # fuzz.sh DURATION: runs every fuzz target of the module for DURATION
 # each (a Go duration, "30s", or an iteration count, "500x"), one target
 # at a time, and fails when any target finds a crash. Targets are found
-# with `go test -list '^Fuzz'` in every package that has tests, so a new
-# target is run without editing this script.
+# by listing (-test.list '^Fuzz') the test binary of every package whose
+# test files declare one, so a new target is run without editing this
+# script.
+#
+# Each package's test binary is built once, instrumented for fuzzing
+# (go test -c -fuzz), and run from the package's folder as go test runs
+# it: crashers go to the package's testdata/fuzz/<Target>/ (keep them
+# there with the fix), new interesting inputs to the Go build cache's
+# fuzz corpus. Building once per package rather than once per target
+# keeps a short run short.
 #
 # Every run passes -fuzzminimizetime (FUZZ_MINIMIZE, default 2s): by
 # default the fuzzer spends up to a minute minimizing each input, and
 # targets with large seeds (real transcripts) would spend a short run
-# doing nothing else. A crasher is written, as go test does, to the
-# package's testdata/fuzz/<Target>/; keep it there with the fix.
+# doing nothing else.
 #
 # Environment: FUZZ_MINIMIZE (see above), FUZZ_PACKAGES (packages to
 # search, default ./...), FUZZ_MATCH (a regexp the target names must
 # match, default all).
 #
-# CI runs `bash scripts/fuzz.sh 3s`; a campaign is `bash scripts/fuzz.sh 5m`.
+# CI runs `bash scripts/fuzz.sh 2s`; a campaign is `bash scripts/fuzz.sh 5m`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,32 +33,39 @@ fi
 duration=$1
 minimize=${FUZZ_MINIMIZE:-2s}
 match=${FUZZ_MATCH:-.}
+corpus="$(go env GOCACHE)/fuzz"
+bin=$(mktemp -d)
+log="$bin/log"
+trap 'rm -rf "$bin"' EXIT
 
-# Packages with test files, then their fuzz targets.
-mapfile -t pkgs < <(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ${FUZZ_PACKAGES:-./...})
-targets=()
-for pkg in "${pkgs[@]}"; do
+start=$SECONDS
+targets=() # "import-path dir binary target"
+n=0
+while read -r pkg dir; do
   [ -n "$pkg" ] || continue
+  grep -qs '^func Fuzz' "$dir"/*_test.go || continue
+  n=$((n + 1))
+  test="$bin/$n.test"
+  go test -c -fuzz . -o "$test" "$pkg"
   while read -r name; do
     case $name in
-      Fuzz*) [[ $name =~ $match ]] && targets+=("$pkg $name") ;;
+      Fuzz*) [[ $name =~ $match ]] && targets+=("$pkg $dir $test $name") ;;
     esac
-  done < <(go test -list '^Fuzz' "$pkg")
-done
+  done < <(cd "$dir" && "$test" -test.list '^Fuzz')
+done < <(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' ${FUZZ_PACKAGES:-./...})
 if [ ${#targets[@]} -eq 0 ]; then
   echo "fuzz.sh: no fuzz targets found" >&2
   exit 1
 fi
 
-echo "fuzz.sh: ${#targets[@]} targets, $duration each, -fuzzminimizetime $minimize"
+echo "fuzz.sh: ${#targets[@]} targets in $n packages (built in $((SECONDS - start))s), $duration each, -fuzzminimizetime $minimize"
 start=$SECONDS
 failed=()
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
 for t in "${targets[@]}"; do
-  read -r pkg name <<<"$t"
+  read -r pkg dir test name <<<"$t"
   t0=$SECONDS
-  if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$duration" -fuzzminimizetime "$minimize" "$pkg" >"$log" 2>&1; then
+  if (cd "$dir" && "$test" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$duration" \
+    -test.fuzzminimizetime "$minimize" -test.fuzzcachedir "$corpus/$pkg") >"$log" 2>&1; then
     printf 'ok    %-60s %3ds\n' "$pkg $name" $((SECONDS - t0))
   else
     printf 'FAIL  %-60s %3ds\n' "$pkg $name" $((SECONDS - t0))
@@ -59,7 +73,7 @@ for t in "${targets[@]}"; do
     failed+=("$pkg $name")
   fi
 done
-echo "fuzz.sh: ${#targets[@]} targets in $((SECONDS - start))s"
+echo "fuzz.sh: ${#targets[@]} targets fuzzed in $((SECONDS - start))s"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz.sh: ${#failed[@]} failed (crashers are under each package's testdata/fuzz/):"
   printf '  %s\n' "${failed[@]}"
