@@ -66,7 +66,8 @@ for t in "${targets[@]}"; do
   t0=$SECONDS
   if (cd "$dir" && "$test" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$duration" \
     -test.fuzzminimizetime "$minimize" -test.fuzzcachedir "$corpus/$pkg") >"$log" 2>&1; then
-    printf 'ok    %-60s %3ds\n' "$pkg $name" $((SECONDS - t0))
+    execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 || true)
+    printf 'ok    %-60s %3ds  %s\n' "$pkg $name" $((SECONDS - t0)) "${execs:-execs: 0}"
   else
     printf 'FAIL  %-60s %3ds\n' "$pkg $name" $((SECONDS - t0))
     sed 's/^/      /' "$log"
