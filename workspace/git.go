@@ -404,12 +404,12 @@ func (c *gitCapBuffer) Write(p []byte) (int, error) {
 // gitMaxLine bounds the bytes kept of one line of the porcelain status.
 const gitMaxLine = 4 << 10
 
-// appendCapped appends to b what of p fits in max bytes in all, and
+// appendCapped appends to b what of p fits in limit bytes in all, and
 // reports whether some of p did not fit. The cut never splits a UTF-8
 // sequence, so that the kept bytes are the same however the output was
 // split into writes, and valid UTF-8 stays valid.
-func appendCapped(b, p []byte, max int) ([]byte, bool) {
-	room := max - len(b)
+func appendCapped(b, p []byte, limit int) ([]byte, bool) {
+	room := limit - len(b)
 	if len(p) <= room {
 		return append(b, p...), false
 	}

@@ -25,18 +25,18 @@ func splitWrites(t *testing.T, w interface{ Write([]byte) (int, error) }, data, 
 }
 
 // wantLines is what gitLineCap keeps of out, by its contract: the first
-// max lines (a last line without its newline counts), each cut to its
+// maxLines lines (a last line without its newline counts), each cut to its
 // first gitMaxLine bytes at a rune boundary and trimmed of "\r" at the
 // end, and the count of the others.
-func wantLines(out []byte, max int) ([]string, int) {
+func wantLines(out []byte, maxLines int) ([]string, int) {
 	all := strings.Split(string(out), "\n")
 	if all[len(all)-1] == "" {
 		all = all[:len(all)-1]
 	}
 	var lines []string
 	for i, l := range all {
-		if i == max {
-			return lines, len(all) - max
+		if i == maxLines {
+			return lines, len(all) - maxLines
 		}
 		b, _ := appendCapped(nil, []byte(l), gitMaxLine)
 		lines = append(lines, strings.TrimRight(string(b), "\r"))
@@ -64,20 +64,20 @@ func FuzzGitOutput(f *testing.F) {
 		f.Add([]byte(s.status), []byte{3, 0, 200}, uint8(50), s.log, s.branch, uint16(64))
 	}
 	f.Fuzz(func(t *testing.T, status, cuts []byte, maxLines uint8, log, branch string, capBytes uint16) {
-		max := int(maxLines%64) + 1
+		limit := int(maxLines%64) + 1
 		// The status, in pieces and whole.
-		l := &gitLineCap{max: max}
+		l := &gitLineCap{max: limit}
 		splitWrites(t, l, status, cuts)
 		l.finish()
-		whole := &gitLineCap{max: max}
+		whole := &gitLineCap{max: limit}
 		splitWrites(t, whole, status, nil)
 		whole.finish()
 		if fmt.Sprint(l.lines, l.more) != fmt.Sprint(whole.lines, whole.more) {
 			t.Fatalf("status %q split by %v: lines %q, %d more; written whole: %q, %d more", status, cuts, l.lines, l.more, whole.lines, whole.more)
 		}
-		lines, more := wantLines(status, max)
+		lines, more := wantLines(status, limit)
 		if fmt.Sprint(l.lines, l.more) != fmt.Sprint(lines, more) {
-			t.Fatalf("status %q (max %d): lines %q, %d more; want %q, %d more", status, max, l.lines, l.more, lines, more)
+			t.Fatalf("status %q (max %d): lines %q, %d more; want %q, %d more", status, limit, l.lines, l.more, lines, more)
 		}
 		if utf8.Valid(status) {
 			for _, line := range l.lines {
@@ -110,7 +110,7 @@ func FuzzGitOutput(f *testing.F) {
 		if facts.branch == "" {
 			facts.branchRun.code = 1 // symbolic-ref's answer for a detached HEAD
 		}
-		text, notes := facts.render(GitOptions{Commits: 5, MaxStatusLines: max})
+		text, notes := facts.render(GitOptions{Commits: 5, MaxStatusLines: limit})
 		if len(notes) != 0 || !strings.HasPrefix(text, gitIntro+"\n") {
 			t.Fatalf("render: notices %v, text %q", notes, text)
 		}

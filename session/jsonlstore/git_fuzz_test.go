@@ -88,13 +88,13 @@ func FuzzParseGitdir(f *testing.F) {
 			}
 		}
 		root := t.TempDir()
-		work, real := filepath.Join(root, "w"), filepath.Join(root, "real")
-		for _, d := range []string{work, real} {
+		work, target := filepath.Join(root, "w"), filepath.Join(root, "real")
+		for _, d := range []string{work, target} {
 			if err := os.Mkdir(d, 0o700); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := os.WriteFile(filepath.Join(real, "HEAD"), []byte("ref: refs/heads/main\n"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(target, "HEAD"), []byte("ref: refs/heads/main\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(work, ".git"), file, 0o600); err != nil {
@@ -105,7 +105,7 @@ func FuzzParseGitdir(f *testing.F) {
 		if p != "" && !filepath.IsAbs(p) {
 			p = filepath.Join(work, p)
 		}
-		if names := p != "" && filepath.Clean(p) == real; names != (b == "main") {
+		if names := p != "" && filepath.Clean(p) == target; names != (b == "main") {
 			t.Fatalf(".git file %q: DetectGitBranch = %q, path %q", file, b, p)
 		}
 	})
