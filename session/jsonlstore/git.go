@@ -17,10 +17,11 @@ const maxGitFile = 4 << 10
 // DetectGitBranch returns the git branch checked out in dir or the nearest
 // folder above it that holds a ".git": the branch name of HEAD's
 // "ref: refs/heads/<name>", the first 12 hex digits of the commit when
-// HEAD is detached, or "" outside a repository or when HEAD cannot be
-// read. A ".git" file ("gitdir: <path>", a worktree or submodule) is
-// followed. It reads regular files only, never waiting on a FIFO or a
-// device, and never runs git: seed 001 ran `git
+// HEAD is detached, or "" outside a repository, when HEAD cannot be read
+// or when it names no valid ref (git's rules: the branch is one line of
+// printable UTF-8 without spaces). A ".git" file ("gitdir: <path>", a
+// worktree or submodule) is followed. It reads regular files only, never
+// waiting on a FIFO or a device, and never runs git: seed 001 ran `git
 // rev-parse` for every saved message; the store calls this once per
 // session, in Create. Safe for concurrent use.
 func DetectGitBranch(dir string) string {
