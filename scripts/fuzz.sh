@@ -45,20 +45,37 @@ log="$bin/log"
 trap 'rm -rf "$bin"' EXIT
 
 start=$SECONDS
-targets=() # "import-path dir binary target"
-n=0
+# Packages whose test files declare a fuzz target.
+pkgs=()
+dirs=()
 while read -r pkg dir; do
   [ -n "$pkg" ] || continue
   grep -qs '^func Fuzz' "$dir"/*_test.go || continue
-  n=$((n + 1))
-  test="$bin/$n.test"
-  go test -c -fuzz . -o "$test" "$pkg"
+  pkgs+=("$pkg")
+  dirs+=("$dir")
+done < <(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' ${FUZZ_PACKAGES:-./...})
+# Their instrumented test binaries, built a few at a time (linking is
+# serial within one build).
+jobs_max=$(nproc 2>/dev/null || echo 2)
+for i in "${!pkgs[@]}"; do
+  go test -c -fuzz . -o "$bin/$i.test" "${pkgs[$i]}" &
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+done
+wait || true
+targets=() # "import-path dir binary target"
+for i in "${!pkgs[@]}"; do
+  test="$bin/$i.test"
+  if [ ! -x "$test" ]; then
+    echo "fuzz.sh: building the tests of ${pkgs[$i]} failed" >&2
+    exit 1
+  fi
   while read -r name; do
     case $name in
-      Fuzz*) [[ $name =~ $match ]] && targets+=("$pkg $dir $test $name") ;;
+      Fuzz*) [[ $name =~ $match ]] && targets+=("${pkgs[$i]} ${dirs[$i]} $test $name") ;;
     esac
-  done < <(cd "$dir" && "$test" -test.list '^Fuzz')
-done < <(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' ${FUZZ_PACKAGES:-./...})
+  done < <(cd "${dirs[$i]}" && "$test" -test.list '^Fuzz')
+done
+n=${#pkgs[@]}
 if [ ${#targets[@]} -eq 0 ]; then
   echo "fuzz.sh: no fuzz targets found" >&2
   exit 1
