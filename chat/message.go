@@ -2,6 +2,8 @@ package chat
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -108,6 +110,37 @@ type Usage struct {
 // is input + cache read + cache creation).
 func (u Usage) PromptTokens() int {
 	return u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
+}
+
+// MaxCallTokens is the largest token count one model call can plausibly
+// report, in tokens: 100,000,000, far above every context window and
+// output limit in the catalog. A count above it, or a negative one, is a
+// corrupt record (transcripts have been seen holding 2^40), and readers
+// drop the whole usage record rather than store it ([Usage.Validate]).
+const MaxCallTokens = 100_000_000
+
+// ErrImplausibleUsage reports a usage record with a count outside
+// [0, [MaxCallTokens]]. Readers drop such a record and report it; callers
+// that receive it should treat the call's usage as unknown.
+var ErrImplausibleUsage = errors.New("chat: implausible usage")
+
+// Validate checks that every count of u lies in [0, [MaxCallTokens]]
+// tokens. It returns nil or an error wrapping [ErrImplausibleUsage] that
+// names the first field out of range and its value.
+func (u Usage) Validate() error {
+	for _, f := range []struct {
+		name string
+		n    int
+	}{
+		{"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens},
+		{"cache_read_tokens", u.CacheReadTokens}, {"cache_write_tokens", u.CacheWriteTokens},
+		{"reasoning_tokens", u.ReasoningTokens},
+	} {
+		if f.n < 0 || f.n > MaxCallTokens {
+			return fmt.Errorf("%w: %s %d is outside [0, %d] tokens", ErrImplausibleUsage, f.name, f.n, MaxCallTokens)
+		}
+	}
+	return nil
 }
 
 // IsZero reports whether no count was reported at all. Some transcripts

@@ -159,8 +159,12 @@ type Result struct {
 	UsageDiff *UsageDiff `json:"usage_diff"`
 	// Problems lists malformed input the reader skipped.
 	Problems []string `json:"problems,omitempty"`
-	WallMS   float64  `json:"wall_ms"`
-	Steps    []Step   `json:"steps,omitempty"`
+	// DroppedUsage lists the usage records the reader dropped as
+	// implausible (a count negative or above chat.MaxCallTokens), one
+	// line each naming the message ([transcript.Trajectory].DroppedUsage).
+	DroppedUsage []string `json:"dropped_usage,omitempty"`
+	WallMS       float64  `json:"wall_ms"`
+	Steps        []Step   `json:"steps,omitempty"`
 	// Retention is how many of the key facts of the history that
 	// summarizing compactions removed are still in the window after each,
 	// over all of them ([compact.Retention.Add]): per category and
@@ -364,6 +368,10 @@ func newResult(tr *transcript.Trajectory, n int, opts Options) *Result {
 		res.Compactions[l.String()] = 0
 	}
 	for _, p := range tr.Problems {
+		if errors.Is(p.Err, chat.ErrImplausibleUsage) {
+			res.DroppedUsage = append(res.DroppedUsage, p.Err.Error())
+			continue
+		}
 		res.Problems = append(res.Problems, fmt.Sprintf("line %d (byte %d): %v", p.Line, p.Offset, p.Err))
 	}
 	switch {

@@ -195,10 +195,11 @@ func resultText(blocks []chat.AnthropicBlock) string {
 // claudeUsage reads an Anthropic usage object whose counts may be
 // written as floats or strings. It returns nil when the object is missing
 // or every count is zero (some transcripts carry all-zero usage, which
-// means unknown).
+// means unknown), and when a count is negative or above
+// [chat.MaxCallTokens] (a corrupt record).
 func claudeUsage(raw json.RawMessage) *chat.AnthropicUsage {
 	var u usageCounts
-	if !isObject(raw) || decodeLoose(raw, &u) != nil {
+	if !isObject(raw) || decodeLoose(raw, &u) != nil || !u.valid() {
 		return nil
 	}
 	a := chat.AnthropicUsage{
@@ -222,6 +223,18 @@ type usageCounts struct {
 	CacheReadInputTokens     count `json:"cache_read_input_tokens"`
 	CacheReadTokens          count `json:"cache_read_tokens"`
 	CacheWriteTokens         count `json:"cache_write_tokens"`
+}
+
+// valid reports whether every count lies in [0, [chat.MaxCallTokens]]:
+// a usage record with a negative or absurd count (2^40 tokens has been
+// seen) is corrupt and is read as no usage at all.
+func (u usageCounts) valid() bool {
+	for _, n := range []count{u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.CacheReadTokens, u.CacheWriteTokens} {
+		if n < 0 || n > chat.MaxCallTokens {
+			return false
+		}
+	}
+	return true
 }
 
 // promptTokens is the prompt size the counts report, in tokens: input
@@ -251,15 +264,15 @@ func (c *count) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// clamp bounds f to [0, 2^40] tokens, so that sums of counts never
-// overflow and a negative count reads as none.
+// clamp bounds f to [-2^53, 2^53], so that sums of counts never
+// overflow; whether a count is plausible is [usageCounts.valid]'s call.
 func clamp(f float64) int {
-	const lim = 1 << 40
+	const lim = 1 << 53
 	switch {
 	case f > lim:
 		return lim
-	case f < 0:
-		return 0
+	case f < -lim:
+		return -lim
 	}
 	return int(f)
 }

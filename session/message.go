@@ -83,7 +83,8 @@ func marshalString(s string) (json.RawMessage, error) {
 //     line per content block; [Messages] merges the lines of a response),
 //     a user line gives one tool message per tool_result block and then a
 //     user message with the rest. Usage numbers written as floats or
-//     strings are read; block types the message model has no counterpart
+//     strings are read, and a usage record with a count that is negative
+//     or above [chat.MaxCallTokens] is dropped (in both forms); block types the message model has no counterpart
 //     for become text ("[document]", "[image]") or are dropped, as package
 //     transcript does, so that one odd block never loses a whole line. A
 //     user or tool message gets e.UUID as its ID.
@@ -179,6 +180,7 @@ func (e *Entry) decode() ([]chat.Message, form, error) {
 		if err := m.UnmarshalJSON(e.Message); err != nil {
 			return nil, formNone, err
 		}
+		m.Usage = plausible(m.Usage)
 		return []chat.Message{m}, formChat, nil
 	}
 	msgs, err := claudeMessages(e, p)
@@ -209,11 +211,21 @@ func (e *Entry) toolResultMessage() (chat.Message, error) {
 		}
 		if head.Parts != nil {
 			// A full message written by another program: it wins.
+			head.Usage = plausible(head.Usage)
 			return head, nil
 		}
-		m.ID, m.Name, m.Model, m.Usage = head.ID, head.Name, head.Model, head.Usage
+		m.ID, m.Name, m.Model, m.Usage = head.ID, head.Name, head.Model, plausible(head.Usage)
 	}
 	return m, nil
+}
+
+// plausible returns u, or nil when a count of u is negative or above
+// [chat.MaxCallTokens]: a corrupt usage record reads as none.
+func plausible(u *chat.Usage) *chat.Usage {
+	if u == nil || u.Validate() != nil {
+		return nil
+	}
+	return u
 }
 
 // jsonText returns the value of a JSON string, or the text of any other

@@ -359,3 +359,43 @@ func TestObserveUndecodable(t *testing.T) {
 		t.Errorf("Observe = %+v; want the entries counted and nothing else", s)
 	}
 }
+
+// TestImplausibleUsage: a usage record with a negative count or one above
+// chat.MaxCallTokens (2^40 tokens once reached `sessions list`) is read as
+// no usage, in both message forms, by Messages and by Observe.
+func TestImplausibleUsage(t *testing.T) {
+	t.Parallel()
+	decode := func(l string) session.Entry {
+		e, err := session.DecodeLine([]byte(l))
+		if err != nil {
+			t.Fatalf("DecodeLine: %v", err)
+		}
+		return e
+	}
+	good := decode(ccLine("g", "", "assistant", `{"role":"assistant","model":"m","content":"ok","usage":{"input_tokens":7,"cache_read_input_tokens":1000}}`))
+	for _, tc := range []struct {
+		name string
+		e    session.Entry
+	}{
+		{"claude 2^40", decode(ccLine("a", "", "assistant", `{"role":"assistant","model":"m","content":"ok","usage":{"input_tokens":1099511627776,"output_tokens":1}}`))},
+		{"claude negative", decode(ccLine("b", "", "assistant", `{"role":"assistant","model":"m","content":"ok","usage":{"input_tokens":5,"cache_read_input_tokens":-5}}`))},
+		{"chat form huge", decode(`{"type":"assistant","uuid":"c","message":{"role":"assistant","parts":[{"type":"text","text":"ok"}],"usage":{"input_tokens":100000001,"output_tokens":1}}}`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := tc.e.Messages()
+			if err != nil || len(msgs) != 1 {
+				t.Fatalf("Messages = %d, %v", len(msgs), err)
+			}
+			if msgs[0].Usage != nil {
+				t.Errorf("Messages kept usage %+v", *msgs[0].Usage)
+			}
+			var s session.Session
+			s.Observe(good)
+			s.Observe(tc.e)
+			if s.PromptTokens != 1007 {
+				t.Errorf("Observe: PromptTokens = %d, want 1007 (the last plausible usage)", s.PromptTokens)
+			}
+		})
+	}
+}

@@ -25,7 +25,8 @@ import (
 //     "<task-notification>", "[Request interrupted"), cut by [Title];
 //   - Model is set from each assistant message that names one (Claude
 //     Code's synthetic lines excepted), and PromptTokens from each
-//     non-zero usage ([chat.Usage.PromptTokens]).
+//     non-zero usage ([chat.Usage.PromptTokens]) whose counts are
+//     plausible (none negative or above [chat.MaxCallTokens]).
 //
 // Side-chain entries (a sub-agent's lines) count in Entries and
 // LastActivity only. Observe decodes only what it needs of a message and
@@ -65,7 +66,7 @@ func (s *Session) Observe(e Entry) {
 		}
 		if isObject(p.Usage) {
 			var u usageCounts
-			if decodeLoose(p.Usage, &u) == nil {
+			if decodeLoose(p.Usage, &u) == nil && u.valid() {
 				if n := u.promptTokens(); n > 0 {
 					s.PromptTokens = n
 				}

@@ -44,7 +44,10 @@
 // Assistant messages carry [chat.Usage] where the provider's usage for that
 // call was recorded, each call counted once (Claude Code repeats the usage
 // on every line of a response; Codex writes each token_count twice;
-// all-zero records mean "unknown" and are dropped). Compactions are side
+// all-zero records mean "unknown" and are dropped). A usage record with a
+// count that is negative or above [chat.MaxCallTokens] is corrupt: it is
+// dropped, counted in [Trajectory].DroppedUsage and reported as a
+// [Problem] naming the message. Compactions are side
 // data ([Compaction]): the messages keep the whole history.
 //
 // Where the format records them (Claude Code, Codex), a trajectory also

@@ -98,7 +98,8 @@ var ErrUnknownFormat = errors.New("unknown transcript format (known formats: " +
 // that names the file, line and byte offset; fix or drop the input.
 var ErrMalformed = errors.New("malformed transcript")
 
-// ParseError describes malformed input at one place. Line is 1-based;
+// ParseError describes malformed input at one place. Line is 1-based (0
+// for a problem of a message rather than a line, see [Trajectory].DroppedUsage);
 // Offset is in bytes from the start of the input: the start of the bad line
 // for JSONL formats, the position of the error for single JSON documents.
 // Reason says what is wrong; Err is the underlying cause (a
@@ -113,13 +114,18 @@ type ParseError struct {
 }
 
 // Error formats the error as "transcript: FILE:LINE (byte OFFSET): REASON",
-// followed by ": " and Err's message when Err is set.
+// followed by ": " and Err's message when Err is set. Line 0 (a problem
+// of a message, not of a line: a dropped usage record) leaves out
+// ":LINE (byte OFFSET)".
 func (e *ParseError) Error() string {
 	file := e.File
 	if file == "" {
 		file = "<input>"
 	}
 	s := fmt.Sprintf("transcript: %s:%d (byte %d): %s", file, e.Line, e.Offset, e.Reason)
+	if e.Line == 0 {
+		s = fmt.Sprintf("transcript: %s: %s", file, e.Reason)
+	}
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
@@ -184,8 +190,13 @@ type Trajectory struct {
 	Messages []chat.Message
 	// Compactions are the compactions the transcript recorded, in order.
 	Compactions []Compaction
-	// Problems are the malformed parts skipped while reading.
+	// Problems are the malformed parts skipped while reading, and the
+	// usage records dropped as implausible (see DroppedUsage).
 	Problems []Problem
+	// DroppedUsage counts the usage records (and compaction PreTokens)
+	// that were dropped because a count was negative or above
+	// [chat.MaxCallTokens]; each is also a Problem naming the message.
+	DroppedUsage int
 
 	// CWD is the agent's working directory where the transcript records
 	// one (Claude Code "cwd", the first line's; Codex session_meta cwd),
@@ -313,6 +324,7 @@ func parse(data []byte, name string, opts Options) ([]*Trajectory, error) {
 				t.Compactions[i].Replacement = settle(t.Compactions[i].Replacement)
 			}
 		}
+		dropImplausible(t)
 	}
 	return trajs, nil
 }

@@ -294,6 +294,10 @@ func (im *importer) file(ctx context.Context, file string, explicit bool) import
 		notes = append(notes, "replaced the empty session an interrupted import had left")
 	}
 	for _, p := range tr.Problems {
+		if errors.Is(p.Err, chat.ErrImplausibleUsage) {
+			notes = append(notes, fmt.Sprintf("dropped usage: %v", p.Err))
+			continue
+		}
 		notes = append(notes, fmt.Sprintf("skipped line %d (byte %d): %v", p.Line, p.Offset, p.Err))
 	}
 	project := tr.CWD

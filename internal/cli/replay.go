@@ -446,6 +446,9 @@ func printSummary(w io.Writer, r *replay.Result) {
 	if len(r.Problems) > 0 {
 		fmt.Fprintf(w, "  skipped      %d malformed lines: %s\n", len(r.Problems), strings.Join(r.Problems[:min(len(r.Problems), 3)], "; "))
 	}
+	if len(r.DroppedUsage) > 0 {
+		fmt.Fprintf(w, "  dropped      %d implausible usage records: %s\n", len(r.DroppedUsage), strings.Join(r.DroppedUsage[:min(len(r.DroppedUsage), 3)], "; "))
+	}
 	fmt.Fprintf(w, "  wall         %.0f ms\n", r.WallMS)
 }
 
