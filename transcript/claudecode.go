@@ -1,7 +1,9 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -82,14 +84,62 @@ var ccKnownTypes = map[string]bool{
 // compaction call) is read as its own trajectory. File order is followed;
 // the parentUuid tree is not walked.
 func readClaudeCode(data []byte, name string) ([]*Trajectory, error) {
-	recs, probs := splitLines(data, name)
-	type item struct {
-		rec record
-		r   ccRecord
+	return readClaudeCodeLines(newLineReader(bytes.NewReader(data)), name)
+}
+
+// ccRun is one reading of a Claude Code file's lines into a trajectory.
+type ccRun struct {
+	t  *Trajectory
+	b  ccBuilder
+	md meta
+}
+
+func newCCRun() *ccRun {
+	t := &Trajectory{}
+	return &ccRun{t: t, b: ccBuilder{t: t, byID: map[string]int{}, models: map[string]int{}, lastSeen: map[string]int{}, pending: -1}, md: meta{t: t}}
+}
+
+func (c *ccRun) add(r *ccRecord) {
+	t, b, md := c.t, &c.b, &c.md
+	if t.ID == "" {
+		t.ID = r.SessionID
 	}
-	items := make([]item, 0, len(recs))
-	main := false
-	for _, rec := range recs {
+	ts := parseTime(r.Timestamp)
+	md.line(r.CWD, r.GitBranch, ts)
+	md.stamp(len(t.Messages), time.Time{})
+	switch r.Type {
+	case "system":
+		if r.Subtype == "compact_boundary" {
+			c := Compaction{At: len(t.Messages)}
+			if m := r.CompactMetadata; m != nil {
+				c.Trigger, c.PreTokens = m.Trigger, int(m.PreTokens)
+			}
+			t.Compactions = append(t.Compactions, c)
+			b.pending = len(t.Compactions) - 1
+		}
+	case "user":
+		b.user(*r)
+	case "assistant":
+		b.assistant(*r)
+	}
+	md.stamp(len(t.Messages), ts)
+}
+
+// readClaudeCodeLines reads the lines of lr one at a time: only the
+// messages are kept, never the lines. Two readings run side by side
+// until the file shows it is a main session (a user or assistant line
+// that is not a side chain): one of the main session's lines, one of
+// every line (the trajectory of a file that is all side chain); the
+// second is dropped then.
+func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
+	var probs []Problem
+	mainRun, allRun := newCCRun(), newCCRun()
+	main, items := false, 0
+	for {
+		rec, ok := lr.next()
+		if !ok {
+			break
+		}
 		var r ccRecord
 		if ok, p := decodeRecord(name, rec, &r); !ok {
 			probs = append(probs, p)
@@ -99,50 +149,32 @@ func readClaudeCode(data []byte, name string) ([]*Trajectory, error) {
 			probs = append(probs, recProblem(name, rec, "not a Claude Code record (no type)"))
 			continue
 		}
+		items++
 		if (r.Type == "user" || r.Type == "assistant") && !r.IsSidechain {
-			main = true
+			main, allRun = true, nil
 		}
-		items = append(items, item{rec, r})
+		if !r.IsSidechain {
+			mainRun.add(&r)
+		}
+		if allRun != nil {
+			allRun.add(&r)
+		}
 	}
-	if len(items) == 0 {
+	if lr.err != nil {
+		return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), lr.err)
+	}
+	if items == 0 {
 		return nil, noRecords(name, probs, "Claude Code")
 	}
 	sortProblems(probs)
-
-	t := &Trajectory{Problems: probs}
-	b := ccBuilder{t: t, byID: map[string]int{}, models: map[string]int{}, lastSeen: map[string]int{}, pending: -1}
-	md := meta{t: t}
-	for _, it := range items {
-		r := it.r
-		if main && r.IsSidechain {
-			continue
-		}
-		if t.ID == "" {
-			t.ID = r.SessionID
-		}
-		ts := parseTime(r.Timestamp)
-		md.line(r.CWD, r.GitBranch, ts)
-		md.stamp(len(t.Messages), time.Time{})
-		switch r.Type {
-		case "system":
-			if r.Subtype == "compact_boundary" {
-				c := Compaction{At: len(t.Messages)}
-				if m := r.CompactMetadata; m != nil {
-					c.Trigger, c.PreTokens = m.Trigger, int(m.PreTokens)
-				}
-				t.Compactions = append(t.Compactions, c)
-				b.pending = len(t.Compactions) - 1
-			}
-		case "user":
-			b.user(r)
-		case "assistant":
-			b.assistant(r)
-		}
-		md.stamp(len(t.Messages), ts)
+	run := mainRun
+	if !main {
+		run = allRun
 	}
-	md.finish(len(t.Messages))
-	t.Model = b.model()
-	return []*Trajectory{t}, nil
+	run.md.finish(len(run.t.Messages))
+	run.t.Model = run.b.model()
+	run.t.Problems = probs
+	return []*Trajectory{run.t}, nil
 }
 
 type ccBuilder struct {

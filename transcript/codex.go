@@ -1,7 +1,9 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -78,7 +80,13 @@ var cxLineTypes = map[string]bool{
 // Replacement is its replacement_history; an event_msg context_compacted
 // next to it marks the same compaction.
 func readCodex(data []byte, name string) ([]*Trajectory, error) {
-	recs, probs := splitLines(data, name)
+	return readCodexLines(newLineReader(bytes.NewReader(data)), name)
+}
+
+// readCodexLines reads the lines of lr one at a time (see readCodex):
+// only the messages are kept, never the lines.
+func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
+	var probs []Problem
 	t := &Trajectory{}
 	c := &cxConv{open: -1}
 	recognized := 0
@@ -86,7 +94,11 @@ func readCodex(data []byte, name string) ([]*Trajectory, error) {
 	lineIdx, eventIdx := -1, -1 // compactions awaiting their twin marker
 	md := meta{t: t}
 	var ts time.Time // the time of the line the messages appended since the last stamp came from
-	for _, rec := range recs {
+	for {
+		rec, ok := lr.next()
+		if !ok {
+			break
+		}
 		md.stamp(len(c.msgs), ts)
 		ts = time.Time{}
 		var l cxLine
@@ -207,6 +219,9 @@ func readCodex(data []byte, name string) ([]*Trajectory, error) {
 			}
 			c.open = -1
 		}
+	}
+	if lr.err != nil {
+		return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), lr.err)
 	}
 	if recognized == 0 {
 		return nil, noRecords(name, probs, "Codex rollout")

@@ -21,34 +21,80 @@ type record struct {
 	raw  []byte
 }
 
-// splitLines reads data line by line through a bufio.Reader (no limit on a
-// line's length) and returns its non-blank lines, trimmed. Whether a line
-// holds JSON is checked by [decodeRecord] as it is decoded (one pass).
-func splitLines(data []byte, name string) ([]record, []Problem) {
-	var recs []record
-	var probs []Problem
-	br := bufio.NewReaderSize(bytes.NewReader(data), min(len(data)+1, 64<<10))
-	var off int64
-	no := 0
-	for {
-		b, err := br.ReadBytes('\n')
-		if len(b) > 0 {
-			no++
-			start := off
-			off += int64(len(b))
-			line := bytes.TrimSpace(b)
-			if len(line) > 0 {
-				recs = append(recs, record{line: no, off: start, raw: line})
+// lineReader yields the non-blank lines of a JSONL input one at a time,
+// with their 1-based numbers and byte offsets. Its buffers are bounded:
+// 64 KiB, plus one line held whole (lines have no length limit) only
+// until the next call. It is what lets the JSONL readers stream a
+// gigabyte-sized transcript in memory proportional to what they keep.
+type lineReader struct {
+	br       *bufio.Reader
+	off      int64
+	no       int
+	long     []byte
+	err      error // a read error other than io.EOF
+	done     bool
+	nonBlank int // non-blank lines returned
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	if br, ok := r.(*bufio.Reader); ok {
+		return &lineReader{br: br}
+	}
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next non-blank line, trimmed of white space. Its raw
+// bytes are valid only until the next call. At the end of the input, or
+// on a read error (kept in err), it returns false.
+func (lr *lineReader) next() (record, bool) {
+	for !lr.done {
+		chunk, err := lr.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			lr.long = append(lr.long, chunk...)
+			continue
+		}
+		b := chunk
+		if len(lr.long) > 0 {
+			lr.long = append(lr.long, chunk...)
+			b = lr.long
+		}
+		lr.long = lr.long[:0]
+		if err != nil {
+			lr.done = true
+			if !errors.Is(err, io.EOF) {
+				lr.err = err
+				return record{}, false
 			}
 		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				probs = append(probs, lineProblem(name, no+1, off, "read error", err))
-			}
-			break
+		if len(b) == 0 {
+			continue
+		}
+		lr.no++
+		start := lr.off
+		lr.off += int64(len(b))
+		if line := bytes.TrimSpace(b); len(line) > 0 {
+			lr.nonBlank++
+			return record{line: lr.no, off: start, raw: line}, true
 		}
 	}
-	return recs, probs
+	return record{}, false
+}
+
+// splitLines returns the non-blank lines of data, trimmed, for the
+// readers that keep every line (OpenHands, OpenAI JSONL). Whether a line
+// holds JSON is checked by [decodeRecord] as it is decoded (one pass).
+func splitLines(data []byte, _ string) ([]record, []Problem) {
+	var recs []record
+	lr := newLineReader(bytes.NewReader(data))
+	for {
+		r, ok := lr.next()
+		if !ok {
+			break
+		}
+		r.raw = bytes.Clone(r.raw)
+		recs = append(recs, r)
+	}
+	return recs, nil
 }
 
 // decodeRecord decodes a JSONL line into v as far as it goes (see

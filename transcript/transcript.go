@@ -1,7 +1,9 @@
 package transcript
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -243,13 +245,16 @@ type Options struct {
 	Format Format
 }
 
-// ReadFile reads the transcript at path. See [Read].
+// ReadFile reads the transcript at path. See [Read]: a Claude Code or
+// Codex file is streamed, in memory proportional to its messages plus
+// its longest line.
 func ReadFile(path string, opts Options) ([]*Trajectory, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
-	return parse(data, path, opts)
+	defer f.Close()
+	return Read(f, path, opts)
 }
 
 // Read reads a whole transcript from r and returns the trajectories it
@@ -262,14 +267,131 @@ func ReadFile(path string, opts Options) ([]*Trajectory, error) {
 // file, line and byte offset when the input is malformed — for JSONL
 // formats only when no line was usable, otherwise the bad lines are
 // reported in [Trajectory].Problems and the rest is returned; an error from
-// r. Read never panics on any input. Memory is proportional to the input
-// (it is read whole); lines have no length limit.
+// r. Read never panics on any input.
+//
+// Memory: the JSONL formats of long sessions ([FormatClaudeCode],
+// [FormatCodex]) are streamed line by line: Read holds the messages it
+// returns, a 64 KiB buffer and the line being decoded, never the input
+// (detection reads at most the first 50 lines, or 4 MiB of whole lines).
+// The other formats are single JSON documents, or small JSONL files, read
+// whole. Lines have no length limit.
 func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("transcript: read %s: %w", name, err)
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, _ := br.Peek(len(bom)); bytes.Equal(b, bom) {
+		_, _ = br.Discard(len(bom))
 	}
-	return parse(data, name, opts)
+	f := opts.Format
+	var head []byte
+	if f == "" {
+		var (
+			complete bool
+			err      error
+		)
+		head, complete, err = readHead(br)
+		if err != nil {
+			return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), err)
+		}
+		if !complete {
+			f = detectHead(head)
+		}
+	}
+	lines := linesReaderFor(f)
+	if lines == nil {
+		// A document format, or one not detected from the head: read
+		// whole, as parse needs.
+		rest, err := io.ReadAll(br)
+		if err != nil {
+			return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), err)
+		}
+		return parse(append(head, rest...), name, opts)
+	}
+	lr := newLineReader(io.MultiReader(bytes.NewReader(head), br))
+	trajs, err := lines(lr, name)
+	if lr.nonBlank == 0 && lr.err == nil {
+		return nil, &ParseError{File: name, Line: 1, Reason: "empty input"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return finish(trajs, name, f)
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// headLines and headBytes bound what [Read] reads ahead to detect the
+// format: whole lines, up to 50 that hold JSON (as many as [Detect]
+// looks at) or 4 MiB, whichever comes first.
+const (
+	headLines = 50
+	headBytes = 4 << 20
+)
+
+// readHead reads whole lines from br up to the bounds above. complete
+// reports that it read the whole input.
+func readHead(br *bufio.Reader) (head []byte, complete bool, err error) {
+	valid := 0
+	for valid < headLines && len(head) < headBytes {
+		start := len(head)
+		for {
+			chunk, err := br.ReadSlice('\n')
+			head = append(head, chunk...)
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if errors.Is(err, io.EOF) {
+				return head, true, nil
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			break
+		}
+		if line := bytes.TrimSpace(head[start:]); len(line) > 0 && json.Valid(line) {
+			valid++
+		}
+	}
+	return head, false, nil
+}
+
+// detectHead returns the format of a JSONL input from its head (whole
+// lines, not the whole input), or "" when the head does not settle it:
+// the input is JSONL only when its first non-blank line is a JSON object
+// or array on its own (then, with more input after it, it is not one JSON
+// document); the format is that of the first line [Detect] classifies,
+// among the first 50 lines holding JSON, as [Detect] does on the whole.
+func detectHead(head []byte) Format {
+	data := bytes.TrimSpace(head)
+	first, _, _ := bytes.Cut(data, []byte{'\n'})
+	first = bytes.TrimSpace(first)
+	if len(first) <= 2 || (first[0] != '{' && first[0] != '[') || !json.Valid(first) {
+		return ""
+	}
+	seen := 0
+	for len(data) > 0 && seen < headLines {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte{'\n'})
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || !json.Valid(line) {
+			continue
+		}
+		seen++
+		if f := classifyRecord(line); f != "" {
+			return f
+		}
+	}
+	return ""
+}
+
+// linesReaderFor returns the streaming reader of format f, or nil when f
+// is read whole.
+func linesReaderFor(f Format) func(*lineReader, string) ([]*Trajectory, error) {
+	switch f {
+	case FormatClaudeCode:
+		return readClaudeCodeLines
+	case FormatCodex:
+		return readCodexLines
+	}
+	return nil
 }
 
 type readerFunc func(data []byte, name string) ([]*Trajectory, error)
@@ -312,6 +434,13 @@ func parse(data []byte, name string, opts Options) ([]*Trajectory, error) {
 	if err != nil {
 		return nil, err
 	}
+	return finish(trajs, name, f)
+}
+
+// finish completes what a reader of format f returned: every trajectory
+// gets its file and format, the pairing invariant ([settle]) and no
+// implausible usage ([dropImplausible]).
+func finish(trajs []*Trajectory, name string, f Format) ([]*Trajectory, error) {
 	if len(trajs) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Reason: "no " + string(f) + " trajectory found"}
 	}
