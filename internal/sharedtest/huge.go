@@ -8,7 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"runtime/metrics"
+	"sync"
 	"testing"
+	"time"
 )
 
 // BigClaudeCode is the shared data's largest Claude Code session (2.9 MB,
@@ -112,4 +116,55 @@ func HugeClaudeCode(tb testing.TB, dir string, size int64) (string, int64) {
 		tb.Fatal(err)
 	}
 	return path, st.Size()
+}
+
+// HeapPeak samples the Go heap (runtime/metrics
+// /memory/classes/heap/objects:bytes: live objects and those not yet
+// swept) every millisecond from the call, after a GC, until stop is
+// called. stop returns the highest sample and the heap at the start, in
+// bytes. Benchmarks and tests use it to report and bound peak memory.
+func HeapPeak() (stop func() (peak, base uint64)) {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	var (
+		mu   sync.Mutex
+		peak = base
+	)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		s := []metrics.Sample{{Name: sample[0].Name}}
+		for {
+			metrics.Read(s)
+			mu.Lock()
+			peak = max(peak, s[0].Value.Uint64())
+			mu.Unlock()
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() (uint64, uint64) {
+		close(quit)
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return peak, base
+	}
+}
+
+// HeapLive returns the heap in use after a GC, in bytes: what the
+// program holds alive at the call.
+func HeapLive() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package transcript_test
+
+const raceEnabled = false
