@@ -377,7 +377,12 @@ func messageID(e *Entry) string {
 // Entries built in memory (no Raw) have no offsets and are counted in
 // order. [Restore] skips the entries of an incomplete boundary.
 func Live(entries []Entry) (int, []Problem) {
-	bs := boundaries(entries)
+	return live(entries, rawEnd)
+}
+
+// live is [Live] with the ends of the entries' lines given by end.
+func live(entries []Entry, end lineEnd) (int, []Problem) {
+	bs := boundaries(entries, end)
 	start := lastComplete(bs)
 	var ps []Problem
 	for _, b := range bs {
@@ -412,7 +417,7 @@ type boundary struct {
 func (b boundary) complete() bool { return b.have >= b.want }
 
 // boundaries lists the compact boundaries of entries in order.
-func boundaries(entries []Entry) []boundary {
+func boundaries(entries []Entry, end lineEnd) []boundary {
 	var bs []boundary
 	for i := range entries {
 		e := &entries[i]
@@ -431,7 +436,7 @@ func boundaries(entries []Entry) []boundary {
 		if b.gap || b.have >= b.want {
 			continue
 		}
-		if !adjacent(&entries[i-1], e) {
+		if !adjacentBy(end, &entries[i-1], e) {
 			// A snapshot is written in one write, so its lines are
 			// adjacent in the file; a gap (a torn line, then later
 			// appends) means the write was cut short, whatever follows.
@@ -449,10 +454,31 @@ func boundaries(entries []Entry) []boundary {
 // the file. Entries not read from a file (no Raw) count as adjacent: there
 // is no offset to compare.
 func adjacent(prev, next *Entry) bool {
-	if prev.Raw == nil || next.Raw == nil {
+	return adjacentBy(rawEnd, prev, next)
+}
+
+// lineEnd returns the byte offset where e's line ends in its file (its
+// newline's offset, less a carriage return), or false when e was not read
+// from a file.
+type lineEnd func(e *Entry) (int64, bool)
+
+// rawEnd is the lineEnd of entries that hold their line in Raw.
+func rawEnd(e *Entry) (int64, bool) {
+	if e.Raw == nil {
+		return 0, false
+	}
+	return e.Offset + int64(len(e.Raw)), true
+}
+
+// adjacentBy is [adjacent] with the ends of lines given by end.
+func adjacentBy(end lineEnd, prev, next *Entry) bool {
+	pe, ok := end(prev)
+	if !ok {
 		return true
 	}
-	end := prev.Offset + int64(len(prev.Raw))
+	if _, ok := end(next); !ok {
+		return true
+	}
 	// The line's newline, and a carriage return that DecodeLine trimmed.
-	return next.Offset == end+1 || next.Offset == end+2
+	return next.Offset == pe+1 || next.Offset == pe+2
 }

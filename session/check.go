@@ -66,6 +66,11 @@ func (r *Report) SetFile(path string) {
 // Report.File is the File of the read problems when they name one; use
 // [Report.SetFile] otherwise. Check runs in O(n) time and never fails.
 func Check(entries []Entry, readProblems []Problem) Report {
+	return check(entries, readProblems, rawEnd)
+}
+
+// check is [Check] with the ends of the entries' lines given by end.
+func check(entries []Entry, readProblems []Problem, end lineEnd) Report {
 	rep := Report{Entries: len(entries)}
 	for i := range entries {
 		e := &entries[i]
@@ -88,7 +93,7 @@ func Check(entries []Entry, readProblems []Problem) Report {
 
 	ps := append([]Problem(nil), readProblems...)
 	ps = append(ps, r.problems()...)
-	_, lps := Live(resolved)
+	_, lps := live(resolved, end)
 	ps = append(ps, lps...)
 
 	c := newConverter()

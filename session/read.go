@@ -47,8 +47,15 @@ type ReadOptions struct {
 // the entries and problems read before it are returned with it. Lines of
 // any length are read (see [ReadLines]).
 func Read(r io.Reader, opts ReadOptions) ([]Entry, []Problem, error) {
+	var es []Entry
+	ps, err := readEach(r, opts, func(e Entry) { es = append(es, e) })
+	return es, ps, err
+}
+
+// readEach is [Read] handing each entry to keep as it is read, so that a
+// caller can keep less than the whole entry.
+func readEach(r io.Reader, opts ReadOptions, keepEntry func(Entry)) ([]Problem, error) {
 	var (
-		es    []Entry
 		ps    []Problem
 		after bool // the previous line was torn: report the next entry
 	)
@@ -61,7 +68,7 @@ func Read(r io.Reader, opts ReadOptions) ([]Entry, []Problem, error) {
 			prob(ProblemAfterTorn, l, off, e.UUID, true, "entry follows a torn line: a writer crashed mid-line and a later one appended; kept")
 			after = false
 		}
-		es = append(es, e)
+		keepEntry(e)
 	}
 	err := ReadLines(r, opts.Start, opts.FirstLine, func(l Line) error {
 		e, err := DecodeLine(l.Bytes)
@@ -95,9 +102,9 @@ func Read(r io.Reader, opts ReadOptions) ([]Entry, []Problem, error) {
 		if name == "" {
 			name = "<input>"
 		}
-		return es, ps, fmt.Errorf("session: read %s: %w", name, err)
+		return ps, fmt.Errorf("session: read %s: %w", name, err)
 	}
-	return es, ps, nil
+	return ps, nil
 }
 
 // ReadFile reads the transcript file at path with [Read]. Errors: opening

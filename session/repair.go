@@ -127,7 +127,7 @@ func Repair(entries []Entry) ([]Entry, []Problem) {
 // [Live] reports completed or dropped, and one Repaired problem per
 // compaction (see [Repair]). Entries is returned as is when there is none.
 func fixIncomplete(entries []Entry) ([]Entry, []Problem) {
-	bs := boundaries(entries)
+	bs := boundaries(entries, rawEnd)
 	start := lastComplete(bs)
 	var (
 		ps      []Problem
