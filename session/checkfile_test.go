@@ -174,3 +174,41 @@ func TestCheckFileBoundedMemory(t *testing.T) {
 		t.Errorf("peak heap %d MiB while checking a %d MiB session of %d entries: more than 1.5 KiB per entry + 8 MiB (%d MiB); the entries are held whole", held>>20, size>>20, rep.Entries, limit>>20)
 	}
 }
+
+// BenchmarkCheckHuge checks Claude Code sessions of 100 MB and 1 GB made
+// from the shared data's largest session (sharedtest.WriteHuge): with
+// CheckFile (what `sessions check` runs) and, for comparison, with Check
+// of the entries ReadFile returns. It reports MB/s and the peak heap
+// above the start (peak-MiB).
+func BenchmarkCheckHuge(b *testing.B) {
+	for _, size := range []int64{100 << 20, 1 << 30} {
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			path, n := sharedtest.HugeClaudeCode(b, b.TempDir(), size)
+			for _, how := range []string{"CheckFile", "ReadFile+Check"} {
+				b.Run(how, func(b *testing.B) {
+					b.SetBytes(n)
+					var peak uint64
+					for b.Loop() {
+						stop := sharedtest.HeapPeak()
+						var rep session.Report
+						var err error
+						if how == "CheckFile" {
+							rep, err = session.CheckFile(path)
+						} else {
+							var es []session.Entry
+							var ps []session.Problem
+							es, ps, err = session.ReadFile(path)
+							rep = session.Check(es, ps)
+						}
+						p, base := stop()
+						if err != nil || !rep.OK() {
+							b.Fatalf("report %v, problems %v", err, rep.Problems)
+						}
+						peak = max(peak, p-base)
+					}
+					b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+				})
+			}
+		})
+	}
+}
