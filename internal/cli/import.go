@@ -283,10 +283,7 @@ func (im *importer) file(ctx context.Context, file string, explicit bool) import
 	} else if !errors.Is(err, session.ErrNotFound) {
 		return fail(err)
 	}
-	entries, notes, err := importEntries(tr)
-	if err != nil {
-		return fail(err)
-	}
+	var notes []string
 	if leftover {
 		if err := im.store.Delete(ctx, id); err != nil {
 			return fail(fmt.Errorf("removing the empty session a killed import left: %w", err))
@@ -312,11 +309,16 @@ func (im *importer) file(ctx context.Context, file string, explicit bool) import
 		meta[metaSidechainOf] = tr.ID
 	}
 	// One step: a kill part-way leaves no session, and the next run
-	// imports the file again (jsonlstore.Store.Import).
+	// imports the file again (jsonlstore.Store.Import). The entries are
+	// made as Import writes them, one at a time.
+	var (
+		entries   int
+		convNotes []string
+	)
 	s, err := im.store.Import(ctx, session.Session{
 		ID: id, Project: project, Created: tr.Started, GitBranch: tr.GitBranch,
 		Model: tr.Model, Origin: origin, Metadata: meta,
-	}, entrySeq(entries))
+	}, importSeq(tr, &entries, &convNotes))
 	if errors.Is(err, session.ErrExists) { // imported meanwhile by another process
 		s, gerr := im.store.Get(ctx, id)
 		if gerr == nil {
@@ -331,21 +333,36 @@ func (im *importer) file(ctx context.Context, file string, explicit bool) import
 	}
 	r.Status = statusImported
 	r.Project, r.Title = s.Project, s.Title
-	r.Messages, r.Entries, r.Compactions = len(tr.Messages), len(entries), s.Compactions
-	r.Notes = notes
+	r.Messages, r.Entries, r.Compactions = len(tr.Messages), entries, s.Compactions
+	r.Notes = append(convNotes, notes...)
 	return r
 }
 
-// entrySeq yields entries with no error, for jsonlstore.Store.Import.
-func entrySeq(entries []session.Entry) iter.Seq2[session.Entry, error] {
+// importSeq yields the entries of tr as [eachImportEntry] makes them,
+// for jsonlstore.Store.Import, which writes each before the next is made:
+// an import holds the trajectory (whose messages are released as they
+// are converted) and one entry. It counts the entries in *n and stores
+// the conversion's notes in *notes; a conversion error is yielded last.
+func importSeq(tr *transcript.Trajectory, n *int, notes *[]string) iter.Seq2[session.Entry, error] {
 	return func(yield func(session.Entry, error) bool) {
-		for _, e := range entries {
+		stopped := false
+		ns, err := eachImportEntry(tr, func(e session.Entry) error {
+			*n++
 			if !yield(e, nil) {
-				return
+				stopped = true
+				return errStopImport
 			}
+			return nil
+		})
+		*notes = ns
+		if err != nil && !stopped {
+			yield(session.Entry{}, err)
 		}
 	}
 }
+
+// errStopImport ends eachImportEntry when Import stops reading entries.
+var errStopImport = errors.New("import stopped")
 
 // isSidechainFile reports whether path is a Claude Code side-chain file:
 // <session>/subagents/agent-*.jsonl.
@@ -388,12 +405,28 @@ func importID(tr *transcript.Trajectory, abs string, sidechain bool) string {
 // history (Codex context_compacted alone) is left out: the resumed window
 // would otherwise lose history it cannot rebuild. Each is said in notes.
 func importEntries(tr *transcript.Trajectory) ([]session.Entry, []string, error) {
+	var out []session.Entry
+	notes, err := eachImportEntry(tr, func(e session.Entry) error {
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, notes, nil
+}
+
+// eachImportEntry is [importEntries] handing each entry to fn as soon as
+// it is made, and releasing each message of tr once converted (tr is
+// left with empty messages): an import holds the trajectory's text once,
+// never its entries too. It stops at the first error of fn and returns
+// it.
+func eachImportEntry(tr *transcript.Trajectory, fn func(session.Entry) error) ([]string, error) {
 	byAt := map[int][]transcript.Compaction{}
 	for _, c := range tr.Compactions {
 		byAt[c.At] = append(byAt[c.At], c)
 	}
 	var (
-		out   []session.Entry
 		notes []string
 		last  time.Time
 	)
@@ -402,14 +435,6 @@ func importEntries(tr *transcript.Trajectory) ([]session.Entry, []string, error)
 			last = tr.Times[i]
 		}
 		return last
-	}
-	msgEntry := func(i int) (session.Entry, error) {
-		e, err := session.NewMessageEntry(tr.Messages[i])
-		if err != nil {
-			return e, fmt.Errorf("message %d: %w", i, err)
-		}
-		e.Timestamp = at(i)
-		return e, nil
 	}
 	summaryAt := -1 // index of the message to mark isCompactSummary
 	for i := 0; i <= len(tr.Messages); i++ {
@@ -422,20 +447,26 @@ func importEntries(tr *transcript.Trajectory) ([]session.Entry, []string, error)
 			switch {
 			case len(c.Replacement) > 0:
 				boundary.CompactMetadata.Messages = len(c.Replacement)
-				out = append(out, boundary)
+				if err := fn(boundary); err != nil {
+					return nil, err
+				}
 				for k, m := range c.Replacement {
 					e, err := session.NewMessageEntry(m)
 					if err != nil {
-						return nil, nil, fmt.Errorf("compaction before message %d, replacement %d: %w", i, k, err)
+						return nil, fmt.Errorf("compaction before message %d, replacement %d: %w", i, k, err)
 					}
 					e.Timestamp = boundary.Timestamp
 					if c.Summary != "" && m.Role == chat.RoleUser && m.Text() == c.Summary {
 						e.IsCompactSummary = true
 					}
-					out = append(out, e)
+					if err := fn(e); err != nil {
+						return nil, err
+					}
 				}
 			case c.Replacement == nil && i < len(tr.Messages) && c.Summary != "" && tr.Messages[i].Text() == c.Summary:
-				out = append(out, boundary)
+				if err := fn(boundary); err != nil {
+					return nil, err
+				}
 				summaryAt = i
 			default:
 				notes = append(notes, fmt.Sprintf("compaction before message %d has no summary or replacement history; kept the whole history", i))
@@ -444,14 +475,18 @@ func importEntries(tr *transcript.Trajectory) ([]session.Entry, []string, error)
 		if i == len(tr.Messages) {
 			break
 		}
-		e, err := msgEntry(i)
+		e, err := session.NewMessageEntry(tr.Messages[i])
 		if err != nil {
-			return nil, nil, err
+			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
+		e.Timestamp = at(i)
 		if i == summaryAt {
 			e.IsCompactSummary = true
 		}
-		out = append(out, e)
+		tr.Messages[i] = chat.Message{} // converted: let its text go
+		if err := fn(e); err != nil {
+			return nil, err
+		}
 	}
-	return out, notes, nil
+	return notes, nil
 }
