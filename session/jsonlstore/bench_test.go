@@ -2,6 +2,7 @@ package jsonlstore_test
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/jsonlstore"
 )
@@ -168,5 +170,85 @@ func sampleHeap(b *testing.B) func() uint64 {
 		mu.Lock()
 		defer mu.Unlock()
 		return peak
+	}
+}
+
+// BenchmarkLoadHuge loads Claude Code sessions of 100 MB and 1 GB made
+// from the shared data's largest session (sharedtest.WriteHuge, one
+// compaction every 2.9 MB), written into a store's session file. "first"
+// is a Load whose sidecar indexes none of the file, which scans the whole
+// file for its compact boundaries; "indexed" is a Load with the sidecar
+// the store keeps (an Append wrote it), which seeks to the last
+// boundary. MB/s is of the whole
+// file; peak-MiB is the highest heap above the start during a Load,
+// live-MiB what the returned transcript holds (the live tail), and
+// peak/live their ratio.
+func BenchmarkLoadHuge(b *testing.B) {
+	for _, size := range []int64{100 << 20, 1 << 30} {
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			root := b.TempDir()
+			w := open(b, jsonlstore.Options{Root: root})
+			id := newSession(b, w).ID
+			path := mustPath(b, w, id)
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+			huge, n := sharedtest.HugeClaudeCode(b, b.TempDir(), size)
+			if err := os.Rename(huge, path); err != nil {
+				b.Fatal(err)
+			}
+			sidecar := strings.TrimSuffix(path, ".jsonl") + ".meta.json"
+			empty, err := os.ReadFile(sidecar) // indexes none of the file
+			if err != nil {
+				b.Fatal(err)
+			}
+			// An append indexes the file, as the store keeps it.
+			a := open(b, jsonlstore.Options{Root: root})
+			if _, err := a.Append(b.Context(), id, userMsg(b, "go on")); err != nil {
+				b.Fatal(err)
+			}
+			if err := a.Close(); err != nil {
+				b.Fatal(err)
+			}
+			indexed, err := os.ReadFile(sidecar)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, how := range []string{"first", "indexed"} {
+				b.Run(how, func(b *testing.B) {
+					b.SetBytes(n)
+					var peak, live uint64
+					for b.Loop() {
+						b.StopTimer()
+						idx := indexed
+						if how == "first" {
+							idx = empty
+						}
+						if err := os.WriteFile(sidecar, idx, 0o600); err != nil {
+							b.Fatal(err)
+						}
+						s := open(b, jsonlstore.Options{Root: root})
+						b.StartTimer()
+						stop := sharedtest.HeapPeak()
+						tr, err := s.Load(b.Context(), id, session.LoadOptions{})
+						p, base := stop()
+						if err != nil {
+							b.Fatal(err)
+						}
+						b.StopTimer()
+						peak = max(peak, p-base)
+						live = sharedtest.HeapLive() - base
+						runtime.KeepAlive(tr)
+						if err := s.Close(); err != nil {
+							b.Fatal(err)
+						}
+						b.StartTimer()
+					}
+					b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+					b.ReportMetric(float64(live)/(1<<20), "live-MiB")
+					b.ReportMetric(float64(peak)/float64(max(live, 1)), "peak/live")
+				})
+			}
+		})
 	}
 }
