@@ -23,9 +23,9 @@ import (
 // and followed by later appends.
 func checkInputs(t testing.TB) map[string][]byte {
 	in := map[string][]byte{}
-	real := realLines()
-	for i := 0; i < len(real); i += 400 {
-		in[fmt.Sprintf("real %d", i)] = bytes.Join(real[i:min(i+400, len(real))], []byte("\n"))
+	rl := realLines()
+	for i := 0; i < len(rl); i += 400 {
+		in[fmt.Sprintf("real %d", i)] = bytes.Join(rl[i:min(i+400, len(rl))], []byte("\n"))
 	}
 	in["hand"] = bytes.Join(handLines(t), []byte("\n"))
 	for _, c := range damagedChains(t) {

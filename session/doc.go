@@ -37,7 +37,9 @@
 // # Integrity
 //
 // [Check] reports what is wrong with a transcript, each [Problem] naming
-// file, line and byte offset; [Repair] returns a copy with the chain
+// file, line and byte offset; [CheckFile] and [CheckReader] give the same
+// report streaming a file, in memory proportional to its number of
+// entries rather than its size; [Repair] returns a copy with the chain
 // relinked in file order and duplicate uuids renamed, every foreign byte
 // kept.
 //

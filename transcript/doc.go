@@ -62,8 +62,16 @@
 // input is a [*ParseError] (wrapping [ErrMalformed]) naming the file, the
 // line and the byte offset. JSONL readers skip bad lines (a torn last line,
 // garbage) and report them in [Trajectory].Problems; only input with
-// nothing usable is an error. Inputs are read whole; lines have no length
-// limit (1 MB tool outputs occur in real OpenHands runs).
+// nothing usable is an error. Lines have no length limit (1 MB tool
+// outputs occur in real OpenHands runs).
+//
+// # Memory
+//
+// Claude Code and Codex transcripts, the ones that grow to gigabytes, are
+// streamed: [Read] decodes them line by line and holds only the messages
+// it returns, a 64 KiB buffer and the line being decoded. The other
+// formats are single JSON documents (or small JSONL files) and are read
+// whole.
 //
 // # Concurrency
 //

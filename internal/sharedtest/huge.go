@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"runtime/metrics"
 	"sync"
 	"testing"
@@ -44,19 +45,22 @@ func WriteHuge(w io.Writer, template []byte, sessionID string, size int64) (int6
 		last = string(m[len(m)-1][1])
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
+	// A bufio.Writer keeps its first error and returns it from every later
+	// write and from Flush, which is checked.
+	write := func(b []byte) { _, _ = bw.Write(b) }
 	var n int64
 	for k := 0; n < size; k++ {
 		prev, nulled := 0, false
 		for _, l := range locs {
 			tok := template[l[0]:l[1]]
-			bw.Write(template[prev:l[0]])
+			write(template[prev:l[0]])
 			prev = l[1]
 			switch {
 			case k == 0 || string(tok) == sessionID:
-				bw.Write(tok)
+				write(tok)
 			case tok[0] == '"': // "parentUuid":null
 				if nulled || last == "" {
-					bw.Write(tok)
+					write(tok)
 					continue
 				}
 				nulled = true
@@ -64,7 +68,7 @@ func WriteHuge(w io.Writer, template []byte, sessionID string, size int64) (int6
 			case tok[0] == 'm' || tok[0] == 't':
 				fmt.Fprintf(bw, "%sK%d", tok, k)
 			default:
-				bw.WriteString(hugeUUID(string(tok), k))
+				write([]byte(hugeUUID(string(tok), k)))
 			}
 		}
 		if _, err := bw.Write(template[prev:]); err != nil {
@@ -83,9 +87,11 @@ func hugeUUID(u string, k int) string {
 	if k == 0 {
 		return u
 	}
-	var head uint32
-	fmt.Sscanf(u[:8], "%08x", &head)
-	return fmt.Sprintf("%08x", head^uint32(k)) + u[8:]
+	head, err := strconv.ParseUint(u[:8], 16, 32)
+	if err != nil {
+		return u
+	}
+	return fmt.Sprintf("%08x", uint32(head)^uint32(k)) + u[8:]
 }
 
 // HugeClaudeCode writes a Claude Code session of at least size bytes
