@@ -23,9 +23,12 @@ import (
 // and followed by later appends.
 func checkInputs(t testing.TB) map[string][]byte {
 	in := map[string][]byte{}
-	rl := realLines()
-	for i := 0; i < len(rl); i += 400 {
-		in[fmt.Sprintf("real %d", i)] = bytes.Join(rl[i:min(i+400, len(rl))], []byte("\n"))
+	rl, chunk := realLines(), 400
+	if fuzzing() {
+		chunk = 6 // small seeds mutate fast
+	}
+	for i := 0; i < len(rl); i += chunk {
+		in[fmt.Sprintf("real %d", i)] = bytes.Join(rl[i:min(i+chunk, len(rl))], []byte("\n"))
 	}
 	in["hand"] = bytes.Join(handLines(t), []byte("\n"))
 	for _, c := range damagedChains(t) {

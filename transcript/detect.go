@@ -59,6 +59,15 @@ func detect(data []byte) (Format, string) {
 		}
 		return "", "input is broken JSON of no recognizable shape"
 	}
+	if f := classifyLines(data); f != "" {
+		return f, ""
+	}
+	return "", "no known format has these JSON Lines records"
+}
+
+// classifyLines returns the format of the first of the first 50 lines of
+// data holding JSON that [classifyRecord] classifies, or "".
+func classifyLines(data []byte) Format {
 	seen := 0
 	for len(data) > 0 && seen < 50 {
 		var line []byte
@@ -69,10 +78,10 @@ func detect(data []byte) (Format, string) {
 		}
 		seen++
 		if f := classifyRecord(line); f != "" {
-			return f, ""
+			return f
 		}
 	}
-	return "", "no known format has these JSON Lines records"
+	return ""
 }
 
 // keysOf decodes the top level of a JSON object; nil for anything else.

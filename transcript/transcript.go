@@ -366,20 +366,7 @@ func detectHead(head []byte) Format {
 	if len(first) <= 2 || (first[0] != '{' && first[0] != '[') || !json.Valid(first) {
 		return ""
 	}
-	seen := 0
-	for len(data) > 0 && seen < headLines {
-		var line []byte
-		line, data, _ = bytes.Cut(data, []byte{'\n'})
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 || !json.Valid(line) {
-			continue
-		}
-		seen++
-		if f := classifyRecord(line); f != "" {
-			return f
-		}
-	}
-	return ""
+	return classifyLines(data)
 }
 
 // linesReaderFor returns the streaming reader of format f, or nil when f

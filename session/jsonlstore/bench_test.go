@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/internal/sharedtest"
@@ -117,7 +114,7 @@ func BenchmarkLoad100MB(b *testing.B) {
 		b.Run(f.name, func(b *testing.B) {
 			s := open(b, jsonlstore.Options{Root: root})
 			b.SetBytes(f.size)
-			peak := sampleHeap(b)
+			peak := sharedtest.HeapPeak()
 			n := 0
 			for b.Loop() {
 				tr, err := s.Load(b.Context(), f.id, session.LoadOptions{})
@@ -126,7 +123,8 @@ func BenchmarkLoad100MB(b *testing.B) {
 				}
 				n = len(tr.Entries)
 			}
-			b.ReportMetric(float64(peak())/(1<<20), "peak-MiB")
+			p, _ := peak()
+			b.ReportMetric(float64(p)/(1<<20), "peak-MiB")
 			b.ReportMetric(float64(n), "entries")
 		})
 	}
@@ -134,43 +132,6 @@ func BenchmarkLoad100MB(b *testing.B) {
 
 func fileSizeOf(b *testing.B, s *jsonlstore.Store, id string) int64 {
 	return fileSize(b, mustPath(b, s, id))
-}
-
-// sampleHeap samples the heap in use (runtime/metrics, live and not yet
-// collected objects) every millisecond until the returned function is
-// called, which returns the highest sample in bytes.
-func sampleHeap(b *testing.B) func() uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var (
-		mu   sync.Mutex
-		peak uint64
-	)
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(sample)
-			mu.Lock()
-			peak = max(peak, sample[0].Value.Uint64())
-			mu.Unlock()
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() uint64 {
-		close(stop)
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		return peak
-	}
 }
 
 // BenchmarkLoadHuge loads Claude Code sessions of 100 MB and 1 GB made
