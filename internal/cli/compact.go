@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -324,22 +326,64 @@ func copySession(ctx context.Context, src, dst session.Store, s session.Session)
 // configuration (a state entry with a config key), which agentctx.Resume
 // restores.
 func hasConfig(ctx context.Context, st session.Store, id string) (bool, error) {
-	tr, err := st.Load(ctx, id, session.LoadOptions{All: true})
-	if err != nil {
-		return false, err
-	}
-	for _, en := range tr.Entries {
+	configured := func(en session.Entry) bool {
 		if en.Type != session.TypeState {
-			continue
+			return false
 		}
 		var s struct {
 			Config json.RawMessage `json:"config"`
 		}
-		if json.Unmarshal(en.State, &s) == nil && len(s.Config) > 0 && string(s.Config) != "null" {
-			return true, nil
-		}
+		return json.Unmarshal(en.State, &s) == nil && len(s.Config) > 0 && string(s.Config) != "null"
 	}
-	return false, nil
+	if ps, ok := st.(interface{ Path(string) (string, error) }); ok {
+		// A store with files (jsonlstore): stream the transcript, decoding
+		// only the state lines, instead of loading every entry of a
+		// session that may be gigabytes long.
+		path, err := ps.Path(id)
+		if err != nil {
+			return false, err
+		}
+		return fileHasConfig(ctx, path, configured)
+	}
+	tr, err := st.Load(ctx, id, session.LoadOptions{All: true})
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(tr.Entries, configured), nil
+}
+
+// errFound stops fileHasConfig's reading once a configured state is found.
+var errFound = errors.New("found")
+
+// fileHasConfig reports whether a line of the transcript at path is an
+// entry for which configured is true, reading line by line and decoding
+// only the lines that name the state type.
+func fileHasConfig(ctx context.Context, path string, configured func(session.Entry) bool) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	marker := []byte(`"` + session.TypeState + `"`)
+	n := 0
+	err = session.ReadLines(f, 0, 1, func(l session.Line) error {
+		if n++; n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if !bytes.Contains(l.Bytes, marker) {
+			return nil
+		}
+		if en, err := session.DecodeLine(l.Bytes); err == nil && configured(en) {
+			return errFound
+		}
+		return nil
+	})
+	if errors.Is(err, errFound) {
+		return true, nil
+	}
+	return false, err
 }
 
 // compactFile compacts a Claude Code or Codex transcript file as
