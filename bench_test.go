@@ -12,11 +12,17 @@ import (
 
 // BenchmarkEngineStep is one step of a long session: a tool call and its
 // result added, then the next request assembled (with compaction when it
-// is due), in a session already thousands of steps long. Working memory,
-// the limiter and reminders are on; no workspace, no store.
+// is due), in a session whose history already holds 10, 1,000 or 10,000
+// messages (issue 15: the cost of a step must not grow with the history).
+// Working memory, the limiter and reminders are on; no workspace, no
+// store.
 func BenchmarkEngineStep(b *testing.B) {
-	for _, budget := range []int{16_000, 128_000} {
-		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
+	for _, bc := range []struct{ messages, budget int }{
+		{10, 16_000}, {1000, 16_000}, {10_000, 16_000},
+		{10, 128_000}, {1000, 128_000}, {10_000, 128_000},
+	} {
+		budget := bc.budget
+		b.Run(fmt.Sprintf("messages=%d/budget=%d", bc.messages, budget), func(b *testing.B) {
 			ctx := context.Background()
 			e, err := agentctx.Open(ctx, agentctx.Options{Model: "claude-sonnet-4-5", Budget: budget, NoWorkspace: true,
 				Tools: []chat.ToolDef{{Name: "Read"}, {Name: "Bash"}}})
@@ -40,7 +46,7 @@ func BenchmarkEngineStep(b *testing.B) {
 				step++
 			}
 			_ = e.Add(ctx, chat.NewText(chat.RoleUser, "Read the parser package and fix the bug."))
-			for range 2000 {
+			for range bc.messages / 2 { // a step adds two messages
 				add()
 			}
 			b.ReportAllocs()
