@@ -9,9 +9,8 @@ import (
 )
 
 // builtBinary builds agentctx once per test process into a temporary
-// folder and returns its path; the folder is removed when the process's
-// tests end (see TestMain's absence: the OS temp folder is cleaned by
-// removing it in the benchmark's cleanup).
+// folder and returns its path; BenchmarkStartup's cleanup removes the
+// folder.
 var builtBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "agentctx-bench-")
 	if err != nil {
