@@ -263,7 +263,8 @@ func get(ctx context.Context, q interface {
 	return ss, dbError(err)
 }
 
-// Create records a new session; see [session.Store.Create]. The project
+// Create records a new session, in a commit synced to disk as package
+// jsonlstore syncs its new files; see [session.Store.Create]. The project
 // path is made absolute; the git branch is detected once, here, with
 // Options.GitBranch. Errors: session.ErrInvalidID, session.ErrExists,
 // session.ErrClosed, an empty Project, ctx.Err(), database errors.
@@ -276,7 +277,7 @@ func (s *Store) Create(ctx context.Context, in session.Session) (session.Session
 	if err != nil {
 		return session.Session{}, fmt.Errorf("sqlitestore: create %s: %w", id, err)
 	}
-	err = s.write(ctx, false, func(tx *sql.Tx) error { return insertSession(ctx, tx, sess) })
+	err = s.write(ctx, true, func(tx *sql.Tx) error { return insertSession(ctx, tx, sess) })
 	if err != nil {
 		return session.Session{}, fmt.Errorf("sqlitestore: create %s: %w", id, err)
 	}
@@ -392,7 +393,8 @@ func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.S
 
 // Update applies fn to session id's metadata under the session's lease
 // and stores Title, Model and Metadata as fn left them, in one
-// transaction; see [session.Store.Update]. Like Append it takes the
+// transaction synced to disk (these caller-owned fields exist nowhere
+// else, as in package jsonlstore); see [session.Store.Update]. Like Append it takes the
 // lease and keeps it. Errors: session.ErrInvalidID, session.ErrNotFound,
 // session.ErrSessionBusy, session.ErrClosed, ctx.Err(), fn's error
 // (wrapped; nothing stored), database errors.
@@ -401,7 +403,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*session.Session)
 		return session.Session{}, err
 	}
 	var view session.Session
-	err := s.leased(ctx, id, false, func(tx *sql.Tx, st *state) error {
+	err := s.leased(ctx, id, true, func(tx *sql.Tx, st *state) error {
 		next := cloneSession(st.sess)
 		if err := fn(&next); err != nil {
 			return err
@@ -427,15 +429,15 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*session.Session)
 	return view, nil
 }
 
-// Delete removes session id and its entries in one transaction, after
-// taking its lease; see [session.Store.Delete]. Errors:
+// Delete removes session id and its entries in one transaction synced
+// to disk, after taking its lease; see [session.Store.Delete]. Errors:
 // session.ErrInvalidID, session.ErrNotFound, session.ErrSessionBusy,
 // session.ErrClosed, ctx.Err(), database errors.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := s.check(ctx, "delete", id); err != nil {
 		return err
 	}
-	err := s.leased(ctx, id, false, func(tx *sql.Tx, _ *state) error {
+	err := s.leased(ctx, id, true, func(tx *sql.Tx, _ *state) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
