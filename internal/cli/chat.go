@@ -19,7 +19,6 @@ import (
 	"github.com/agentctx/agentctx/provider/anthropic"
 	"github.com/agentctx/agentctx/provider/openai"
 	"github.com/agentctx/agentctx/session"
-	"github.com/agentctx/agentctx/session/jsonlstore"
 )
 
 // chatFlags are the flags of `agentctx chat`.
@@ -92,7 +91,7 @@ flags.`,
 	fl.BoolVar(&f.outside, "allow-outside", false, "let the tools read and write outside DIR")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "resume the project's latest chat session")
 	fl.StringVar(&f.resume, "resume", "", "resume the session with this ID")
-	addHomeFlag(cmd, &f.home)
+	addHomeFlag(cmd, e, &f.home)
 	return cmd
 }
 
@@ -105,7 +104,7 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return usageError{fmt.Errorf("%s is not a directory", dir)}
 	}
-	store, err := openStore(e, f.home)
+	store, err := openSessions(e, f.home)
 	if err != nil {
 		return err
 	}
@@ -155,7 +154,7 @@ type chatSession struct {
 	e     *env
 	f     chatFlags
 	root  string
-	store *jsonlstore.Store
+	store session.Store
 	guard *agent.Guard
 	// onEvent receives the agent's events. Optional.
 	onEvent func(agent.Event)

@@ -101,7 +101,7 @@ func runREPL(ctx context.Context, s *chatSession) error {
 	}
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:                 r.paint("1", chatPrompt),
-		HistoryFile:            filepath.Join(s.store.Root(), "chat_history"),
+		HistoryFile:            filepath.Join(dataDir(s.store), "chat_history"),
 		DisableAutoSaveHistory: true,
 		AutoComplete:           readline.NewPrefixCompleter(completions...),
 		InterruptPrompt:        "^C",

@@ -44,6 +44,9 @@ type env struct {
 	// interactive chat, where Ctrl-C stops the turn): Main then exits
 	// 130 only when the command says so ([errInterrupted]).
 	ownsInterrupt bool
+	// store is the session store's URL (--store, $AGENTCTX_STORE); ""
+	// for the JSONL store in the data folder. See openSessions.
+	store string
 }
 
 // Main runs the agentctx command line with args (without the program name)

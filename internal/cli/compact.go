@@ -146,7 +146,7 @@ read from --project only.`,
 			return printCompact(e.stdout, rep, f.json)
 		},
 	}
-	addHomeFlag(cmd, &home)
+	addHomeFlag(cmd, e, &home)
 	fl := cmd.Flags()
 	fl.StringVar(&f.instructions, "instructions", "", "what the summary should focus on (like Claude Code's /compact <instructions>)")
 	fl.StringVar(&f.sum.kind, "summarizer", "auto", summarizerHelp)

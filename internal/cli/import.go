@@ -18,7 +18,6 @@ import (
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/session"
-	"github.com/agentctx/agentctx/session/jsonlstore"
 	"github.com/agentctx/agentctx/transcript"
 )
 
@@ -133,7 +132,15 @@ func runImport(ctx context.Context, e *env, home string, f importFlags, args []s
 	if len(files) == 0 {
 		return fmt.Errorf("sessions import: no transcript files (.jsonl, .json) in %s", strings.Join(args, ", "))
 	}
-	st, err := openStore(e, home)
+	ss, err := openSessions(e, home)
+	if err != nil {
+		return err
+	}
+	st, ok := ss.(importStore)
+	if !ok {
+		_ = ss.Close()
+		return fmt.Errorf("sessions import: --store %s cannot import whole sessions", e.store)
+	}
 	if err != nil {
 		return err
 	}
@@ -212,9 +219,16 @@ func printImport(w io.Writer, rs []importResult) {
 	fmt.Fprintf(w, "%d imported, %d skipped, %d failed\n", n[0], n[1], n[2])
 }
 
+// importStore is a session store that imports whole sessions (jsonlstore,
+// sqlitestore).
+type importStore interface {
+	session.Store
+	session.Importer
+}
+
 // importer stores transcripts in a session store.
 type importer struct {
-	store      *jsonlstore.Store
+	store      importStore
 	format     transcript.Format // forced, or "" to detect
 	sidechains bool
 	project    string // fallback project, or "" for the file's folder

@@ -67,7 +67,7 @@ With --json, one JSON object per window is printed per line.`,
 					return fmt.Errorf("inspect %s: %w", args[0], err)
 				}
 			} else {
-				st, err := openStore(e, home)
+				st, err := openSessions(e, home)
 				if err != nil {
 					return err
 				}
@@ -95,7 +95,7 @@ With --json, one JSON object per window is printed per line.`,
 			return nil
 		},
 	}
-	addHomeFlag(cmd, &home)
+	addHomeFlag(cmd, e, &home)
 	cmd.Flags().StringVar(&f.model, "model", "", "count tokens and size the context window as this model (default: the session's model)")
 	cmd.Flags().IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the one the session recorded, else the model's default)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object per window (JSON Lines)")

@@ -60,6 +60,7 @@ func TestJSONLinesEverywhere(t *testing.T) {
 		"sessions list":   {[]string{"sessions", "list", "--project", project}, 2},
 		"sessions show":   {[]string{"sessions", "show", "5a1e0b7e-0000-4000-8000-00000000000a"}, 1},
 		"sessions check":  {[]string{"sessions", "check", one}, 1},
+		"sessions copy":   {[]string{"sessions", "copy", "--to", "sqlite:" + filepath.Join(t.TempDir(), "s.db")}, 0},
 		"sessions import": {[]string{"sessions", "import", "--home", t.TempDir(), one, two}, 2},
 		"inspect":         {[]string{"inspect", one}, 1},
 		"compact":         {[]string{"compact", one, "--dry-run", "--budget", "1000", "--summarizer", "extractive"}, 1},

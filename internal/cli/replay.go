@@ -100,6 +100,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	fl.BoolVar(&f.workmem, "working-memory", true, "keep the working memory (seed 002) and send its context with the model calls once a compaction ran or a finding or plan exists; --working-memory=false replays without it")
 	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
 	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
+	addStoreFlag(fl, e)
 	return cmd
 }
 
@@ -127,7 +128,7 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 		if opts.Project, err = projectFlag(f.project); err != nil {
 			return err
 		}
-		st, err := openStore(e, f.home)
+		st, err := openSessions(e, f.home)
 		if err != nil {
 			return err
 		}

@@ -19,16 +19,21 @@ func newSessionsCmd(e *env) *cobra.Command {
 	var home string
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, check, import and remove stored sessions",
+		Short: "List, show, check, import, copy and remove stored sessions",
 		Long: `Sessions are stored as JSONL transcripts, one file per session, under
 <home>/projects/<escaped project path>/<id>.jsonl, in the format of Claude
 Code's session files. The store folder (--home) defaults to $AGENTCTX_HOME,
-else $XDG_DATA_HOME/agentctx, else ~/.local/share/agentctx.`,
+else $XDG_DATA_HOME/agentctx, else ~/.local/share/agentctx.
+
+--store URL (or $AGENTCTX_STORE) names another store: sqlite:PATH, one SQLite
+database holding every session (sqlite: alone: <home>/sessions.db), or
+jsonl:DIR. 'sessions copy' moves sessions between stores; check works on
+JSONL stores only.`,
 		Args: unknownCommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	addHomeFlag(cmd, &home)
-	cmd.AddCommand(newListCmd(e, &home), newShowCmd(e, &home), newRmCmd(e, &home), newCheckCmd(e, &home), newImportCmd(e, &home))
+	addHomeFlag(cmd, e, &home)
+	cmd.AddCommand(newListCmd(e, &home), newShowCmd(e, &home), newRmCmd(e, &home), newCheckCmd(e, &home), newImportCmd(e, &home), newCopyCmd(e, &home))
 	return cmd
 }
 
@@ -70,7 +75,7 @@ func runList(ctx context.Context, e *env, home string, f listFlags) (err error) 
 			return err
 		}
 	}
-	st, err := openStore(e, home)
+	st, err := openSessions(e, home)
 	if err != nil {
 		return err
 	}
@@ -127,7 +132,7 @@ process is writing (an agent still running) is not removed: rm fails with
 exit status 1 and says so.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			st, err := openStore(e, *home)
+			st, err := openSessions(e, *home)
 			if err != nil {
 				return err
 			}
@@ -175,7 +180,7 @@ note of what was left out (--full prints them whole).`,
   agentctx sessions show 0192f3c4-… --full | less`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			st, err := openStore(e, *home)
+			st, err := openSessions(e, *home)
 			if err != nil {
 				return err
 			}

@@ -11,32 +11,77 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/session/sqlitestore"
+	"github.com/agentctx/agentctx/session/storeurl"
 )
 
 // homeHelp documents --home and AGENTCTX_HOME for every command that opens
 // the session store.
 const homeHelp = "session store folder (default $AGENTCTX_HOME, else $XDG_DATA_HOME/agentctx, else ~/.local/share/agentctx)"
 
-// addHomeFlag adds --home to cmd's persistent flags.
-func addHomeFlag(cmd *cobra.Command, home *string) {
+// storeHelp documents --store and AGENTCTX_STORE.
+const storeHelp = "session store URL: jsonl:DIR, sqlite:PATH (sqlite: alone: sessions.db in the --home folder) or a folder (default $AGENTCTX_STORE, else JSONL files in the --home folder)"
+
+// storeEnv is the environment variable that names the session store when
+// --store is not given.
+const storeEnv = "AGENTCTX_STORE"
+
+// addHomeFlag adds --home and --store to cmd's persistent flags; --store
+// sets e.store, its default $AGENTCTX_STORE.
+func addHomeFlag(cmd *cobra.Command, e *env, home *string) {
 	cmd.PersistentFlags().StringVar(home, "home", "", homeHelp)
+	addStoreFlag(cmd.PersistentFlags(), e)
 }
 
-// openStore opens the JSONL session store at home (default
-// jsonlstore.DefaultRoot). The caller closes it.
+// addStoreFlag adds --store to fs, setting e.store.
+func addStoreFlag(fs *pflag.FlagSet, e *env) {
+	fs.StringVar(&e.store, "store", os.Getenv(storeEnv), storeHelp)
+}
+
+// openSessions opens the session store e.store names (storeurl), its
+// default locations in home (default jsonlstore.DefaultRoot): with no
+// --store, the JSONL store at home, as agentctx has always kept
+// sessions. The caller closes it.
+func openSessions(e *env, home string) (session.Store, error) {
+	return storeurl.Open(e.store, storeurl.Options{Home: home, Logger: e.logger, Version: "agentctx"})
+}
+
+// openStore opens the JSONL session store for the commands that work on
+// its files (check, compact): the store of openSessions, which must be a
+// JSONL one. The caller closes it.
 func openStore(e *env, home string) (*jsonlstore.Store, error) {
-	st, err := jsonlstore.Open(jsonlstore.Options{Root: home, Logger: e.logger, Version: "agentctx"})
+	st, err := openSessions(e, home)
 	if err != nil {
 		return nil, err
 	}
-	return st, nil
+	js, ok := st.(*jsonlstore.Store)
+	if !ok {
+		_ = st.Close()
+		return nil, fmt.Errorf("this command works on JSONL session files; --store %s is not a JSONL store (copy the session with 'agentctx sessions copy --from %s --to jsonl:DIR' and run it there)", e.store, e.store)
+	}
+	return js, nil
+}
+
+// dataDir returns the folder of st's data, where agentctx keeps files
+// beside the sessions (the chat history): a JSONL store's root, an SQLite
+// database's folder, else the default data folder ("" when unknown).
+func dataDir(st session.Store) string {
+	switch st := st.(type) {
+	case *jsonlstore.Store:
+		return st.Root()
+	case *sqlitestore.Store:
+		return filepath.Dir(st.Path())
+	}
+	d, _ := jsonlstore.DefaultRoot()
+	return d
 }
 
 // closeStore closes st and reports a failure that no other error hides.
-func closeStore(st *jsonlstore.Store, err *error) {
+func closeStore(st session.Store, err *error) {
 	if cerr := st.Close(); cerr != nil && *err == nil {
 		*err = cerr
 	}

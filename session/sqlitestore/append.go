@@ -1,0 +1,190 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"iter"
+	"slices"
+	"time"
+
+	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/session/jsonlstore"
+)
+
+// Append writes entries at the end of session id in one transaction and
+// returns them as stored (with the byte Offset each line has in the
+// session's JSONL form); see [session.Store.Append]. Each entry is
+// filled and encoded by session.EncodeAppend, as package jsonlstore does,
+// and its line stored byte for byte. The first write to a session takes
+// its lease and keeps it (renewed) until Close or Delete.
+//
+// Durability follows Options.Sync: the commit returns once the
+// transaction is in the write-ahead log (in the page cache), or on disk
+// for a FULL commit. Errors: session.ErrInvalidID, session.ErrNotFound,
+// session.ErrInvalidEntry (nothing written), session.ErrSessionBusy,
+// session.ErrClosed, ctx.Err() (checked before writing), database
+// errors.
+func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry) ([]session.Entry, error) {
+	if err := session.ValidateID(id); err != nil {
+		return nil, fmt.Errorf("sqlitestore: append: %w", err)
+	}
+	for i := range entries {
+		if err := session.CheckAppend(id, &entries[i]); err != nil {
+			return nil, fmt.Errorf("sqlitestore: append %s: entry %d: %w", id, i, err)
+		}
+	}
+	if err := s.check(ctx, "append", id); err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		if _, err := get(ctx, s.rdb, id); err != nil {
+			return nil, fmt.Errorf("sqlitestore: append %s: %w", id, err)
+		}
+		return nil, nil
+	}
+	full := false
+	if s.opts.Sync == jsonlstore.SyncTurn {
+		for i := range entries {
+			full = full || entries[i].IsBoundary() || session.EndsTurn(&entries[i])
+		}
+	}
+	var out []session.Entry
+	err := s.leased(ctx, id, full, func(tx *sql.Tx, st *state) error {
+		out = slices.Clone(entries)
+		w, err := newWriter(ctx, tx, id, st, s.now(), s.opts.Version)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		for i := range out {
+			if err := w.add(&out[i]); err != nil {
+				return fmt.Errorf("entry %d: %w", i, err)
+			}
+		}
+		return w.finish()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: append %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// writer inserts a session's entries in a write transaction and keeps
+// its row's state.
+type writer struct {
+	ctx  context.Context
+	tx   *sql.Tx
+	ins  *sql.Stmt
+	id   string
+	st   *state
+	now  time.Time
+	vers string
+}
+
+func newWriter(ctx context.Context, tx *sql.Tx, id string, st *state, now time.Time, version string) (*writer, error) {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO entries (session_id, seq, off, uuid, type, boundary, line) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	return &writer{ctx: ctx, tx: tx, ins: ins, id: id, st: st, now: now.UTC().Truncate(time.Millisecond), vers: version}, nil
+}
+
+func (w *writer) close() { _ = w.ins.Close() }
+
+// add fills and encodes e and inserts its row.
+func (w *writer) add(e *session.Entry) error {
+	st := w.st
+	line, err := session.EncodeAppend(e, session.AppendContext{ID: w.id, Prev: st.lastUUID, Now: w.now, Session: &st.sess, Version: w.vers})
+	if err != nil {
+		return err
+	}
+	e.Offset = st.size
+	e.Line = st.sess.Entries + 1
+	if _, err := w.ins.ExecContext(w.ctx, w.id, st.sess.Entries, st.size, e.UUID, e.Type, e.IsBoundary(), line); err != nil {
+		return err
+	}
+	st.sess.Observe(*e)
+	st.size += int64(len(line)) + 1
+	if e.UUID != "" && !e.IsSidechain {
+		st.lastUUID = e.UUID
+	}
+	return nil
+}
+
+// finish stores the session's row as the entries left it.
+func (w *writer) finish() error {
+	ss := &w.st.sess
+	_, err := w.tx.ExecContext(w.ctx, `UPDATE sessions SET title = ?, last_activity = ?, model = ?, entries = ?, messages = ?,
+		prompt_tokens = ?, compactions = ?, size = ?, last_uuid = ? WHERE id = ?`,
+		ss.Title, nanos(ss.LastActivity), ss.Model, ss.Entries, ss.Messages, ss.PromptTokens, ss.Compactions,
+		w.st.size, w.st.lastUUID, w.id)
+	return err
+}
+
+// Import creates session in with all its entries in one transaction, so
+// that a crash or a kill part-way leaves no session at all; see
+// [session.Importer]. entries yields the entries in order; a non-nil
+// error stops the import, nothing is stored and the error is returned.
+// Each entry is filled and encoded as Append does; the metadata is as
+// Create stores it. The session is not leased afterwards. The
+// transaction holds SQLite's write lock while entries are read: other
+// writers of the file wait (busy_timeout) meanwhile.
+//
+// Errors: session.ErrInvalidID, session.ErrExists (nothing was changed),
+// session.ErrInvalidEntry (naming the entry's index), session.ErrClosed,
+// ctx.Err(), entries' error, database errors.
+func (s *Store) Import(ctx context.Context, in session.Session, entries iter.Seq2[session.Entry, error]) (session.Session, error) {
+	id := in.ID
+	if id == "" {
+		id = session.NewID()
+	}
+	if err := s.check(ctx, "import", id); err != nil {
+		return session.Session{}, err
+	}
+	fail := func(err error) (session.Session, error) {
+		return session.Session{}, fmt.Errorf("sqlitestore: import %s: %w", id, err)
+	}
+	sess, err := s.newSession(id, in)
+	if err != nil {
+		return fail(err)
+	}
+	st := &state{sess: sess}
+	full := s.opts.Sync != jsonlstore.SyncNever
+	err = s.write(ctx, full, func(tx *sql.Tx) error {
+		if err := insertSession(ctx, tx, sess); err != nil {
+			return err
+		}
+		w, err := newWriter(ctx, tx, id, st, s.now(), s.opts.Version)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		n := 0
+		for e, err := range entries {
+			if err != nil {
+				return err
+			}
+			if n%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if err := session.CheckAppend(id, &e); err != nil {
+				return fmt.Errorf("entry %d: %w", n, err)
+			}
+			if err := w.add(&e); err != nil {
+				return fmt.Errorf("entry %d: %w", n, err)
+			}
+			n++
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return w.finish()
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return cloneSession(st.sess), nil
+}

@@ -1,0 +1,185 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/session/jsonlstore"
+)
+
+// lockRetry is how often a write waiting for a lease (Options.LockTimeout)
+// tries again.
+const lockRetry = 10 * time.Millisecond
+
+// state is a session's row as a write transaction reads it.
+type state struct {
+	sess     session.Session
+	size     int64  // bytes of the JSONL form
+	lastUUID string // the next entry's parent
+}
+
+// expiry returns the lease expiry of a lease taken or renewed now, in
+// Unix milliseconds.
+func (s *Store) expiry() int64 { return time.Now().Add(s.ttl).UnixMilli() }
+
+// write runs fn in an immediate transaction on the write connection and
+// commits it; full commits with synchronous=FULL. ctx is checked before
+// the transaction starts; the commit is not canceled by ctx. Errors:
+// ctx.Err(), session.ErrClosed, fn's error, database errors.
+func (s *Store) write(ctx context.Context, full bool, fn func(tx *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.wconn == nil || s.closed() {
+		return session.ErrClosed
+	}
+	return s.writeLocked(ctx, full, fn)
+}
+
+// writeLocked is write with s.wmu held and the store open.
+func (s *Store) writeLocked(ctx context.Context, full bool, fn func(tx *sql.Tx) error) (err error) {
+	mode := "NORMAL"
+	if full || s.opts.Sync == jsonlstore.SyncAlways {
+		mode = "FULL"
+	}
+	if s.sync != mode {
+		if _, err := s.wconn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = "+mode); err != nil {
+			return err
+		}
+		s.sync = mode
+	}
+	tx, err := s.wconn.BeginTx(context.WithoutCancel(ctx), nil)
+	if err != nil {
+		return dbError(err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return dbError(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return dbError(err)
+	}
+	s.unsynced = mode != "FULL"
+	return nil
+}
+
+// leased runs fn in a write transaction that holds session id's lease:
+// it takes the lease when it is free or expired, renews it when this
+// Store holds it, and fails with session.ErrSessionBusy when another
+// Store does, after waiting up to Options.LockTimeout. The lease is
+// kept after the transaction, until Close or Delete. Errors:
+// session.ErrNotFound, session.ErrSessionBusy, those of write.
+func (s *Store) leased(ctx context.Context, id string, full bool, fn func(tx *sql.Tx, st *state) error) error {
+	deadline := time.Now().Add(s.opts.LockTimeout)
+	for {
+		err := s.write(ctx, full, func(tx *sql.Tx) error {
+			st, err := s.takeLease(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			return fn(tx, st)
+		})
+		wait := time.Until(deadline)
+		if !errors.Is(err, session.ErrSessionBusy) || wait <= 0 {
+			return err
+		}
+		t := time.NewTimer(min(lockRetry, wait))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// takeLease reads session id's row in tx and takes or renews its lease
+// (s.wmu held). Errors: session.ErrNotFound, session.ErrSessionBusy.
+func (s *Store) takeLease(ctx context.Context, tx *sql.Tx, id string) (*state, error) {
+	var (
+		st      state
+		owner   sql.NullString
+		expires int64
+	)
+	r := tx.QueryRowContext(ctx, `SELECT `+sessionCols+`, size, last_uuid, lease_owner, lease_expires FROM sessions WHERE id = ?`, id)
+	sess, err := scanSession(scanTail{r, []any{&st.size, &st.lastUUID, &owner, &expires}})
+	if errors.Is(err, sql.ErrNoRows) {
+		delete(s.held, id)
+		return nil, session.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	st.sess = sess
+	if owner.Valid && owner.String != s.owner && expires > time.Now().UnixMilli() {
+		delete(s.held, id) // lost to another writer after it expired
+		return nil, fmt.Errorf("%w (its lease expires in %v unless renewed)", session.ErrSessionBusy,
+			time.Until(time.UnixMilli(expires)).Round(time.Millisecond))
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET lease_owner = ?, lease_expires = ? WHERE id = ?`, s.owner, s.expiry(), id); err != nil {
+		return nil, err
+	}
+	s.held[id] = true
+	return &st, nil
+}
+
+// scanTail scans the columns of sessionCols and then extra ones.
+type scanTail struct {
+	r     row
+	extra []any
+}
+
+// Scan implements row: dest (sessionCols') then t.extra.
+func (t scanTail) Scan(dest ...any) error {
+	return t.r.Scan(append(dest, t.extra...)...)
+}
+
+// Lock takes session id's lease now, as the first Append would, and
+// keeps it as that Append would: until Close or Delete. It implements
+// [session.Locker]. Nothing is written but the lease. Errors:
+// session.ErrInvalidID, session.ErrNotFound, session.ErrSessionBusy
+// (after Options.LockTimeout), session.ErrClosed, ctx.Err().
+func (s *Store) Lock(ctx context.Context, id string) error {
+	if err := s.check(ctx, "lock", id); err != nil {
+		return err
+	}
+	if err := s.leased(ctx, id, false, func(*sql.Tx, *state) error { return nil }); err != nil {
+		return fmt.Errorf("sqlitestore: lock %s: %w", id, err)
+	}
+	return nil
+}
+
+// renew renews this Store's leases every third of their lifetime until
+// Close. A failed renewal is logged; the next write notices a lease
+// lost meanwhile (session.ErrSessionBusy).
+func (s *Store) renew() {
+	defer close(s.renewDone)
+	t := time.NewTicker(s.ttl / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.closing:
+			return
+		case <-t.C:
+		}
+		s.wmu.Lock()
+		if len(s.held) > 0 && s.wconn != nil {
+			was := s.unsynced // a renewal needs no fsync of its own
+			err := s.writeLocked(context.Background(), false, func(tx *sql.Tx) error {
+				_, err := tx.Exec(`UPDATE sessions SET lease_expires = ? WHERE lease_owner = ?`, s.expiry(), s.owner)
+				return err
+			})
+			s.unsynced = was
+			if err != nil {
+				s.log.Warn("sqlitestore: renewing leases", "file", s.path, "err", err)
+			}
+		}
+		s.wmu.Unlock()
+	}
+}

@@ -1,0 +1,82 @@
+package sqlitestore
+
+import (
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/agentctx/agentctx/session/jsonlstore"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultLeaseTTL is how long a session's writer lease lasts unless
+	// renewed: a crashed writer's sessions can be written by another
+	// process this long after its last renewal. A live Store renews its
+	// leases every third of it.
+	DefaultLeaseTTL = 15 * time.Second
+	// DefaultBusyTimeout is how long a statement waits for SQLite's
+	// database lock held by another connection or process (PRAGMA
+	// busy_timeout). Writes hold that lock for one transaction, not for
+	// a session's lifetime.
+	DefaultBusyTimeout = 10 * time.Second
+	// FileName is the database's file name under the data folder
+	// ([DefaultPath]).
+	FileName = "sessions.db"
+)
+
+// Options configures a [Store]. The zero value is usable: the default
+// path, fsync at turn ends, no waiting for leases.
+type Options struct {
+	// Path is the database file. Optional. Defaults to [DefaultPath]. It
+	// and its folder (0700) are created when missing; the file is
+	// created 0600.
+	Path string
+	// Sync is the fsync policy, as in package jsonlstore. SyncTurn (the
+	// default) runs SQLite with synchronous=NORMAL and commits the
+	// appends that end a turn or hold a compact boundary, and Store.Sync
+	// and Close, with synchronous=FULL; SyncAlways commits every append
+	// with FULL; SyncNever never asks for FULL on its own. In WAL mode a
+	// commit under NORMAL is in the operating system's page cache when
+	// Append returns, so a killed process loses nothing acknowledged
+	// under any policy; FULL adds protection against an
+	// operating-system crash or power loss. Optional.
+	Sync jsonlstore.SyncPolicy
+	// LockTimeout is how long a write (Append, Update, Delete, Lock)
+	// waits for a session's lease held by another Store or process.
+	// Optional. Defaults to 0: fail at once with session.ErrSessionBusy.
+	// Negative values count as 0.
+	LockTimeout time.Duration
+	// LeaseTTL is how long a writer lease lasts without renewal.
+	// Optional. Defaults to [DefaultLeaseTTL]; values under 100ms count
+	// as 100ms.
+	LeaseTTL time.Duration
+	// BusyTimeout is SQLite's busy_timeout. Optional. Defaults to
+	// [DefaultBusyTimeout].
+	BusyTimeout time.Duration
+	// Version is written as every entry's "version" field when the entry
+	// has none. Optional. Defaults to "" (no version field).
+	Version string
+	// Logger receives diagnostics: a lease renewal that failed. Optional.
+	// Defaults to discarding them.
+	Logger *slog.Logger
+	// GitBranch returns the git branch of a project folder, called once by
+	// Create. Optional. Defaults to jsonlstore.DetectGitBranch.
+	GitBranch func(dir string) string
+	// Now returns the current time, for entry timestamps and session
+	// times (not for leases, which use the clock). Optional. Defaults to
+	// time.Now.
+	Now func() time.Time
+}
+
+// DefaultPath returns the default database file: [FileName] in the data
+// folder that jsonlstore.DefaultRoot names ($AGENTCTX_HOME, else
+// $XDG_DATA_HOME/agentctx, else ~/.local/share/agentctx). Errors: those
+// of DefaultRoot.
+func DefaultPath() (string, error) {
+	root, err := jsonlstore.DefaultRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, FileName), nil
+}
