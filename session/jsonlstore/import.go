@@ -85,10 +85,10 @@ func (s *Store) Import(ctx context.Context, in session.Session, entries iter.Seq
 				return fail(err)
 			}
 		}
-		if err := checkEntry(id, &e); err != nil {
+		if err := session.CheckEntry(id, &e); err != nil {
 			return fail(fmt.Errorf("entry %d: %w", n, err))
 		}
-		line, err := s.encode(&e, id, idx.LastUUID, now, &idx.Session)
+		line, err := session.EncodeEntry(&e, &idx.Session, idx.LastUUID, now, s.opts.Version)
 		if err != nil {
 			return fail(fmt.Errorf("entry %d: %w", n, err))
 		}

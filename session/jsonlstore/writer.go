@@ -256,19 +256,6 @@ func (s *Store) flushSidecarLogged(h *handle) {
 	}
 }
 
-// checkEntry validates an entry given to Append for session id.
-func checkEntry(id string, e *session.Entry) error {
-	switch {
-	case e.Type == "":
-		return fmt.Errorf("%w: no type", session.ErrInvalidEntry)
-	case e.SessionID != "" && e.SessionID != id:
-		return fmt.Errorf("%w: session id %q", session.ErrInvalidEntry, e.SessionID)
-	case e.IsBoundary() && e.CompactMetadata == nil:
-		return fmt.Errorf("%w: compact boundary without compactMetadata", session.ErrInvalidEntry)
-	}
-	return nil
-}
-
 // Append writes entries at the end of session id in one write(2) on the
 // file opened with O_APPEND, and returns them as stored (with their byte
 // Offset); see [session.Store.Append]. The first write to a session takes
@@ -297,7 +284,7 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 		return nil, fmt.Errorf("jsonlstore: append: %w", err)
 	}
 	for i := range entries {
-		if err := checkEntry(id, &entries[i]); err != nil {
+		if err := session.CheckEntry(id, &entries[i]); err != nil {
 			return nil, fmt.Errorf("jsonlstore: append %s: entry %d: %w", id, i, err)
 		}
 	}
@@ -324,16 +311,14 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 	}
 	for i := range out {
 		e := &out[i]
-		line, err := s.encode(e, id, prev, now, sess)
+		line, err := session.EncodeEntry(e, sess, prev, now, s.opts.Version)
 		if err != nil {
 			return nil, fmt.Errorf("jsonlstore: append %s: entry %d: %w", id, i, err)
 		}
 		offsets[i] = w.size + int64(buf.Len())
 		buf.Write(line)
 		buf.WriteByte('\n')
-		if e.UUID != "" && !e.IsSidechain {
-			prev = e.UUID
-		}
+		prev = session.ChainUUID(e, prev)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("jsonlstore: append %s: %w", id, err)
@@ -376,69 +361,6 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 		s.flushSidecarLogged(h)
 	}
 	return out, serr
-}
-
-// encode fills e's empty fields (see fill) when it is ours or built in
-// memory, and returns its line (without the newline); e.Raw becomes the
-// line when the entry had to be re-encoded.
-func (s *Store) encode(e *session.Entry, id, prev string, now time.Time, sess *session.Session) ([]byte, error) {
-	if e.Known() || len(e.Raw) == 0 {
-		fill(e, id, prev, now, sess, s.opts.Version)
-	}
-	line, err := session.MarshalLine(*e)
-	if err != nil {
-		return nil, err
-	}
-	if len(e.Raw) > 0 && !bytes.Equal(line, e.Raw) {
-		e.Raw = line // re-encoded: Raw is what the file holds
-	}
-	return line, nil
-}
-
-// fill sets e's empty fields for session id; prev is the uuid of the
-// entry before it. An entry read from a file (with Raw) gets only its
-// identity, time and parent filled: the fields that describe who wrote it
-// (cwd, gitBranch, version) stay as they were, so that a line that needs
-// nothing filled is written back byte for byte (session.MarshalLine).
-func fill(e *session.Entry, id, prev string, now time.Time, sess *session.Session, version string) {
-	if e.UUID == "" {
-		e.UUID = session.NewID()
-	}
-	if e.SessionID == "" {
-		e.SessionID = id
-	}
-	if e.Timestamp.IsZero() {
-		e.Timestamp = now
-	} else if len(e.Raw) == 0 {
-		e.Timestamp = e.Timestamp.UTC().Truncate(time.Millisecond)
-	}
-	if len(e.Raw) == 0 {
-		if e.CWD == "" {
-			e.CWD = sess.Project
-		}
-		if e.GitBranch == "" {
-			e.GitBranch = sess.GitBranch
-		}
-		if e.Version == "" {
-			e.Version = version
-		}
-	}
-	switch {
-	case e.IsBoundary():
-		if e.LogicalParentUUID == "" {
-			e.LogicalParentUUID = cmpOr(e.ParentUUID, prev)
-		}
-		e.ParentUUID = ""
-	case e.ParentUUID == "" && !e.IsSidechain:
-		e.ParentUUID = prev
-	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // endsTurn reports whether e is an assistant message without tool calls:
