@@ -134,6 +134,7 @@ func (s *Store) insert(ctx context.Context, tx pgx.Tx, id string, b *batch) erro
 // and with lease takes or renews this Store's lease.
 func (s *Store) saveRow(ctx context.Context, tx pgx.Tx, r *row, lease bool) error {
 	sess := &r.sess
+	sess.Title, sess.Model = pgText(sess.Title), pgText(sess.Model)
 	query := `UPDATE {s}.sessions SET title = $3, last_activity = $4, model = $5, entry_count = $6, message_count = $7,
 		prompt_tokens = $8, compactions = $9, size = $10, last_uuid = $11`
 	args := []any{s.tenant, sess.ID, sess.Title, sess.LastActivity, sess.Model, sess.Entries, sess.Messages,

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -294,6 +295,7 @@ func (s *Store) newSession(id string, in session.Session) (session.Session, erro
 	if len(sess.Metadata) == 0 {
 		sess.Metadata = nil
 	}
+	pgSafe(&sess)
 	return sess, nil
 }
 
@@ -376,6 +378,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*session.Session)
 		if len(view.Metadata) == 0 {
 			view.Metadata = nil
 		}
+		pgSafe(&view)
 		_, err := tx.Exec(ctx, s.c.q(`UPDATE {s}.sessions SET title = $3, model = $4, metadata = $5,
 			lease_owner = $6, lease_expires = clock_timestamp() + $7 * interval '1 microsecond' WHERE tenant = $1 AND id = $2`),
 			s.tenant, id, view.Title, view.Model, metadataArg(view.Metadata), s.c.owner, s.c.ttl.Microseconds())
@@ -582,4 +585,28 @@ func isUniqueViolation(err error) bool {
 func cloneSession(s session.Session) session.Session {
 	s.Metadata = maps.Clone(s.Metadata)
 	return s
+}
+
+// pgText returns s as a PostgreSQL text value can hold it: a NUL (which
+// text refuses) and invalid UTF-8 become U+FFFD. Entry lines never pass
+// through it (they are bytea); only metadata strings do.
+func pgText(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// pgSafe makes sess's strings storable (pgText), Metadata's keys and
+// values included.
+func pgSafe(sess *session.Session) {
+	for _, p := range []*string{&sess.Project, &sess.Title, &sess.GitBranch, &sess.Model, &sess.Origin} {
+		*p = pgText(*p)
+	}
+	for k, v := range sess.Metadata {
+		if k2, v2 := pgText(k), pgText(v); k2 != k || v2 != v {
+			delete(sess.Metadata, k)
+			sess.Metadata[k2] = v2
+		}
+	}
 }

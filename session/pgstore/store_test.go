@@ -1,0 +1,125 @@
+package pgstore_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/agentctx/agentctx/session"
+)
+
+// TestTenants: a tenant sees only its own sessions; the same id can
+// exist once per tenant; a lease in one tenant does not block another.
+func TestTenants(t *testing.T) {
+	t.Parallel()
+	root := openFresh(t)
+	a, err := root.WithTenant("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := root.WithTenant("bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	sa := newSession(t, a)
+	mustAppend(t, a, sa.ID, userMsg(t, "alice's secret"))
+	if _, err := b.Get(ctx, sa.ID); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("Get of another tenant's session: %v, want ErrNotFound", err)
+	}
+	if _, err := b.Load(ctx, sa.ID, session.LoadOptions{All: true}); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("Load of another tenant's session: %v, want ErrNotFound", err)
+	}
+	if _, err := b.Append(ctx, sa.ID, userMsg(t, "x")); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("Append to another tenant's session: %v, want ErrNotFound", err)
+	}
+	if err := b.Delete(ctx, sa.ID); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("Delete of another tenant's session: %v, want ErrNotFound", err)
+	}
+	if _, err := b.Export(ctx, sa.ID, &bytes.Buffer{}); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("Export of another tenant's session: %v, want ErrNotFound", err)
+	}
+	if ss, err := b.List(ctx, session.ListOptions{}); err != nil || len(ss) != 0 {
+		t.Errorf("List of bob = %v, %v; want none", ss, err)
+	}
+	if ss, err := root.List(ctx, session.ListOptions{}); err != nil || len(ss) != 0 {
+		t.Errorf("List of the default tenant = %v, %v; want none", ss, err)
+	}
+	// The same id in bob's tenant is another session.
+	if _, err := b.Create(ctx, session.Session{ID: sa.ID, Project: t.TempDir()}); err != nil {
+		t.Fatalf("Create of the same id in another tenant: %v", err)
+	}
+	mustAppend(t, b, sa.ID, userMsg(t, "bob's"))
+	if got := mustLoad(t, a, sa.ID, true); len(got.Entries) != 1 {
+		t.Errorf("alice's session has %d entries after bob's append, want 1", len(got.Entries))
+	}
+	// Closing a view ends it only, and releases its tenant's leases.
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Get(ctx, sa.ID); !errors.Is(err, session.ErrClosed) {
+		t.Errorf("Get on a closed view: %v, want ErrClosed", err)
+	}
+	mustAppend(t, a, sa.ID, assistantMsg(t, "alice goes on"))
+	// The root's Close ends every view.
+	if err := root.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Get(ctx, sa.ID); !errors.Is(err, session.ErrClosed) {
+		t.Errorf("Get on a view after the root's Close: %v, want ErrClosed", err)
+	}
+}
+
+// TestLinesJSONBCannotHold: lines that PostgreSQL's jsonb refuses (a
+// \u0000 escape, invalid UTF-8 in a foreign line) are stored and exported
+// byte for byte; a line that is not JSON is refused whole.
+func TestLinesJSONBCannotHold(t *testing.T) {
+	t.Parallel()
+	s := openFresh(t)
+	ctx := t.Context()
+	sess := newSession(t, s)
+	nul := userMsg(t, "a NUL \x00 in a tool's output")
+	foreign, err := session.DecodeLine([]byte(fmt.Sprintf(`{"type":"progress","uuid":"f1","sessionId":%q,"data":"bad `+"\xff"+` utf-8"}`, sess.ID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := mustAppend(t, s, sess.ID, nul, foreign)
+	var want bytes.Buffer
+	for _, e := range out {
+		line, err := session.MarshalLine(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Write(line)
+		want.WriteByte('\n')
+	}
+	if !bytes.Contains(want.Bytes(), []byte(`\u0000`)) || !bytes.Contains(want.Bytes(), []byte("\xff")) {
+		t.Fatalf("test lines lack what they test: %q", want.String())
+	}
+	var got bytes.Buffer
+	if _, err := s.Export(ctx, sess.ID, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Errorf("export:\n%q\nwant\n%q", got.String(), want.String())
+	}
+	var nulls int
+	if err := s.Pool().QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM %s.entries WHERE entry IS NULL", s.Schema())).Scan(&nulls); err != nil {
+		t.Fatal(err)
+	}
+	if nulls != 2 {
+		t.Errorf("%d rows without jsonb, want 2", nulls)
+	}
+	tr := mustLoad(t, s, sess.ID, true)
+	if len(tr.Entries) != 2 || string(tr.Entries[1].Raw) != string(foreign.Raw) {
+		t.Errorf("Load: %d entries, problems %v", len(tr.Entries), tr.Problems)
+	}
+	bad := session.Entry{Type: "progress", Raw: []byte(`{"type":"progress",`)}
+	if _, err := s.Append(ctx, sess.ID, userMsg(t, "ok"), bad); !errors.Is(err, session.ErrInvalidEntry) {
+		t.Errorf("Append of a line that is not JSON: %v, want ErrInvalidEntry", err)
+	}
+	if got := mustGet(t, s, sess.ID).Entries; got != 2 {
+		t.Errorf("%d entries after a refused batch, want 2", got)
+	}
+}
