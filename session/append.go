@@ -2,15 +2,19 @@ package session
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"time"
+
+	"github.com/agentctx/agentctx/chat"
 )
 
-// CheckEntry validates an entry given to [Store.Append] for session id,
-// before anything is written. Every store calls it, so that entries are
-// refused one way. Errors: [ErrInvalidEntry] saying why (no type, another
-// session's id, a compact boundary without compactMetadata).
-func CheckEntry(id string, e *Entry) error {
+// CheckAppend validates an entry given to [Store.Append] for session id:
+// it has a type, its session id is empty or id, and a compact boundary
+// has its metadata. Every store calls it on each entry of a batch before
+// writing any. It returns an error wrapping [ErrInvalidEntry] saying what
+// is wrong.
+func CheckAppend(id string, e *Entry) error {
 	switch {
 	case e.Type == "":
 		return fmt.Errorf("%w: no type", ErrInvalidEntry)
@@ -22,26 +26,43 @@ func CheckEntry(id string, e *Entry) error {
 	return nil
 }
 
-// EncodeEntry fills e's empty fields as [Store.Append] documents them and
-// returns e's transcript line (without the newline): the one place where
-// every store turns an appended entry into its line. sess is the
-// session's metadata (its Project and GitBranch fill CWD and GitBranch),
-// prev the uuid of the session's last entry (or the batch's previous
-// one), now the time of the append, version the store's program version
-// ("" for none).
+// AppendContext is what a store knows of a session when it encodes an
+// appended entry ([EncodeAppend]).
+type AppendContext struct {
+	// ID is the session id.
+	ID string
+	// Prev is the uuid of the entry before this one with a uuid, not a
+	// side chain; "" for the first.
+	Prev string
+	// Now is the time given to an entry without a timestamp, UTC, cut to
+	// milliseconds as on the wire.
+	Now time.Time
+	// Session is the session's metadata: Project and GitBranch fill an
+	// entry's cwd and gitBranch.
+	Session *Session
+	// Version fills an entry's version when empty ("" for none).
+	Version string
+}
+
+// EncodeAppend fills e's empty fields as [Store.Append] documents and
+// returns its line (without the newline), the bytes every store keeps
+// for the entry: a JSONL store writes them as a line, a database store
+// keeps them as the entry's row, so that a session moved between stores
+// stays byte for byte the same. e.Raw becomes the line when the entry
+// had to be re-encoded.
 //
-// An entry of a known type, or built in memory (no Raw), gets UUID (a
-// version 7 UUID), SessionID, Timestamp (now; a given one is cut to
-// milliseconds, as on the wire) and its parent filled, and when it has no
-// Raw also CWD, GitBranch and Version. A compact boundary gets a null
-// parent and LogicalParentUUID instead (Claude Code's form); a
-// side-chain entry's parent is left as given. A foreign entry with Raw
-// gets nothing filled and is written byte for byte ([MarshalLine]). When
-// the line differs from e.Raw, e.Raw becomes the line. Errors:
-// [ErrInvalidEntry] from MarshalLine.
-func EncodeEntry(e *Entry, sess *Session, prev string, now time.Time, version string) ([]byte, error) {
+// Filled when empty: UUID (a version 7 UUID), SessionID, Timestamp
+// (c.Now), CWD (the project), GitBranch, Version and ParentUUID (c.Prev).
+// A compact boundary gets a null parent and LogicalParentUUID instead
+// (Claude Code's form). A side-chain entry's parent is left as given. An
+// entry read from a file (with Raw) gets only UUID, SessionID, Timestamp
+// and its parent filled, and is written as Raw, byte for byte, when that
+// still describes it ([MarshalLine]); a foreign entry with Raw gets
+// nothing filled. Errors: those of MarshalLine, wrapping
+// [ErrInvalidEntry].
+func EncodeAppend(e *Entry, c AppendContext) ([]byte, error) {
 	if e.Known() || len(e.Raw) == 0 {
-		fillEntry(e, sess, prev, now, version)
+		fill(e, c)
 	}
 	line, err := MarshalLine(*e)
 	if err != nil {
@@ -53,53 +74,68 @@ func EncodeEntry(e *Entry, sess *Session, prev string, now time.Time, version st
 	return line, nil
 }
 
-// fillEntry sets e's empty fields for session sess; prev is the uuid of
-// the entry before it. An entry read from a file (with Raw) gets only its
-// identity, time and parent filled: the fields that describe who wrote it
-// (cwd, gitBranch, version) stay as they were, so that a line that needs
-// nothing filled is written back byte for byte (MarshalLine).
-func fillEntry(e *Entry, sess *Session, prev string, now time.Time, version string) {
+// fill sets e's empty fields (see EncodeAppend). An entry read from a
+// file (with Raw) gets only its identity, time and parent filled: the
+// fields that describe who wrote it (cwd, gitBranch, version) stay as
+// they were, so that a line that needs nothing filled is written back
+// byte for byte (MarshalLine).
+func fill(e *Entry, c AppendContext) {
 	if e.UUID == "" {
 		e.UUID = NewID()
 	}
 	if e.SessionID == "" {
-		e.SessionID = sess.ID
+		e.SessionID = c.ID
 	}
 	if e.Timestamp.IsZero() {
-		e.Timestamp = now
+		e.Timestamp = c.Now
 	} else if len(e.Raw) == 0 {
 		e.Timestamp = e.Timestamp.UTC().Truncate(time.Millisecond)
 	}
 	if len(e.Raw) == 0 {
-		if e.CWD == "" {
-			e.CWD = sess.Project
+		if e.CWD == "" && c.Session != nil {
+			e.CWD = c.Session.Project
 		}
-		if e.GitBranch == "" {
-			e.GitBranch = sess.GitBranch
+		if e.GitBranch == "" && c.Session != nil {
+			e.GitBranch = c.Session.GitBranch
 		}
 		if e.Version == "" {
-			e.Version = version
+			e.Version = c.Version
 		}
 	}
 	switch {
 	case e.IsBoundary():
 		if e.LogicalParentUUID == "" {
-			e.LogicalParentUUID = e.ParentUUID
-			if e.LogicalParentUUID == "" {
-				e.LogicalParentUUID = prev
-			}
+			e.LogicalParentUUID = cmp.Or(e.ParentUUID, c.Prev)
 		}
 		e.ParentUUID = ""
 	case e.ParentUUID == "" && !e.IsSidechain:
-		e.ParentUUID = prev
+		e.ParentUUID = c.Prev
 	}
 }
 
-// ChainUUID returns the uuid an entry after e takes as its parent: e's
-// own when it has one and is not a side-chain entry, else prev.
-func ChainUUID(e *Entry, prev string) string {
-	if e.UUID != "" && !e.IsSidechain {
-		return e.UUID
+// EndsTurn reports whether e is an assistant message without tool calls:
+// the model is done and the turn ends, which is when a store's "turn"
+// sync policy calls fsync. Both message forms are read
+// ([Entry.Messages]); a message that does not contain "tool_call" or
+// "tool_use" is not decoded.
+func EndsTurn(e *Entry) bool {
+	if e.Type != TypeAssistant || len(e.Message) == 0 {
+		return false
 	}
-	return prev
+	// Fast path: a message without either word holds no tool call.
+	if !bytes.Contains(e.Message, []byte(`"tool_call"`)) && !bytes.Contains(e.Message, []byte(`"tool_use"`)) {
+		return true
+	}
+	msgs, err := e.Messages()
+	if err != nil || len(msgs) == 0 {
+		return false
+	}
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if _, ok := p.(chat.ToolCall); ok {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -85,10 +85,10 @@ func (s *Store) Import(ctx context.Context, in session.Session, entries iter.Seq
 				return fail(err)
 			}
 		}
-		if err := session.CheckEntry(id, &e); err != nil {
+		if err := session.CheckAppend(id, &e); err != nil {
 			return fail(fmt.Errorf("entry %d: %w", n, err))
 		}
-		line, err := session.EncodeEntry(&e, &idx.Session, idx.LastUUID, now, s.opts.Version)
+		line, err := session.EncodeAppend(&e, session.AppendContext{ID: id, Prev: idx.LastUUID, Now: now, Session: &idx.Session, Version: s.opts.Version})
 		if err != nil {
 			return fail(fmt.Errorf("entry %d: %w", n, err))
 		}

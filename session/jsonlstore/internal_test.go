@@ -67,8 +67,8 @@ func TestEndsTurn(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			if got := endsTurn(&c.e); got != c.want {
-				t.Errorf("endsTurn = %v, want %v", got, c.want)
+			if got := session.EndsTurn(&c.e); got != c.want {
+				t.Errorf("EndsTurn = %v, want %v", got, c.want)
 			}
 		})
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -284,7 +283,7 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 		return nil, fmt.Errorf("jsonlstore: append: %w", err)
 	}
 	for i := range entries {
-		if err := session.CheckEntry(id, &entries[i]); err != nil {
+		if err := session.CheckAppend(id, &entries[i]); err != nil {
 			return nil, fmt.Errorf("jsonlstore: append %s: entry %d: %w", id, i, err)
 		}
 	}
@@ -311,14 +310,16 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 	}
 	for i := range out {
 		e := &out[i]
-		line, err := session.EncodeEntry(e, sess, prev, now, s.opts.Version)
+		line, err := session.EncodeAppend(e, session.AppendContext{ID: id, Prev: prev, Now: now, Session: sess, Version: s.opts.Version})
 		if err != nil {
 			return nil, fmt.Errorf("jsonlstore: append %s: entry %d: %w", id, i, err)
 		}
 		offsets[i] = w.size + int64(buf.Len())
 		buf.Write(line)
 		buf.WriteByte('\n')
-		prev = session.ChainUUID(e, prev)
+		if e.UUID != "" && !e.IsSidechain {
+			prev = e.UUID
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("jsonlstore: append %s: %w", id, err)
@@ -347,7 +348,7 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 			boundary = true
 			w.idx.Boundaries = append(w.idx.Boundaries, offsets[i])
 		}
-		turn = turn || s.opts.Sync == SyncTurn && endsTurn(&out[i])
+		turn = turn || s.opts.Sync == SyncTurn && session.EndsTurn(&out[i])
 	}
 	w.unsynced = true
 	w.pending++
@@ -361,32 +362,6 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 		s.flushSidecarLogged(h)
 	}
 	return out, serr
-}
-
-// endsTurn reports whether e is an assistant message without tool calls:
-// the model is done and the turn ends. Both message forms are read
-// (session.Entry.Messages); a message that does not contain "tool_call"
-// or "tool_use" is not decoded.
-func endsTurn(e *session.Entry) bool {
-	if e.Type != session.TypeAssistant || len(e.Message) == 0 {
-		return false
-	}
-	// Fast path: a message without either word holds no tool call.
-	if !bytes.Contains(e.Message, []byte(`"tool_call"`)) && !bytes.Contains(e.Message, []byte(`"tool_use"`)) {
-		return true
-	}
-	msgs, err := e.Messages()
-	if err != nil || len(msgs) == 0 {
-		return false
-	}
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			if _, ok := p.(chat.ToolCall); ok {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // tailChunk is how much lastEntry reads backwards at a time, in bytes.

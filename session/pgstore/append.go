@@ -24,7 +24,7 @@ import (
 // Store's lease, inserts one row per entry and updates the metadata; it
 // commits before Append returns, so a server killed afterwards loses
 // nothing. Entries are filled as jsonlstore fills them
-// ([session.EncodeEntry]).
+// ([session.EncodeAppend]).
 //
 // Errors: session.ErrInvalidID, session.ErrNotFound,
 // session.ErrInvalidEntry (nothing written; also a line that is not
@@ -35,7 +35,7 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 		return nil, err
 	}
 	for i := range entries {
-		if err := session.CheckEntry(id, &entries[i]); err != nil {
+		if err := session.CheckAppend(id, &entries[i]); err != nil {
 			return nil, wrap("append", id, fmt.Errorf("entry %d: %w", i, err))
 		}
 	}
@@ -80,7 +80,7 @@ type batch struct {
 // to b and observes it in r (size, last uuid, metadata). e gets its
 // Offset and Line. Errors: session.ErrInvalidEntry.
 func (b *batch) add(e *session.Entry, r *row, now time.Time, version string) error {
-	line, err := session.EncodeEntry(e, &r.sess, r.lastUUID, now, version)
+	line, err := session.EncodeAppend(e, session.AppendContext{ID: r.sess.ID, Prev: r.lastUUID, Now: now, Session: &r.sess, Version: version})
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,9 @@ func (b *batch) add(e *session.Entry, r *row, now time.Time, version string) err
 	b.entry = append(b.entry, jsonbArg(line))
 	b.line = append(b.line, line)
 	r.size += int64(len(line)) + 1
-	r.lastUUID = session.ChainUUID(e, r.lastUUID)
+	if e.UUID != "" && !e.IsSidechain { // the next entry's parent
+		r.lastUUID = e.UUID
+	}
 	r.sess.Observe(*e)
 	return nil
 }
@@ -151,8 +153,9 @@ func (s *Store) saveRow(ctx context.Context, tx pgx.Tx, r *row, lease bool) erro
 const importBatch = 512
 
 // Import creates session in with all its entries in one transaction, so
-// that a crash or a kill part-way leaves no session at all; `agentctx
-// sessions import` and the copy between stores use it. entries yields the
+// that a crash or a kill part-way leaves no session at all; see
+// [session.Importer]: `agentctx sessions import` and [session.Copy] use
+// it. entries yields the
 // entries in file order; a non-nil error stops the import, nothing is
 // stored and the error is returned. Each entry is filled and stored as
 // Append does (a line read from a file is kept byte for byte), in
@@ -192,7 +195,7 @@ func (s *Store) Import(ctx context.Context, in session.Session, entries iter.Seq
 			if err != nil {
 				return errFn{err}
 			}
-			if err := session.CheckEntry(id, &e); err == nil {
+			if err := session.CheckAppend(id, &e); err == nil {
 				err = b.add(&e, &r, now, s.c.version)
 			} else {
 				return errFn{fmt.Errorf("entry %d: %w", n, err)}

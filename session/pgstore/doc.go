@@ -25,7 +25,7 @@
 // A session's entries are rows keyed by (tenant, session id, seq): seq is
 // the entry's line number and off its byte offset in the session's JSONL
 // form. line holds the exact bytes jsonlstore would write, so that
-// [Store.Export] is byte for byte a jsonlstore transcript (tested on every
+// [Store.WriteJSONL] is byte for byte a jsonlstore transcript (tested on every
 // real transcript); entry holds the same line as jsonb for queries
 // (jsonb normalizes key order and white space, so it cannot be the
 // truth), NULL for the rare line jsonb refuses (a \u0000 escape, invalid

@@ -38,7 +38,7 @@ func Example() {
 	got, _ := s.Get(ctx, sess.ID)
 	fmt.Println(len(tr.Entries), got.Title)
 	// The session as a JSONL transcript, byte for byte jsonlstore's.
-	_, _ = s.Export(ctx, sess.ID, os.Stdout)
+	_, _ = s.WriteJSONL(ctx, sess.ID, os.Stdout)
 }
 
 // The example needs a database, so it has no Output: go test compiles it

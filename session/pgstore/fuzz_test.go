@@ -13,7 +13,7 @@ import (
 // that parses as a postgres URL without the store's parameters.
 func FuzzParseURL(f *testing.F) {
 	for _, s := range []string{
-		"postgres://u@db:5432/agentctx?sslmode=disable&schema=fleet&lease_ttl=20s",
+		"postgres://u@db:5432/agentctx?sslmode=disable&schema=fleet&lease=20s",
 		"postgresql:///test?host=/var/run/postgresql&lock_timeout=1s",
 		"postgres://h/db?schema=Bad", "sqlite:/x", "postgres://%zz", "",
 	} {

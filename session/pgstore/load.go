@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"iter"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -154,13 +157,65 @@ func incompleteAt(ps []session.Problem, offset int64) bool {
 	return false
 }
 
-// Export writes session id as a JSONL transcript to w: every stored line
-// in order, each followed by a newline, byte for byte what jsonlstore's
-// file of the same appends holds. It reads one consistent snapshot and
-// streams it (memory does not grow with the session). It returns the
-// number of bytes written. Errors: session.ErrInvalidID,
-// session.ErrNotFound, session.ErrClosed, ctx.Err(), w's and SQL errors.
-func (s *Store) Export(ctx context.Context, id string, w io.Writer) (int64, error) {
+var (
+	_ session.Importer = (*Store)(nil)
+	_ session.Exporter = (*Store)(nil)
+)
+
+// Export returns session id's metadata and every stored line as an
+// entry, in stored order, each with Raw the line, Offset and Line; see
+// [session.Exporter] ([session.Copy] moves sessions between stores with
+// it). The rows are read when the sequence is iterated, in one
+// consistent snapshot, up to the entries the metadata counted when
+// Export was called (appends made meanwhile are left out), streamed
+// rather than held in memory. A stored line that does not decode (none
+// should) ends the iteration with an error naming its line and offset.
+// Errors: session.ErrInvalidID, session.ErrNotFound, session.ErrClosed,
+// ctx.Err(), SQL errors.
+func (s *Store) Export(ctx context.Context, id string) (session.Session, iter.Seq2[session.Entry, error], error) {
+	sess, err := s.Get(ctx, id)
+	if err != nil {
+		return session.Session{}, nil, err
+	}
+	upTo := int64(sess.Entries)
+	seq := func(yield func(session.Entry, error) bool) {
+		stopped := false
+		err := s.read(ctx, func(tx pgx.Tx) error {
+			return s.lines(ctx, tx, id, 1, func(seq, off int64, line []byte) error {
+				if seq > upTo {
+					return errStop
+				}
+				e, err := session.DecodeLine(line)
+				if err != nil {
+					return fmt.Errorf("line %d (byte %d): %w", seq, off, err)
+				}
+				e.Offset, e.Line = off, int(seq)
+				if !yield(e, nil) {
+					stopped = true
+					return errStop
+				}
+				return nil
+			})
+		})
+		if err != nil && !errors.Is(err, errStop) && !stopped {
+			yield(session.Entry{}, fail(ctx, "export", id, err))
+		}
+	}
+	return sess, seq, nil
+}
+
+// errStop ends the row loop of Export early.
+var errStop = errors.New("stop")
+
+// WriteJSONL writes session id as a JSONL transcript to w: every stored
+// line in order, each followed by a newline, byte for byte what
+// jsonlstore's file of the same appends holds (tested on every real
+// transcript): what a server's "export as JSONL" route sends. It reads
+// one consistent snapshot and streams it (memory does not grow with the
+// session). It returns the number of bytes written. Errors:
+// session.ErrInvalidID, session.ErrNotFound, session.ErrClosed,
+// ctx.Err(), w's and SQL errors.
+func (s *Store) WriteJSONL(ctx context.Context, id string, w io.Writer) (int64, error) {
 	if err := s.check(ctx, "export", id, true); err != nil {
 		return 0, err
 	}

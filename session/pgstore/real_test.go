@@ -55,8 +55,8 @@ func seq(es []session.Entry) iter.Seq2[session.Entry, error] {
 // TestRealRoundTrip imports every real Claude Code transcript into a
 // jsonlstore and into pgstore: pgstore's Export is byte for byte
 // jsonlstore's file; the export read back and imported into another
-// tenant exports the same bytes again (PostgreSQL → PostgreSQL), and
-// into a fresh jsonlstore gives the same file (PostgreSQL → JSONL); Load
+// tenant exports the same bytes again (PostgreSQL → PostgreSQL, through
+// session.Copy), and a copy into a fresh jsonlstore gives the same file (PostgreSQL → JSONL); Load
 // returns the same entries from both stores.
 func TestRealRoundTrip(t *testing.T) {
 	files := realTranscripts(t)
@@ -109,7 +109,7 @@ func TestRealRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		n, err := pg.Export(ctx, id, &got)
+		n, err := pg.WriteJSONL(ctx, id, &got)
 		if err != nil || n != int64(got.Len()) {
 			t.Fatalf("%s: Export: %d bytes, %v", f, n, err)
 		}
@@ -117,23 +117,19 @@ func TestRealRoundTrip(t *testing.T) {
 			t.Errorf("%s: pgstore's export (%d bytes) differs from jsonlstore's file (%d bytes) at byte %d", f, got.Len(), len(want), firstDiff(got.Bytes(), want))
 			continue
 		}
-		// Back: the export read again, into another tenant and a new
-		// jsonlstore.
-		again, _, err := session.Read(bytes.NewReader(got.Bytes()), session.ReadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := other.Import(ctx, in, seq(again)); err != nil {
-			t.Fatalf("%s: import into another tenant: %v", f, err)
+		// Back: session.Copy (Export, then Import) into another tenant
+		// and into a new jsonlstore.
+		if _, err := session.Copy(ctx, other, pg, id); err != nil {
+			t.Fatalf("%s: copy into another tenant: %v", f, err)
 		}
 		var got2 bytes.Buffer
-		if _, err := other.Export(ctx, id, &got2); err != nil {
+		if _, err := other.WriteJSONL(ctx, id, &got2); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got2.Bytes(), want) {
 			t.Errorf("%s: PostgreSQL → PostgreSQL differs at byte %d", f, firstDiff(got2.Bytes(), want))
 		}
-		if _, err := back.Import(ctx, in, seq(again)); err != nil {
+		if _, err := session.Copy(ctx, back, pg, id); err != nil {
 			t.Fatal(err)
 		}
 		path, _ = back.Path(id)
@@ -152,7 +148,7 @@ func TestRealRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if _, err := root.Export(ctx, "no-such-session", &bytes.Buffer{}); !errors.Is(err, session.ErrNotFound) {
+	if _, err := root.WriteJSONL(ctx, "no-such-session", &bytes.Buffer{}); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("Export of a missing session: %v, want ErrNotFound", err)
 	}
 	_ = pgstore.SchemaVersion

@@ -37,7 +37,7 @@ func TestTenants(t *testing.T) {
 	if err := b.Delete(ctx, sa.ID); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("Delete of another tenant's session: %v, want ErrNotFound", err)
 	}
-	if _, err := b.Export(ctx, sa.ID, &bytes.Buffer{}); !errors.Is(err, session.ErrNotFound) {
+	if _, err := b.WriteJSONL(ctx, sa.ID, &bytes.Buffer{}); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("Export of another tenant's session: %v, want ErrNotFound", err)
 	}
 	if ss, err := b.List(ctx, session.ListOptions{}); err != nil || len(ss) != 0 {
@@ -98,7 +98,7 @@ func TestLinesJSONBCannotHold(t *testing.T) {
 		t.Fatalf("test lines lack what they test: %q", want.String())
 	}
 	var got bytes.Buffer
-	if _, err := s.Export(ctx, sess.ID, &got); err != nil {
+	if _, err := s.WriteJSONL(ctx, sess.ID, &got); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got.Bytes(), want.Bytes()) {

@@ -13,17 +13,17 @@ const (
 	// ParamSchema sets Options.Schema.
 	ParamSchema = "schema"
 	// ParamLeaseTTL sets Options.LeaseTTL, a Go duration ("15s").
-	ParamLeaseTTL = "lease_ttl"
+	ParamLeaseTTL = "lease"
 	// ParamLockTimeout sets Options.LockTimeout, a Go duration ("2s").
 	ParamLockTimeout = "lock_timeout"
 )
 
 // ParseURL returns the Options of a store URL, as `agentctx serve
 // --store` takes it: a postgres:// or postgresql:// URL whose query may
-// hold schema, lease_ttl and lock_timeout besides pgx's own parameters
+// hold schema, lease and lock_timeout besides pgx's own parameters
 // (sslmode, pool_max_conns, …):
 //
-//	postgres://agentctx@db.internal:5432/agentctx?sslmode=require&schema=fleet&lease_ttl=15s
+//	postgres://agentctx@db.internal:5432/agentctx?sslmode=require&schema=fleet&lease=15s
 //
 // The store's parameters are removed from Options.DSN, which keeps the
 // rest as given (pgx would send unknown parameters to the server as

@@ -11,7 +11,7 @@ import (
 
 func TestParseURL(t *testing.T) {
 	t.Parallel()
-	o, err := pgstore.ParseURL("postgres://u@db:5432/agentctx?sslmode=disable&schema=fleet&lease_ttl=20s&lock_timeout=2s&pool_max_conns=8")
+	o, err := pgstore.ParseURL("postgres://u@db:5432/agentctx?sslmode=disable&schema=fleet&lease=20s&lock_timeout=2s&pool_max_conns=8")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestParseURL(t *testing.T) {
 	if want := "postgres://u@db:5432/agentctx?pool_max_conns=8&sslmode=disable"; o.DSN != want {
 		t.Errorf("DSN = %q, want %q", o.DSN, want)
 	}
-	for _, bad := range []string{"sqlite:/x", "postgres://h/db?schema=Bad", "postgres://h/db?lease_ttl=soon", "postgres://h/db?lock_timeout=-1s", "postgres://%zz"} {
+	for _, bad := range []string{"sqlite:/x", "postgres://h/db?schema=Bad", "postgres://h/db?lease=soon", "postgres://h/db?lock_timeout=-1s", "postgres://%zz"} {
 		if _, err := pgstore.ParseURL(bad); !errors.Is(err, pgstore.ErrInvalidOptions) {
 			t.Errorf("ParseURL(%q): %v, want ErrInvalidOptions", bad, err)
 		}
