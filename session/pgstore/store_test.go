@@ -123,3 +123,49 @@ func TestLinesJSONBCannotHold(t *testing.T) {
 		t.Errorf("%d entries after a refused batch, want 2", got)
 	}
 }
+
+// TestExport: Export yields every stored line in order with its Raw,
+// Offset and Line, stops at the entries counted when it was called, and
+// stops early when the consumer does.
+func TestExport(t *testing.T) {
+	t.Parallel()
+	s := openFresh(t)
+	ctx := t.Context()
+	sess := newSession(t, s)
+	in := mustAppend(t, s, sess.ID, userMsg(t, "q"), assistantMsg(t, "a"), boundaryEntry(1), assistantMsg(t, "a"))
+	meta, entries, err := s.Export(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Entries != 4 || meta.Compactions != 1 {
+		t.Errorf("Export's metadata: %+v", meta)
+	}
+	mustAppend(t, s, sess.ID, userMsg(t, "after Export was called"))
+	var got []session.Entry
+	for e, err := range entries {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e)
+	}
+	if len(got) != len(in) {
+		t.Fatalf("Export yielded %d entries, want the %d counted when it was called", len(got), len(in))
+	}
+	var off int64
+	for i, e := range got {
+		line, _ := session.MarshalLine(in[i])
+		if e.UUID != in[i].UUID || string(e.Raw) != string(line) || e.Offset != off || e.Line != i+1 {
+			t.Errorf("entry %d: uuid %s, offset %d, line %d, raw %s", i, e.UUID, e.Offset, e.Line, e.Raw)
+		}
+		off += int64(len(line)) + 1
+	}
+	n := 0
+	for range entries {
+		if n++; n == 2 {
+			break
+		}
+	}
+	if _, _, err := s.Export(ctx, "missing"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("Export of a missing session: %v, want ErrNotFound", err)
+	}
+}
