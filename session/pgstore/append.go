@@ -43,7 +43,7 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 		return nil, s.Sync(ctx, id) // ErrNotFound as for a batch
 	}
 	var out []session.Entry
-	err := s.write(ctx, "append", id, func(tx pgx.Tx, r *row) error {
+	err := s.write(ctx, "append", id, func(r *row, q *pgx.Batch) error {
 		out = slices.Clone(entries)
 		var b batch
 		now := s.c.now().UTC().Truncate(time.Millisecond)
@@ -55,10 +55,9 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := s.insert(ctx, tx, id, &b); err != nil {
-			return err
-		}
-		return s.saveRow(ctx, tx, r, true)
+		s.queueInsert(q, id, &b)
+		s.queueSave(q, r, true)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -125,16 +124,30 @@ func jsonbArg(line []byte) *string {
 
 // insert inserts b's rows into session id's entries in one statement.
 func (s *Store) insert(ctx context.Context, tx pgx.Tx, id string, b *batch) error {
-	_, err := tx.Exec(ctx, s.c.q(`INSERT INTO {s}.entries (tenant, session_id, seq, off, uuid, boundary, entry, line)
+	q := &pgx.Batch{}
+	s.queueInsert(q, id, b)
+	return tx.SendBatch(ctx, q).Close()
+}
+
+// queueInsert queues the statement that inserts b's rows into session
+// id's entries.
+func (s *Store) queueInsert(q *pgx.Batch, id string, b *batch) {
+	q.Queue(s.c.q(`INSERT INTO {s}.entries (tenant, session_id, seq, off, uuid, boundary, entry, line)
 		SELECT $1, $2, u.seq, u.off, u.uuid, u.boundary, u.entry::jsonb, u.line
 		FROM unnest($3::bigint[], $4::bigint[], $5::text[], $6::boolean[], $7::text[], $8::bytea[]) AS u(seq, off, uuid, boundary, entry, line)`),
 		s.tenant, id, b.seq, b.off, b.uuid, b.boundary, b.entry, b.line)
-	return err
 }
 
 // saveRow writes r's metadata, size and last uuid to its sessions row,
 // and with lease takes or renews this Store's lease.
 func (s *Store) saveRow(ctx context.Context, tx pgx.Tx, r *row, lease bool) error {
+	q := &pgx.Batch{}
+	s.queueSave(q, r, lease)
+	return tx.SendBatch(ctx, q).Close()
+}
+
+// queueSave queues saveRow's statement.
+func (s *Store) queueSave(q *pgx.Batch, r *row, lease bool) {
 	sess := &r.sess
 	sess.Title, sess.Model = pgText(sess.Title), pgText(sess.Model)
 	query := `UPDATE {s}.sessions SET title = $3, last_activity = $4, model = $5, entry_count = $6, message_count = $7,
@@ -145,8 +158,7 @@ func (s *Store) saveRow(ctx context.Context, tx pgx.Tx, r *row, lease bool) erro
 		query += `, lease_owner = $12, lease_expires = clock_timestamp() + $13 * interval '1 microsecond'`
 		args = append(args, s.c.owner, s.c.ttl.Microseconds())
 	}
-	_, err := tx.Exec(ctx, s.c.q(query+` WHERE tenant = $1 AND id = $2`), args...)
-	return err
+	q.Queue(s.c.q(query+` WHERE tenant = $1 AND id = $2`), args...)
 }
 
 // importBatch is how many entries Import inserts per statement.

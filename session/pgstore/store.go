@@ -365,7 +365,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*session.Session)
 		return session.Session{}, err
 	}
 	var view session.Session
-	err := s.write(ctx, "update", id, func(tx pgx.Tx, r *row) error {
+	err := s.write(ctx, "update", id, func(r *row, b *pgx.Batch) error {
 		view = r.sess
 		next := cloneSession(view)
 		if err := fn(&next); err != nil {
@@ -379,10 +379,10 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*session.Session)
 			view.Metadata = nil
 		}
 		pgSafe(&view)
-		_, err := tx.Exec(ctx, s.c.q(`UPDATE {s}.sessions SET title = $3, model = $4, metadata = $5,
+		b.Queue(s.c.q(`UPDATE {s}.sessions SET title = $3, model = $4, metadata = $5,
 			lease_owner = $6, lease_expires = clock_timestamp() + $7 * interval '1 microsecond' WHERE tenant = $1 AND id = $2`),
 			s.tenant, id, view.Title, view.Model, metadataArg(view.Metadata), s.c.owner, s.c.ttl.Microseconds())
-		return err
+		return nil
 	})
 	if err != nil {
 		return session.Session{}, err
@@ -404,9 +404,9 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := s.check(ctx, "delete", id, true); err != nil {
 		return err
 	}
-	return s.write(ctx, "delete", id, func(tx pgx.Tx, _ *row) error {
-		_, err := tx.Exec(ctx, s.c.q(`DELETE FROM {s}.sessions WHERE tenant = $1 AND id = $2`), s.tenant, id)
-		return err
+	return s.write(ctx, "delete", id, func(_ *row, b *pgx.Batch) error {
+		b.Queue(s.c.q(`DELETE FROM {s}.sessions WHERE tenant = $1 AND id = $2`), s.tenant, id)
+		return nil
 	})
 }
 
@@ -419,10 +419,10 @@ func (s *Store) Lock(ctx context.Context, id string) error {
 	if err := s.check(ctx, "lock", id, true); err != nil {
 		return err
 	}
-	return s.write(ctx, "lock", id, func(tx pgx.Tx, _ *row) error {
-		_, err := tx.Exec(ctx, s.c.q(`UPDATE {s}.sessions SET lease_owner = $3, lease_expires = clock_timestamp() + $4 * interval '1 microsecond'
+	return s.write(ctx, "lock", id, func(_ *row, b *pgx.Batch) error {
+		b.Queue(s.c.q(`UPDATE {s}.sessions SET lease_owner = $3, lease_expires = clock_timestamp() + $4 * interval '1 microsecond'
 			WHERE tenant = $1 AND id = $2`), s.tenant, id, s.c.owner, s.c.ttl.Microseconds())
-		return err
+		return nil
 	})
 }
 
@@ -526,13 +526,15 @@ func (c *core) renew(ctx context.Context) {
 // lockRetry is how often a write waiting for a lease retries.
 const lockRetry = 50 * time.Millisecond
 
-// write runs fn in a transaction that holds session id's row lock (SELECT
-// … FOR UPDATE) after checking that no other Store holds a live lease on
-// it; fn takes the lease (or deletes the row) itself. While another Store
-// holds the lease it retries for Options.LockTimeout. Errors:
-// session.ErrNotFound, session.ErrSessionBusy, fn's, SQL errors; wrapped
-// with op and id.
-func (s *Store) write(ctx context.Context, op, id string, fn func(pgx.Tx, *row) error) error {
+// write runs a transaction on session id in two round trips: BEGIN with
+// SELECT … FOR UPDATE of the session's row, then the statements fn
+// queues in b (from the row it is given) with COMMIT. fn runs only when
+// no other Store holds a live lease on the session; it takes the lease
+// (or deletes the row) itself. While another Store holds the lease, write
+// retries for Options.LockTimeout. Errors: session.ErrNotFound,
+// session.ErrSessionBusy, fn's (errFn, unwrapped), SQL errors; wrapped
+// with op and id. Nothing is written unless it returns nil.
+func (s *Store) write(ctx context.Context, op, id string, fn func(r *row, b *pgx.Batch) error) error {
 	deadline := time.Now().Add(s.c.wait)
 	for {
 		err := s.tx(ctx, id, fn)
@@ -555,24 +557,56 @@ func (s *Store) write(ctx context.Context, op, id string, fn func(pgx.Tx, *row) 
 }
 
 // tx is one attempt of write.
-func (s *Store) tx(ctx context.Context, id string, fn func(pgx.Tx, *row) error) error {
-	return pgx.BeginFunc(ctx, s.c.pool, func(tx pgx.Tx) error {
-		var r row
-		err := scanSession(tx.QueryRow(ctx, s.c.q(`SELECT `+sessionCols+`, size, last_uuid, lease_owner,
-			coalesce(lease_expires > clock_timestamp(), false)
-			FROM {s}.sessions WHERE tenant = $1 AND id = $2 FOR UPDATE`), s.tenant, id),
-			&r.sess, &r.size, &r.lastUUID, &r.owner, &r.live)
-		if err != nil {
-			return notFound(err)
-		}
-		if r.owner != nil && *r.owner != s.c.owner && r.live {
-			return session.ErrSessionBusy
-		}
-		if s.closed.Load() || s.c.closed.Load() {
-			return session.ErrClosed
-		}
-		return fn(tx, &r)
+func (s *Store) tx(ctx context.Context, id string, fn func(r *row, b *pgx.Batch) error) (err error) {
+	conn, err := s.c.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	var r row
+	first := &pgx.Batch{}
+	first.Queue("BEGIN")
+	first.Queue(s.c.q(`SELECT `+sessionCols+`, size, last_uuid, lease_owner, coalesce(lease_expires > clock_timestamp(), false)
+		FROM {s}.sessions WHERE tenant = $1 AND id = $2 FOR UPDATE`), s.tenant, id).QueryRow(func(row pgx.Row) error {
+		return scanSession(row, &r.sess, &r.size, &r.lastUUID, &r.owner, &r.live)
 	})
+	begun := false
+	defer func() {
+		if err != nil && begun {
+			s.rollback(ctx, conn)
+		}
+	}()
+	err = conn.SendBatch(ctx, first).Close()
+	begun = conn.Conn().PgConn().TxStatus() != 'I'
+	if err != nil {
+		return notFound(err)
+	}
+	if r.owner != nil && *r.owner != s.c.owner && r.live {
+		return session.ErrSessionBusy
+	}
+	if s.closed.Load() || s.c.closed.Load() {
+		return session.ErrClosed
+	}
+	second := &pgx.Batch{}
+	if err := fn(&r, second); err != nil {
+		return err
+	}
+	second.Queue("COMMIT")
+	return conn.SendBatch(ctx, second).Close()
+}
+
+// rollback ends the failed transaction open on conn, or closes conn (the
+// pool then drops it) when that fails: a connection never goes back to
+// the pool inside a transaction.
+func (s *Store) rollback(ctx context.Context, conn *pgxpool.Conn) {
+	if conn.Conn().PgConn().TxStatus() == 'I' {
+		return // ended: the COMMIT failed, or the server rolled back
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, err := conn.Exec(rctx, "ROLLBACK"); err != nil {
+		_ = conn.Conn().Close(rctx)
+	}
 }
 
 // isUniqueViolation reports a unique_violation (23505) error.
