@@ -207,10 +207,9 @@ func (s *Store) Import(ctx context.Context, in session.Session, entries iter.Seq
 			if err != nil {
 				return errFn{err}
 			}
-			if err := session.CheckAppend(id, &e); err == nil {
+			err := session.CheckAppend(id, &e)
+			if err == nil {
 				err = b.add(&e, &r, now, s.c.version)
-			} else {
-				return errFn{fmt.Errorf("entry %d: %w", n, err)}
 			}
 			if err != nil {
 				return errFn{fmt.Errorf("entry %d: %w", n, err)}

@@ -95,12 +95,12 @@ func TestMigrateConcurrent(t *testing.T) {
 	if got := mustGet(t, s2, sess.ID); got.Entries != 1 {
 		t.Errorf("after a second Open: %d entries, want 1", got.Entries)
 	}
-	var versions, max int
-	if err := s.Pool().QueryRow(t.Context(), fmt.Sprintf("SELECT count(*), max(version) FROM %s.schema_version", schema)).Scan(&versions, &max); err != nil {
+	var versions, latest int
+	if err := s.Pool().QueryRow(t.Context(), fmt.Sprintf("SELECT count(*), max(version) FROM %s.schema_version", schema)).Scan(&versions, &latest); err != nil {
 		t.Fatal(err)
 	}
-	if versions != pgstore.SchemaVersion || max != pgstore.SchemaVersion {
-		t.Errorf("schema_version has %d rows, max %d; want %d", versions, max, pgstore.SchemaVersion)
+	if versions != pgstore.SchemaVersion || latest != pgstore.SchemaVersion {
+		t.Errorf("schema_version has %d rows, max %d; want %d", versions, latest, pgstore.SchemaVersion)
 	}
 }
 

@@ -25,7 +25,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	defer s.Delete(ctx, sess.ID)
+	defer func() { _ = s.Delete(ctx, sess.ID) }()
 	e, _ := session.NewMessageEntry(chat.NewText(chat.RoleUser, "Fix the failing test"))
 	if _, err := s.Append(ctx, sess.ID, e); err != nil {
 		fmt.Println(err)

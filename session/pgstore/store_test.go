@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/agentctx/agentctx/session"
@@ -160,12 +161,64 @@ func TestExport(t *testing.T) {
 		off += int64(len(line)) + 1
 	}
 	n := 0
-	for range entries {
+	for _, err := range entries {
+		if err != nil {
+			t.Fatal(err)
+		}
 		if n++; n == 2 {
 			break
 		}
 	}
 	if _, _, err := s.Export(ctx, "missing"); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("Export of a missing session: %v, want ErrNotFound", err)
+	}
+}
+
+// TestImport: Import stores a whole session or nothing: an invalid entry
+// or the sequence's error leaves no session; an existing id is refused.
+func TestImport(t *testing.T) {
+	t.Parallel()
+	s := openFresh(t)
+	ctx := t.Context()
+	bad := userMsg(t, "x")
+	bad.SessionID = "another"
+	errSeq := errors.New("reader failed")
+	for name, c := range map[string]struct {
+		es   []session.Entry
+		tail error
+		want error
+	}{
+		"invalid entry": {[]session.Entry{userMsg(t, "ok"), bad}, nil, session.ErrInvalidEntry},
+		"reader error":  {[]session.Entry{userMsg(t, "ok")}, errSeq, errSeq},
+		"line not JSON": {[]session.Entry{userMsg(t, "ok"), {Type: "progress", Raw: []byte(`{"type":`)}}, nil, session.ErrInvalidEntry},
+	} {
+		id := "import-" + strings.ReplaceAll(name, " ", "-")
+		seq := func(yield func(session.Entry, error) bool) {
+			for _, e := range c.es {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			if c.tail != nil {
+				yield(session.Entry{}, c.tail)
+			}
+		}
+		if _, err := s.Import(ctx, session.Session{ID: id, Project: "/p"}, seq); !errors.Is(err, c.want) {
+			t.Errorf("%s: Import: %v, want %v", name, err, c.want)
+		}
+		if _, err := s.Get(ctx, id); !errors.Is(err, session.ErrNotFound) {
+			t.Errorf("%s: Get after a failed Import: %v, want ErrNotFound", name, err)
+		}
+	}
+	ok := func(yield func(session.Entry, error) bool) { yield(userMsg(t, "one"), nil) }
+	got, err := s.Import(ctx, session.Session{ID: "imported", Project: "/p"}, ok)
+	if err != nil || got.Entries != 1 || got.Title != "one" {
+		t.Fatalf("Import: %+v, %v", got, err)
+	}
+	if _, err := s.Import(ctx, session.Session{ID: "imported", Project: "/p"}, ok); !errors.Is(err, session.ErrExists) {
+		t.Errorf("Import of an existing id: %v, want ErrExists", err)
+	}
+	if d := mustGet(t, s, "imported"); d.Entries != 1 {
+		t.Errorf("after a refused Import: %d entries", d.Entries)
 	}
 }
