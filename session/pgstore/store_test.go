@@ -222,3 +222,26 @@ func TestImport(t *testing.T) {
 		t.Errorf("after a refused Import: %d entries", d.Entries)
 	}
 }
+
+// TestLoadIncompleteBoundary: a last boundary followed by fewer messages
+// than it announces (a compaction cut short) is skipped: the live part
+// starts at the boundary before it, and the problem is reported.
+func TestLoadIncompleteBoundary(t *testing.T) {
+	t.Parallel()
+	s := openFresh(t)
+	sess := newSession(t, s)
+	mustAppend(t, s, sess.ID, userMsg(t, "q1"), assistantMsg(t, "a1"))
+	good := mustAppend(t, s, sess.ID, boundaryEntry(1), userMsg(t, "summary"), assistantMsg(t, "a2"))
+	mustAppend(t, s, sess.ID, boundaryEntry(3), userMsg(t, "only one of three"))
+	tr := mustLoad(t, s, sess.ID, false)
+	if len(tr.Entries) == 0 || tr.Entries[0].UUID != good[0].UUID || tr.Offset != good[0].Offset {
+		t.Fatalf("live part starts at %v (offset %d), want the complete boundary %s (offset %d)", uuidsOf(tr.Entries), tr.Offset, good[0].UUID, good[0].Offset)
+	}
+	found := false
+	for _, p := range tr.Problems {
+		found = found || p.Kind == session.ProblemIncompleteBoundary
+	}
+	if !found {
+		t.Errorf("problems %v, want an incomplete boundary", tr.Problems)
+	}
+}
