@@ -70,10 +70,19 @@
 //
 // # Reading
 //
-// Get, List, Load and Export never wait for a writer. Load and Export
-// read one consistent snapshot (a read-only REPEATABLE READ
+// Get, List, Load, Export and WriteJSONL never wait for a writer; Load,
+// Export and WriteJSONL read one consistent snapshot (a read-only REPEATABLE READ
 // transaction). Entries come back with Offset and Line of their line in
 // the JSONL form, as jsonlstore gives them. BenchmarkLoad10k: loading the
 // live part of a 10,000-entry session after a compaction costs the live
 // part only.
+//
+// # Moving sessions
+//
+// [Store.Import] (one transaction: all or nothing) and [Store.Export]
+// implement session.Importer and session.Exporter, so session.Copy moves
+// sessions between this store and any other losslessly; [Store.WriteJSONL]
+// streams a session as a JSONL transcript. [ParseURL] reads a
+// postgres:// store URL with the store's own parameters (schema, lease,
+// lock_timeout).
 package pgstore
