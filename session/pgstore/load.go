@@ -46,7 +46,7 @@ func (s *Store) Load(ctx context.Context, id string, opts session.LoadOptions) (
 			t = &session.Transcript{Session: sess, Entries: ordered, Offset: from, Problems: ps}
 		}
 		if opts.All {
-			es, ps, err := s.readFrom(ctx, tx, id, 1)
+			es, ps, err := s.readFrom(ctx, tx, id, 1, sess.Entries)
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,7 @@ func (s *Store) Load(ctx context.Context, id string, opts session.LoadOptions) (
 			if k >= 0 {
 				from = bounds[k]
 			}
-			es, ps, err := s.readFrom(ctx, tx, id, from)
+			es, ps, err := s.readFrom(ctx, tx, id, from, sess.Entries-int(from)+1)
 			if err != nil {
 				return err
 			}
@@ -103,12 +103,10 @@ func (s *Store) boundaries(ctx context.Context, tx pgx.Tx, id string) ([]int64, 
 }
 
 // readFrom decodes session id's lines from line number from on, in
-// order.
-func (s *Store) readFrom(ctx context.Context, tx pgx.Tx, id string, from int64) ([]session.Entry, []session.Problem, error) {
-	var (
-		es []session.Entry
-		ps []session.Problem
-	)
+// order; about n of them (a capacity hint).
+func (s *Store) readFrom(ctx context.Context, tx pgx.Tx, id string, from int64, n int) ([]session.Entry, []session.Problem, error) {
+	es := make([]session.Entry, 0, max(n, 0))
+	var ps []session.Problem
 	err := s.lines(ctx, tx, id, from, func(seq, off int64, line []byte) error {
 		e, err := session.DecodeLine(line)
 		if err != nil {
