@@ -46,6 +46,9 @@ func TestLeaseBusy(t *testing.T) {
 	if tr := mustLoad(t, b, sess.ID, true); len(tr.Entries) != 1 {
 		t.Errorf("second server reads %d entries, want 1", len(tr.Entries))
 	}
+	if err := b.Unlock(ctx, "no-such-session"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("Unlock of a missing session: %v, want ErrNotFound", err)
+	}
 	// b's Unlock does not release a's lease.
 	if err := b.Unlock(ctx, sess.ID); err != nil {
 		t.Fatal(err)
