@@ -147,8 +147,11 @@ func (p Problem) Warning() bool {
 	return p.Kind == ProblemTornLine || p.Kind == ProblemAfterTorn
 }
 
-// Store persists sessions. Implementations: package jsonlstore (the
-// embedded default). Every implementation passes sessiontest.Run.
+// Store persists sessions. Implementations: package jsonlstore (one JSONL
+// file per session, the command line's default), package sqlitestore (one
+// SQLite database, the service's default) and package pgstore
+// (PostgreSQL, shared by several servers); package storeurl opens one
+// from a URL. Every implementation passes sessiontest.Run.
 //
 // All methods are safe for concurrent use. Writes to one session are
 // serialized by a lock that the first Append takes and keeps until Close

@@ -3,6 +3,8 @@
 //
 //	jsonl:DIR        package jsonlstore rooted at DIR (one JSONL file per session)
 //	sqlite:PATH      package sqlitestore on the database file PATH
+//	postgres://…     package pgstore (also postgresql://): pgstore.ParseURL
+//	                 reads the URL, its schema, lease and lock_timeout
 //	DIR              a bare path: jsonl:DIR, as agentctx has always stored sessions
 //	""               the default: jsonl at Options.Home
 //
@@ -13,7 +15,7 @@
 //
 //	sync=turn|always|never   fsync policy (jsonlstore.SyncPolicy)
 //	lock_timeout=DURATION    how long a write waits for a busy session (Go duration: 2s, 500ms)
-//	lease=DURATION           sqlite: writer lease lifetime
+//	lease=DURATION           sqlite, postgres: writer lease lifetime
 //
 // A scheme is one entry of the schemes table: adding a store is a few
 // lines there.
@@ -21,6 +23,7 @@ package storeurl
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,6 +36,7 @@ import (
 
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/session/pgstore"
 	"github.com/agentctx/agentctx/session/sqlitestore"
 )
 
@@ -71,12 +75,14 @@ type URL struct {
 var ErrUnknownScheme = errors.New("unknown store scheme")
 
 // opener opens the store of a parsed URL.
-type opener func(u URL, opts Options) (session.Store, error)
+type opener func(ctx context.Context, u URL, opts Options) (session.Store, error)
 
 // schemes maps each scheme to its opener.
 var schemes = map[string]opener{
-	"jsonl":  openJSONL,
-	"sqlite": openSQLite,
+	"jsonl":      openJSONL,
+	"sqlite":     openSQLite,
+	"postgres":   openPostgres,
+	"postgresql": openPostgres,
 }
 
 // Schemes returns the schemes Open knows, sorted.
@@ -132,11 +138,17 @@ func cutScheme(raw string) (scheme, rest string, ok bool) {
 // option, and the store's Open errors (sqlitestore.ErrNotDatabase, …),
 // each naming the URL.
 func Open(raw string, opts Options) (session.Store, error) {
+	return OpenContext(context.Background(), raw, opts)
+}
+
+// OpenContext is [Open] with a context that bounds connecting to a
+// network store (PostgreSQL: the connection and the schema migration).
+func OpenContext(ctx context.Context, raw string, opts Options) (session.Store, error) {
 	u, err := Parse(raw)
 	if err != nil {
 		return nil, err
 	}
-	st, err := schemes[u.Scheme](u, opts)
+	st, err := schemes[u.Scheme](ctx, u, opts)
 	if err != nil {
 		return nil, fmt.Errorf("store %q: %w", raw, err)
 	}
@@ -184,7 +196,7 @@ func options(q url.Values, allowed ...string) (common, error) {
 	return c, nil
 }
 
-func openJSONL(u URL, opts Options) (session.Store, error) {
+func openJSONL(_ context.Context, u URL, opts Options) (session.Store, error) {
 	c, err := options(u.Query)
 	if err != nil {
 		return nil, err
@@ -192,7 +204,7 @@ func openJSONL(u URL, opts Options) (session.Store, error) {
 	return jsonlstore.Open(jsonlstore.Options{Root: cmp.Or(u.Path, opts.Home), Sync: c.sync, LockTimeout: c.lockTimeout, Version: opts.Version, Logger: opts.Logger})
 }
 
-func openSQLite(u URL, opts Options) (session.Store, error) {
+func openSQLite(_ context.Context, u URL, opts Options) (session.Store, error) {
 	c, err := options(u.Query, "lease")
 	if err != nil {
 		return nil, err
@@ -208,4 +220,13 @@ func openSQLite(u URL, opts Options) (session.Store, error) {
 		path = filepath.Join(opts.Home, sqlitestore.FileName)
 	}
 	return sqlitestore.Open(sqlitestore.Options{Path: path, Sync: c.sync, LockTimeout: c.lockTimeout, LeaseTTL: lease, Version: opts.Version, Logger: opts.Logger})
+}
+
+func openPostgres(ctx context.Context, u URL, opts Options) (session.Store, error) {
+	o, err := pgstore.ParseURL(u.Raw)
+	if err != nil {
+		return nil, err
+	}
+	o.Version, o.Logger = opts.Version, opts.Logger
+	return pgstore.Open(ctx, o)
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -127,7 +128,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if u.Scheme != "jsonl" && u.Scheme != "sqlite" {
+		if !slices.Contains(storeurl.Schemes(), u.Scheme) {
 			t.Errorf("Parse(%q) gave scheme %q", raw, u.Scheme)
 		}
 		if u.Raw != raw {

@@ -1,0 +1,110 @@
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// migrations holds the schema's migrations, "NNNN_name.sql": version
+// NNNN, applied in order.
+//
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// migration is one embedded migration.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// loadMigrations returns the embedded migrations by version. Errors: a
+// file whose name does not start with its version, or a version twice
+// (a build mistake, caught by the tests).
+func loadMigrations() ([]migration, error) {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, n := range names {
+		base := strings.TrimPrefix(n, "migrations/")
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name does not start with a version", base)
+		}
+		b, err := migrations.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: base, sql: string(b)})
+	}
+	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migration version %d twice", ms[i].version)
+		}
+	}
+	return ms, nil
+}
+
+// SchemaVersion is the version of the schema this package writes: the
+// last embedded migration.
+const SchemaVersion = 1
+
+// migrate brings schema (a valid name; see Options.Schema) up to
+// SchemaVersion in one transaction: it creates the schema and its
+// schema_version table when missing and applies the migrations not yet
+// recorded there. A transaction-level advisory lock keyed by the
+// schema's name serializes servers that start together: the second waits,
+// then finds nothing to do. PostgreSQL's DDL is transactional, so a
+// migration cut short leaves the schema as it was. Errors:
+// ErrSchemaTooNew, SQL errors.
+func migrate(ctx context.Context, conn interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, schema string) error {
+	ms, err := loadMigrations()
+	if err != nil {
+		return err
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "agentctx/pgstore migrate "+schema); err != nil {
+		return err
+	}
+	ident := pgx.Identifier{schema}.Sanitize()
+	if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+ident+"; SET LOCAL search_path TO "+ident+
+		"; CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, name text NOT NULL, applied timestamptz NOT NULL DEFAULT now())"); err != nil {
+		return err
+	}
+	var cur int
+	if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM "+ident+".schema_version").Scan(&cur); err != nil {
+		return err
+	}
+	if latest := ms[len(ms)-1].version; cur > latest {
+		return fmt.Errorf("%w: schema %s is at version %d, this program knows %d", ErrSchemaTooNew, schema, cur, latest)
+	}
+	for _, m := range ms {
+		if m.version <= cur {
+			continue
+		}
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO "+ident+".schema_version (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return tx.Commit(ctx)
+}
