@@ -245,9 +245,9 @@ type Options struct {
 	Format Format
 }
 
-// ReadFile reads the transcript at path. See [Read]: a Claude Code or
-// Codex file is streamed, in memory proportional to its messages plus
-// its longest line.
+// ReadFile reads the transcript at path. See [Read]: a Claude Code,
+// Codex or OpenHands JSONL file is streamed, in memory proportional to
+// its messages plus its longest line.
 func ReadFile(path string, opts Options) ([]*Trajectory, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -269,12 +269,18 @@ func ReadFile(path string, opts Options) ([]*Trajectory, error) {
 // reported in [Trajectory].Problems and the rest is returned; an error from
 // r. Read never panics on any input.
 //
-// Memory: the JSONL formats of long sessions ([FormatClaudeCode],
-// [FormatCodex]) are streamed line by line: Read holds the messages it
-// returns, a 64 KiB buffer and the line being decoded, never the input
-// (detection reads at most the first 50 lines, or 4 MiB of whole lines).
-// The other formats are single JSON documents, or small JSONL files, read
-// whole. Lines have no length limit.
+// Memory: the JSONL formats of long sessions and many runs
+// ([FormatClaudeCode], [FormatCodex], [FormatOpenHands] output.jsonl)
+// are streamed line by line: Read holds the messages it returns, a 64 KiB
+// buffer and the line being decoded, never the input (detection reads at
+// most the first 50 lines, or 4 MiB of whole lines). The other formats
+// are single JSON documents, or small JSONL files, read whole. Lines
+// have no length limit.
+//
+// Each line, or document, is checked and decoded in one pass of
+// encoding/json where it can be: nested values (message content, tool
+// results, OpenHands histories) are decoded where they stand rather than
+// kept as raw bytes and decoded again.
 func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, _ := br.Peek(len(bom)); bytes.Equal(b, bom) {
@@ -377,6 +383,8 @@ func linesReaderFor(f Format) func(*lineReader, string) ([]*Trajectory, error) {
 		return readClaudeCodeLines
 	case FormatCodex:
 		return readCodexLines
+	case FormatOpenHands:
+		return readOpenHandsLines
 	}
 	return nil
 }
