@@ -634,9 +634,12 @@ func sortProblems(probs []Problem) {
 // holds a whole JSON object or array on its own (a pretty-printed document
 // has no such line, a JSONL file with a torn first line still has one).
 func looksJSONL(data []byte) bool {
-	if json.Valid(data) {
-		return false
-	}
+	return !json.Valid(data) && hasJSONLine(data)
+}
+
+// hasJSONLine reports whether one of the first 20 non-blank lines of
+// data holds a whole JSON object or array on its own (see looksJSONL).
+func hasJSONLine(data []byte) bool {
 	for i := 0; i < 20 && len(data) > 0; {
 		line, rest, _ := bytes.Cut(data, []byte{'\n'})
 		data = rest
