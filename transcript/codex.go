@@ -15,8 +15,8 @@ import (
 // OpenAI Codex rollout JSONL (FORMATS.md §6).
 
 type cxLine struct {
-	Type    string    `json:"type"`
-	Payload cxPayload `json:"payload"`
+	Type    string          `json:"type"`
+	Payload cxPayloadFields `json:"payload"`
 	// Early rollouts: a first line {id, timestamp, instructions}, then bare
 	// response items and {"record_type": "state"} lines.
 	ID         string `json:"id"`
@@ -52,15 +52,9 @@ type cxEventInfo struct {
 	LastTokenUsage  *cxUsage `json:"last_token_usage"`
 }
 
-// cxPayload is a line's payload, decoded where it stands, in the pass
-// that decodes the line: the fields of every payload type in one struct
-// (each key means one thing in all of them). object is false when the
-// payload is absent or not an object.
-type cxPayload struct {
-	object bool
-	cxPayloadFields
-}
-
+// cxPayloadFields is a line's payload, decoded in the pass that decodes
+// the line: the fields of every payload type in one struct (each key
+// means one thing in all of them).
 type cxPayloadFields struct {
 	cxItem
 	// session_meta (its id is cxItem's ID)
@@ -78,16 +72,15 @@ type cxPayloadFields struct {
 	ReplacementHistory cxItemList `json:"replacement_history"`
 }
 
-// UnmarshalJSON decodes raw, which the decoder of the line has checked.
-// It never fails: values of an unexpected type are skipped.
-func (p *cxPayload) UnmarshalJSON(raw []byte) error {
-	*p = cxPayload{}
-	if !rawObject(raw) {
-		return nil
+// payloadObject reports whether the line raw has a payload that is a
+// JSON object. Only lines of an unknown type need to know it: the
+// decoding of the line does not tell.
+func payloadObject(raw []byte) bool {
+	var l struct {
+		Payload json.RawMessage `json:"payload"`
 	}
-	p.object = true
-	_ = decodeLoose(raw, &p.cxPayloadFields)
-	return nil
+	_ = decodeLoose(raw, &l)
+	return rawObject(l.Payload)
 }
 
 // cxItemList is a replacement_history: its items, objects decoded as
@@ -162,6 +155,7 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	lineIdx, eventIdx := -1, -1 // compactions awaiting their twin marker
 	md := meta{t: t}
 	var ts time.Time // the time of the line the messages appended since the last stamp came from
+	var l cxLine
 	for {
 		rec, ok := lr.next()
 		if !ok {
@@ -169,7 +163,7 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 		}
 		md.stamp(len(c.msgs), ts)
 		ts = time.Time{}
-		var l cxLine
+		l = cxLine{} // one line decoded at a time, into the same struct
 		if ok, p := decodeRecord(name, rec, &l); !ok {
 			probs = append(probs, p)
 			continue
@@ -177,7 +171,7 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 		ts = parseTime(l.Timestamp)
 		md.line("", "", ts)
 		switch {
-		case cxLineTypes[l.Type] || (l.Type != "" && l.Payload.object):
+		case cxLineTypes[l.Type] || (l.Type != "" && payloadObject(rec.raw)):
 			recognized++
 		case l.RecordType != "":
 			recognized++
