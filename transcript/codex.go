@@ -15,8 +15,8 @@ import (
 // OpenAI Codex rollout JSONL (FORMATS.md §6).
 
 type cxLine struct {
-	Type    string          `json:"type"`
-	Payload cxPayloadFields `json:"payload"`
+	Type    string    `json:"type"`
+	Payload cxPayload `json:"payload"`
 	// Early rollouts: a first line {id, timestamp, instructions}, then bare
 	// response items and {"record_type": "state"} lines.
 	ID         string `json:"id"`
@@ -52,9 +52,28 @@ type cxEventInfo struct {
 	LastTokenUsage  *cxUsage `json:"last_token_usage"`
 }
 
-// cxPayloadFields is a line's payload, decoded in the pass that decodes
-// the line: the fields of every payload type in one struct (each key
-// means one thing in all of them).
+// cxPayload is a line's payload, decoded where it stands, in the pass
+// that decodes the line: the fields of every payload type in one struct
+// (each key means one thing in all of them). object is false when the
+// payload is absent or not an object. A duplicate payload key replaces
+// the payload, as it replaces a json.RawMessage.
+type cxPayload struct {
+	object bool
+	cxPayloadFields
+}
+
+// UnmarshalJSON decodes raw, which the decoder of the line has checked.
+// It never fails: values of an unexpected type are skipped.
+func (p *cxPayload) UnmarshalJSON(raw []byte) error {
+	*p = cxPayload{}
+	if !rawObject(raw) {
+		return nil
+	}
+	p.object = true
+	_ = decodeLoose(raw, &p.cxPayloadFields)
+	return nil
+}
+
 type cxPayloadFields struct {
 	cxItem
 	// session_meta (its id is cxItem's ID)
@@ -70,17 +89,6 @@ type cxPayloadFields struct {
 	// compacted
 	Message            string     `json:"message"`
 	ReplacementHistory cxItemList `json:"replacement_history"`
-}
-
-// payloadObject reports whether the line raw has a payload that is a
-// JSON object. Only lines of an unknown type need to know it: the
-// decoding of the line does not tell.
-func payloadObject(raw []byte) bool {
-	var l struct {
-		Payload json.RawMessage `json:"payload"`
-	}
-	_ = decodeLoose(raw, &l)
-	return rawObject(l.Payload)
 }
 
 // cxItemList is a replacement_history: its items, objects decoded as
@@ -171,7 +179,7 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 		ts = parseTime(l.Timestamp)
 		md.line("", "", ts)
 		switch {
-		case cxLineTypes[l.Type] || (l.Type != "" && payloadObject(rec.raw)):
+		case cxLineTypes[l.Type] || (l.Type != "" && l.Payload.object):
 			recognized++
 		case l.RecordType != "":
 			recognized++

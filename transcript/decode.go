@@ -152,6 +152,28 @@ func noRecords(name string, probs []Problem, what string) error {
 	return &ParseError{File: name, Line: 1, Reason: "no " + what + " record found"}
 }
 
+// freshList is a JSON array decoded, in the pass that decodes the
+// enclosing value, into a new []T each time its key occurs: a later
+// duplicate key replaces the list, as it replaces a json.RawMessage,
+// rather than decoding into the items of the first. typeErr reports
+// that a value had an unexpected type (the caller then decodes the items
+// one by one). Anything but an array leaves items nil.
+type freshList[T any] struct {
+	items   []T
+	typeErr bool
+}
+
+// UnmarshalJSON never fails: an error is kept in typeErr.
+func (l *freshList[T]) UnmarshalJSON(raw []byte) error {
+	*l = freshList[T]{}
+	if !rawArray(raw) {
+		l.typeErr = string(bytes.TrimSpace(raw)) != "null"
+		return nil
+	}
+	l.typeErr = json.Unmarshal(raw, &l.items) != nil
+	return nil
+}
+
 // decodeLoose unmarshals raw into v as far as it goes: values of an
 // unexpected type are skipped (json.Unmarshal fills everything else), only
 // broken JSON is an error.

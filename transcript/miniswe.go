@@ -44,9 +44,9 @@ type miniMsg struct {
 // a [*ParseError] for broken JSON.
 func decodeMini(data []byte, name string) (miniDoc, []miniMsg, error) {
 	var fast struct {
-		Info       json.RawMessage `json:"info"`
-		Messages   []miniMsg       `json:"messages"`
-		InstanceID string          `json:"instance_id"`
+		Info       json.RawMessage    `json:"info"`
+		Messages   freshList[miniMsg] `json:"messages"`
+		InstanceID string             `json:"instance_id"`
 	}
 	var err error
 	if rawArray(data) {
@@ -56,9 +56,9 @@ func decodeMini(data []byte, name string) (miniDoc, []miniMsg, error) {
 	}
 	var te *json.UnmarshalTypeError
 	switch {
-	case err == nil:
-		return miniDoc{Info: fast.Info, InstanceID: fast.InstanceID}, fast.Messages, nil
-	case !errors.As(err, &te):
+	case err == nil && !fast.Messages.typeErr:
+		return miniDoc{Info: fast.Info, InstanceID: fast.InstanceID}, fast.Messages.items, nil
+	case err != nil && !errors.As(err, &te):
 		return miniDoc{}, nil, docError(data, name, err)
 	}
 	var doc miniDoc

@@ -35,15 +35,15 @@ type sweMsg struct {
 // far as each goes. Errors: a [*ParseError] for broken JSON.
 func decodeSWE(data []byte, name string) (sweTraj, []sweMsg, error) {
 	var fast struct {
-		History      []sweMsg        `json:"history"`
-		ReplayConfig json.RawMessage `json:"replay_config"`
+		History      freshList[sweMsg] `json:"history"`
+		ReplayConfig json.RawMessage   `json:"replay_config"`
 	}
 	err := json.Unmarshal(data, &fast)
 	var te *json.UnmarshalTypeError
 	switch {
-	case err == nil:
-		return sweTraj{ReplayConfig: fast.ReplayConfig}, fast.History, nil
-	case !errors.As(err, &te):
+	case err == nil && !fast.History.typeErr:
+		return sweTraj{ReplayConfig: fast.ReplayConfig}, fast.History.items, nil
+	case err != nil && !errors.As(err, &te):
 		return sweTraj{}, nil, docError(data, name, err)
 	}
 	var doc sweTraj
