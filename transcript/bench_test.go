@@ -33,7 +33,7 @@ func BenchmarkReadClaudeCode(b *testing.B) {
 // benchmark reads (issue 15: real transcripts concatenated to 100 MB).
 const formatBenchSize = 100 << 20
 
-// BenchmarkReadFormat reads real transcripts of each format of the
+// BenchmarkReadFiles reads real transcripts of each format of the
 // shared data with ReadFile, as `agentctx replay` does, and reports MB/s
 // of the file and alloc/byte: the bytes allocated per byte read (the
 // target is at most 2, issue 15).
@@ -45,7 +45,7 @@ const formatBenchSize = 100 << 20
 //     output.jsonl lines repeated (one trajectory each).
 //   - swe-agent, mini-swe-agent: each real file of the format read in
 //     turn (a JSON document does not concatenate); one op reads them all.
-func BenchmarkReadFormat(b *testing.B) {
+func BenchmarkReadFiles(b *testing.B) {
 	root := sharedtest.Dir(b)
 	glob := func(pattern string) []string {
 		b.Helper()
