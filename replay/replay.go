@@ -372,10 +372,10 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 // LoadMS + ParseMS + EngineMS: a caller that read the transcript, or
 // started a process to replay it, charges that time to the result.
 // Negative durations count as 0.
-func (r *Result) AddTimes(load, parse time.Duration) {
-	r.LoadMS += ms(max(load, 0))
-	r.ParseMS += ms(max(parse, 0))
-	r.WallMS = r.LoadMS + r.ParseMS + r.EngineMS
+func (res *Result) AddTimes(load, parse time.Duration) {
+	res.LoadMS += ms(max(load, 0))
+	res.ParseMS += ms(max(parse, 0))
+	res.WallMS = res.LoadMS + res.ParseMS + res.EngineMS
 }
 
 // ms is d in milliseconds, to the microsecond.
