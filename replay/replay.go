@@ -163,8 +163,19 @@ type Result struct {
 	// implausible (a count negative or above chat.MaxCallTokens), one
 	// line each naming the message ([transcript.Trajectory].DroppedUsage).
 	DroppedUsage []string `json:"dropped_usage,omitempty"`
-	WallMS       float64  `json:"wall_ms"`
-	Steps        []Step   `json:"steps,omitempty"`
+	// WallMS is the replay's wall time in milliseconds, LoadMS + ParseMS
+	// + EngineMS: LoadMS is building the model's counter (its vocabulary,
+	// once per process) plus what the caller adds with [Result.AddTimes]
+	// (`agentctx replay`: the process's start-up), ParseMS is reading the
+	// transcript (added by the caller: Run gets it read), EngineMS is the
+	// replay through the engine. Summed over the results of one
+	// `agentctx replay`, WallMS is the process's time from its start to
+	// the end of the last replay.
+	WallMS   float64 `json:"wall_ms"`
+	LoadMS   float64 `json:"load_ms"`
+	ParseMS  float64 `json:"parse_ms"`
+	EngineMS float64 `json:"engine_ms"`
+	Steps    []Step  `json:"steps,omitempty"`
 	// Retention is how many of the key facts of the history that
 	// summarizing compactions removed are still in the window after each,
 	// over all of them ([compact.Retention.Add]): per category and
@@ -279,6 +290,7 @@ type Step struct {
 // [Result]. Messages is the number of messages replayed (fewer than the
 // trajectory's with [Options].StopAfter).
 func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result, error) {
+	begin := time.Now()
 	msgs := tr.Messages
 	if opts.StopAfter > 0 && opts.StopAfter < len(msgs) {
 		msgs = msgs[:opts.StopAfter]
@@ -297,9 +309,10 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		strategy = st.Fresh()
 	}
 	res.Strategy = strategy.Name()
-	// The clock starts once the counter is built: building a BPE
-	// vocabulary is a one-time cost per process, not part of a replay.
+	// The engine's clock starts once the counter is built: building a
+	// BPE vocabulary is a one-time cost per process, counted as load.
 	start := time.Now()
+	res.LoadMS = ms(start.Sub(begin))
 	res.ToolTokens = token.Tools(counter, tr.Tools)
 	eng, err := open(ctx, tr, res, opts, strategy)
 	if err != nil {
@@ -350,9 +363,23 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	if res.ModelCalls > 0 {
 		res.SummariesPerCall = float64(len(res.Summaries)) / float64(res.ModelCalls)
 	}
-	res.WallMS = float64(time.Since(start).Microseconds()) / 1000
+	res.EngineMS = ms(time.Since(start))
+	res.AddTimes(0, 0)
 	return res, nil
 }
+
+// AddTimes adds load to LoadMS and parse to ParseMS and sets WallMS to
+// LoadMS + ParseMS + EngineMS: a caller that read the transcript, or
+// started a process to replay it, charges that time to the result.
+// Negative durations count as 0.
+func (res *Result) AddTimes(load, parse time.Duration) {
+	res.LoadMS += ms(max(load, 0))
+	res.ParseMS += ms(max(parse, 0))
+	res.WallMS = res.LoadMS + res.ParseMS + res.EngineMS
+}
+
+// ms is d in milliseconds, to the microsecond.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // newResult starts the result of replaying n messages of tr: the
 // trajectory's identity, the model and where it came from, every

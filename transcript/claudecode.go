@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -30,10 +31,10 @@ type ccRecord struct {
 }
 
 type ccMessage struct {
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
-	ID      string          `json:"id"`
-	Content json.RawMessage `json:"content"`
+	Role    string    `json:"role"`
+	Model   string    `json:"model"`
+	ID      string    `json:"id"`
+	Content ccContent `json:"content"`
 	Usage   *struct {
 		InputTokens              count `json:"input_tokens"`
 		CacheCreationInputTokens count `json:"cache_creation_input_tokens"`
@@ -44,7 +45,7 @@ type ccMessage struct {
 
 type ccBlock struct {
 	Type      string          `json:"type"`
-	Text      json.RawMessage `json:"text"`
+	Text      jsonText        `json:"text"`
 	Thinking  string          `json:"thinking"`
 	Signature string          `json:"signature"`
 	Data      string          `json:"data"`
@@ -52,7 +53,7 @@ type ccBlock struct {
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
+	Content   ccContent       `json:"content"`
 	IsError   bool            `json:"is_error"`
 	Source    *struct {
 		Type      string `json:"type"`
@@ -196,10 +197,36 @@ func (b *ccBuilder) model() string {
 	return best
 }
 
-func ccBlocks(raw json.RawMessage) (s string, isString bool, blocks []ccBlock) {
+// ccContent is a content value (message.content, a tool_result's
+// content) decoded where it stands, in the pass that decodes its line:
+// a string (or anything but an array: its [str] text), or an array of
+// blocks, where a string item is a text block and other items that are
+// not objects are dropped. The zero value is an absent content: the
+// string "".
+type ccContent struct {
+	present bool // the key was there, whatever its value
+	array   bool
+	s       string
+	blocks  []ccBlock
+}
+
+// UnmarshalJSON decodes raw, which the decoder of the enclosing value
+// has checked. It never fails: values of an unexpected type are skipped.
+func (c *ccContent) UnmarshalJSON(raw []byte) error {
+	*c = ccContent{present: true}
 	if !rawArray(raw) {
-		return str(raw), true, nil
+		c.s = str(raw)
+		return nil
 	}
+	c.array = true
+	// One decoding of the whole array when every item is an object, as
+	// almost all are; item by item otherwise.
+	err := json.Unmarshal(raw, &c.blocks)
+	var te *json.UnmarshalTypeError
+	if err == nil || !errors.As(err, &te) {
+		return nil
+	}
+	c.blocks = nil
 	var items []json.RawMessage
 	_ = decodeLoose(raw, &items)
 	for _, it := range items {
@@ -207,13 +234,13 @@ func ccBlocks(raw json.RawMessage) (s string, isString bool, blocks []ccBlock) {
 		if rawObject(it) {
 			_ = decodeLoose(it, &bl)
 		} else if s := str(it); s != "" {
-			bl = ccBlock{Type: "text", Text: jsonString(s)}
+			bl = ccBlock{Type: "text", Text: jsonText(s)}
 		} else {
 			continue
 		}
-		blocks = append(blocks, bl)
+		c.blocks = append(c.blocks, bl)
 	}
-	return "", false, blocks
+	return nil
 }
 
 func (bl ccBlock) image() chat.Image {
@@ -232,14 +259,14 @@ func (b *ccBuilder) user(r ccRecord) {
 		m = *r.Message
 	}
 	t := b.t
-	s, isString, blocks := ccBlocks(m.Content)
+	s, isString, blocks := m.Content.s, !m.Content.array, m.Content.blocks
 	if r.IsCompactSummary {
 		summary := s
 		if !isString {
 			var texts []string
 			for _, bl := range blocks {
 				if bl.Type == "text" {
-					texts = append(texts, str(bl.Text))
+					texts = append(texts, string(bl.Text))
 				}
 			}
 			summary = strings.Join(texts, "\n")
@@ -273,11 +300,11 @@ func (b *ccBuilder) user(r ccRecord) {
 		case "image":
 			parts = append(parts, bl.image())
 		case "text":
-			parts = append(parts, chat.Text{Text: str(bl.Text)})
+			parts = append(parts, chat.Text{Text: string(bl.Text)})
 		case "document":
 			parts = append(parts, chat.Text{Text: "[document]"})
 		default:
-			if tx := str(bl.Text); tx != "" {
+			if tx := string(bl.Text); tx != "" {
 				parts = append(parts, chat.Text{Text: tx})
 			}
 		}
@@ -287,13 +314,12 @@ func (b *ccBuilder) user(r ccRecord) {
 
 // ccResultText is a tool_result's content: the string, or the text of its
 // blocks joined by "\n", with a note for each image block.
-func ccResultText(raw json.RawMessage) string {
-	s, isString, blocks := ccBlocks(raw)
-	if isString {
-		return s
+func ccResultText(c ccContent) string {
+	if !c.array {
+		return c.s
 	}
 	var texts []string
-	for _, bl := range blocks {
+	for _, bl := range c.blocks {
 		switch bl.Type {
 		case "image":
 			note := "[image]"
@@ -302,7 +328,7 @@ func ccResultText(raw json.RawMessage) string {
 			}
 			texts = append(texts, note)
 		default:
-			if tx := str(bl.Text); tx != "" || bl.Type == "text" {
+			if tx := string(bl.Text); tx != "" || bl.Type == "text" {
 				texts = append(texts, tx)
 			}
 		}
@@ -320,14 +346,13 @@ func (b *ccBuilder) assistant(r ccRecord) {
 	}
 	t := b.t
 	var parts []chat.Part
-	s, isString, blocks := ccBlocks(m.Content)
-	if isString {
-		parts = textParts(s, nil)
+	if !m.Content.array {
+		parts = textParts(m.Content.s, nil)
 	}
-	for _, bl := range blocks {
+	for _, bl := range m.Content.blocks {
 		switch bl.Type {
 		case "text":
-			parts = append(parts, chat.Text{Text: str(bl.Text)})
+			parts = append(parts, chat.Text{Text: string(bl.Text)})
 		case "thinking":
 			parts = append(parts, chat.Thinking{Text: bl.Thinking, Signature: bl.Signature})
 		case "redacted_thinking":
@@ -339,9 +364,9 @@ func (b *ccBuilder) assistant(r ccRecord) {
 		default:
 			// Server-side tool results (web_search_tool_result, …) sit in
 			// the assistant message itself; keep their content as text.
-			if tx := str(bl.Text); tx != "" {
+			if tx := string(bl.Text); tx != "" {
 				parts = append(parts, chat.Text{Text: tx})
-			} else if len(bl.Content) > 0 {
+			} else if bl.Content.present {
 				parts = append(parts, chat.Text{Text: ccResultText(bl.Content)})
 			}
 		}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,8 +15,8 @@ import (
 // OpenAI Codex rollout JSONL (FORMATS.md §6).
 
 type cxLine struct {
-	Type    string          `json:"type"`
-	Payload json.RawMessage `json:"payload"`
+	Type    string    `json:"type"`
+	Payload cxPayload `json:"payload"`
 	// Early rollouts: a first line {id, timestamp, instructions}, then bare
 	// response items and {"record_type": "state"} lines.
 	ID         string `json:"id"`
@@ -46,12 +47,80 @@ type cxUsage struct {
 	TotalTokens           count `json:"total_tokens"`
 }
 
-type cxEvent struct {
-	Type string `json:"type"`
-	Info *struct {
-		TotalTokenUsage *cxUsage `json:"total_token_usage"`
-		LastTokenUsage  *cxUsage `json:"last_token_usage"`
-	} `json:"info"`
+type cxEventInfo struct {
+	TotalTokenUsage *cxUsage `json:"total_token_usage"`
+	LastTokenUsage  *cxUsage `json:"last_token_usage"`
+}
+
+// cxPayload is a line's payload, decoded where it stands, in the pass
+// that decodes the line: the fields of every payload type in one struct
+// (each key means one thing in all of them). object is false when the
+// payload is absent or not an object. A duplicate payload key replaces
+// the payload, as it replaces a json.RawMessage.
+type cxPayload struct {
+	object bool
+	cxPayloadFields
+}
+
+// UnmarshalJSON decodes raw, which the decoder of the line has checked.
+// It never fails: values of an unexpected type are skipped.
+func (p *cxPayload) UnmarshalJSON(raw []byte) error {
+	*p = cxPayload{}
+	if !rawObject(raw) {
+		return nil
+	}
+	p.object = true
+	_ = decodeLoose(raw, &p.cxPayloadFields)
+	return nil
+}
+
+type cxPayloadFields struct {
+	cxItem
+	// session_meta (its id is cxItem's ID)
+	Timestamp string `json:"timestamp"`
+	CWD       string `json:"cwd"`
+	Git       *struct {
+		Branch string `json:"branch"`
+	} `json:"git"`
+	// turn_context
+	Model string `json:"model"`
+	// event_msg (its type is cxItem's Type)
+	Info *cxEventInfo `json:"info"`
+	// compacted
+	Message            string     `json:"message"`
+	ReplacementHistory cxItemList `json:"replacement_history"`
+}
+
+// cxItemList is a replacement_history: its items, objects decoded as
+// items and anything else dropped; nil when it is absent or not an
+// array.
+type cxItemList []cxItem
+
+// UnmarshalJSON decodes raw, which the decoder of the line has checked,
+// in one pass when every item is an object, item by item otherwise. It
+// never fails.
+func (l *cxItemList) UnmarshalJSON(raw []byte) error {
+	*l = nil
+	if !rawArray(raw) {
+		return nil
+	}
+	items := []cxItem{}
+	err := json.Unmarshal(raw, &items)
+	var te *json.UnmarshalTypeError
+	if err != nil && errors.As(err, &te) {
+		items = []cxItem{}
+		var raws []json.RawMessage
+		_ = decodeLoose(raw, &raws)
+		for _, r := range raws {
+			if rawObject(r) {
+				var it cxItem
+				_ = decodeLoose(r, &it)
+				items = append(items, it)
+			}
+		}
+	}
+	*l = items
+	return nil
 }
 
 var cxItemTypes = map[string]bool{
@@ -94,6 +163,7 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	lineIdx, eventIdx := -1, -1 // compactions awaiting their twin marker
 	md := meta{t: t}
 	var ts time.Time // the time of the line the messages appended since the last stamp came from
+	var l cxLine
 	for {
 		rec, ok := lr.next()
 		if !ok {
@@ -101,7 +171,7 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 		}
 		md.stamp(len(c.msgs), ts)
 		ts = time.Time{}
-		var l cxLine
+		l = cxLine{} // one line decoded at a time, into the same struct
 		if ok, p := decodeRecord(name, rec, &l); !ok {
 			probs = append(probs, p)
 			continue
@@ -109,7 +179,7 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 		ts = parseTime(l.Timestamp)
 		md.line("", "", ts)
 		switch {
-		case cxLineTypes[l.Type] || (l.Type != "" && rawObject(l.Payload)):
+		case cxLineTypes[l.Type] || (l.Type != "" && l.Payload.object):
 			recognized++
 		case l.RecordType != "":
 			recognized++
@@ -130,17 +200,9 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 			probs = append(probs, recProblem(name, rec, "not a Codex rollout record"))
 			continue
 		}
+		p := &l.Payload
 		switch l.Type {
 		case "session_meta":
-			var p struct {
-				ID        string `json:"id"`
-				Timestamp string `json:"timestamp"`
-				CWD       string `json:"cwd"`
-				Git       *struct {
-					Branch string `json:"branch"`
-				} `json:"git"`
-			}
-			_ = decodeLoose(l.Payload, &p)
 			if t.ID == "" {
 				t.ID = p.ID
 			}
@@ -153,32 +215,24 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 				t.Started = st
 			}
 		case "turn_context":
-			var p struct {
-				Model string `json:"model"`
-			}
-			_ = decodeLoose(l.Payload, &p)
 			if p.Model != "" {
 				c.model, t.Model = p.Model, p.Model
 			}
 		case "response_item":
-			var it cxItem
-			_ = decodeLoose(l.Payload, &it)
-			c.item(it)
+			c.item(p.cxItem)
 		case "event_msg":
-			var ev cxEvent
-			_ = decodeLoose(l.Payload, &ev)
-			switch ev.Type {
+			switch p.Type {
 			case "token_count":
-				if ev.Info == nil || ev.Info.LastTokenUsage == nil {
+				if p.Info == nil || p.Info.LastTokenUsage == nil {
 					continue
 				}
-				if tot := ev.Info.TotalTokenUsage; tot != nil {
+				if tot := p.Info.TotalTokenUsage; tot != nil {
 					if lastTotal != nil && *tot == *lastTotal {
 						continue
 					}
 					lastTotal = tot
 				}
-				c.attachUsage(*ev.Info.LastTokenUsage)
+				c.attachUsage(*p.Info.LastTokenUsage)
 			case "context_compacted":
 				if lineIdx >= 0 && lineIdx == len(t.Compactions)-1 && t.Compactions[lineIdx].At == len(c.msgs) {
 					lineIdx = -1
@@ -189,20 +243,11 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 				c.open = -1
 			}
 		case "compacted":
-			var p struct {
-				Message            string            `json:"message"`
-				ReplacementHistory []json.RawMessage `json:"replacement_history"`
-			}
-			_ = decodeLoose(l.Payload, &p)
 			var repl []chat.Message
 			if p.ReplacementHistory != nil {
 				rc := &cxConv{open: -1, model: c.model}
-				for _, raw := range p.ReplacementHistory {
-					var it cxItem
-					if rawObject(raw) {
-						_ = decodeLoose(raw, &it)
-						rc.item(it)
-					}
+				for _, it := range p.ReplacementHistory {
+					rc.item(it)
 				}
 				repl = rc.msgs
 				if repl == nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
 )
@@ -151,6 +152,28 @@ func noRecords(name string, probs []Problem, what string) error {
 	return &ParseError{File: name, Line: 1, Reason: "no " + what + " record found"}
 }
 
+// freshList is a JSON array decoded, in the pass that decodes the
+// enclosing value, into a new []T each time its key occurs: a later
+// duplicate key replaces the list, as it replaces a json.RawMessage,
+// rather than decoding into the items of the first. typeErr reports
+// that a value had an unexpected type (the caller then decodes the items
+// one by one). Anything but an array leaves items nil.
+type freshList[T any] struct {
+	items   []T
+	typeErr bool
+}
+
+// UnmarshalJSON never fails: an error is kept in typeErr.
+func (l *freshList[T]) UnmarshalJSON(raw []byte) error {
+	*l = freshList[T]{}
+	if !rawArray(raw) {
+		l.typeErr = string(bytes.TrimSpace(raw)) != "null"
+		return nil
+	}
+	l.typeErr = json.Unmarshal(raw, &l.items) != nil
+	return nil
+}
+
 // decodeLoose unmarshals raw into v as far as it goes: values of an
 // unexpected type are skipped (json.Unmarshal fills everything else), only
 // broken JSON is an error.
@@ -248,6 +271,9 @@ func str(raw json.RawMessage) string {
 	}
 	switch raw[0] {
 	case '"':
+		if s, ok := plainString(raw); ok {
+			return s
+		}
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
 			return s
@@ -258,10 +284,36 @@ func str(raw json.RawMessage) string {
 	return ""
 }
 
-// jsonString returns s encoded as a JSON string.
-func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s) // a string always marshals
-	return b
+// plainString returns the text of raw when raw is a JSON string that
+// needs no decoding: quoted, with no escape, no control character and
+// valid UTF-8, so that its text is the bytes between the quotes, as
+// json.Unmarshal would return it. ok is false for anything else, which
+// the caller decodes.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
+}
+
+// jsonText is a value decoded as [str] decodes it, in the pass that
+// decodes the enclosing value: a string's text, a number's literal, ""
+// for anything else.
+type jsonText string
+
+// UnmarshalJSON never fails: values of another type decode as "".
+func (t *jsonText) UnmarshalJSON(raw []byte) error {
+	*t = jsonText(str(raw))
+	return nil
 }
 
 var emptyObject = json.RawMessage(`{}`)
@@ -278,8 +330,8 @@ func parseArgs(raw json.RawMessage) json.RawMessage {
 	if raw[0] != '"' {
 		return append(json.RawMessage(nil), raw...)
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
+	s, ok := plainString(raw)
+	if !ok && json.Unmarshal(raw, &s) != nil {
 		return append(json.RawMessage(nil), raw...)
 	}
 	t := strings.TrimSpace(s)
@@ -328,19 +380,13 @@ func oaContent(raw json.RawMessage) (string, []chat.Image) {
 		}
 		return str(raw), nil
 	}
-	var parts []json.RawMessage
-	_ = decodeLoose(raw, &parts)
 	var texts []string
 	var imgs []chat.Image
-	for _, pr := range parts {
-		if !rawObject(pr) {
-			if s := str(pr); s != "" {
-				texts = append(texts, s)
-			}
+	for _, p := range oaParts(raw) {
+		if p.text != "" {
+			texts = append(texts, p.text)
 			continue
 		}
-		var p oaPart
-		_ = decodeLoose(pr, &p)
 		switch p.Type {
 		case "image_url", "input_image", "image":
 			url := str(p.ImageURL)
@@ -361,6 +407,48 @@ func oaContent(raw json.RawMessage) (string, []chat.Image) {
 		}
 	}
 	return strings.Join(texts, "\n"), imgs
+}
+
+// oaPartItem is an item of a content array: a part, or the text of an
+// item that is a string (or a number).
+type oaPartItem struct {
+	oaPart
+	text string
+}
+
+// oaParts decodes a content array: its objects as parts, its strings
+// and numbers as text; other items (null, arrays, booleans, empty
+// strings) are dropped. The array is decoded in one pass when every
+// item is an object, as almost always, item by item otherwise.
+func oaParts(raw json.RawMessage) []oaPartItem {
+	var parts []oaPart
+	err := json.Unmarshal(raw, &parts)
+	var te *json.UnmarshalTypeError
+	if err == nil {
+		out := make([]oaPartItem, 0, len(parts))
+		for _, p := range parts {
+			out = append(out, oaPartItem{oaPart: p})
+		}
+		return out
+	}
+	if !errors.As(err, &te) {
+		return nil
+	}
+	var items []json.RawMessage
+	_ = decodeLoose(raw, &items)
+	var out []oaPartItem
+	for _, pr := range items {
+		if !rawObject(pr) {
+			if s := str(pr); s != "" {
+				out = append(out, oaPartItem{text: s})
+			}
+			continue
+		}
+		var p oaPart
+		_ = decodeLoose(pr, &p)
+		out = append(out, oaPartItem{oaPart: p})
+	}
+	return out
 }
 
 // textOf reads a "text" field that is a string or, in some exports, an
@@ -568,9 +656,12 @@ func sortProblems(probs []Problem) {
 // holds a whole JSON object or array on its own (a pretty-printed document
 // has no such line, a JSONL file with a torn first line still has one).
 func looksJSONL(data []byte) bool {
-	if json.Valid(data) {
-		return false
-	}
+	return !json.Valid(data) && hasJSONLine(data)
+}
+
+// hasJSONLine reports whether one of the first 20 non-blank lines of
+// data holds a whole JSON object or array on its own (see looksJSONL).
+func hasJSONLine(data []byte) bool {
 	for i := 0; i < 20 && len(data) > 0; {
 		line, rest, _ := bytes.Cut(data, []byte{'\n'})
 		data = rest

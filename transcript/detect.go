@@ -47,8 +47,9 @@ func detect(data []byte) (Format, string) {
 	if data[0] != '{' && data[0] != '[' {
 		return "", "input is not JSON or JSON Lines"
 	}
-	if !looksJSONL(data) {
-		if json.Valid(data) {
+	valid := json.Valid(data)
+	if valid || !hasJSONLine(data) {
+		if valid {
 			if f := classifyDoc(data); f != "" {
 				return f, ""
 			}

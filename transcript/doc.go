@@ -67,11 +67,11 @@
 //
 // # Memory
 //
-// Claude Code and Codex transcripts, the ones that grow to gigabytes, are
-// streamed: [Read] decodes them line by line and holds only the messages
-// it returns, a 64 KiB buffer and the line being decoded. The other
-// formats are single JSON documents (or small JSONL files) and are read
-// whole.
+// Claude Code and Codex transcripts, the ones that grow to gigabytes, and
+// OpenHands output.jsonl files of many runs are streamed: [Read] decodes
+// them line by line and holds only the messages it returns, a 64 KiB
+// buffer and the line being decoded. The other formats are single JSON
+// documents (or small JSONL files) and are read whole.
 //
 // # Concurrency
 //

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -35,6 +36,49 @@ type miniMsg struct {
 	} `json:"extra"`
 }
 
+// decodeMini decodes a mini-swe-agent document (an object, or a bare
+// array of messages) and its messages, one per item of messages[] (the
+// zero miniMsg for an item that is not an object). It decodes the whole
+// document in one pass when no value has an unexpected type, as in
+// real files; else the messages one by one, as far as each goes. Errors:
+// a [*ParseError] for broken JSON.
+func decodeMini(data []byte, name string) (miniDoc, []miniMsg, error) {
+	var fast struct {
+		Info       json.RawMessage    `json:"info"`
+		Messages   freshList[miniMsg] `json:"messages"`
+		InstanceID string             `json:"instance_id"`
+	}
+	var err error
+	if rawArray(data) {
+		err = json.Unmarshal(data, &fast.Messages)
+	} else {
+		err = json.Unmarshal(data, &fast)
+	}
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil && !fast.Messages.typeErr:
+		return miniDoc{Info: fast.Info, InstanceID: fast.InstanceID}, fast.Messages.items, nil
+	case err != nil && !errors.As(err, &te):
+		return miniDoc{}, nil, docError(data, name, err)
+	}
+	var doc miniDoc
+	if rawArray(data) {
+		err = decodeDoc(data, name, &doc.Messages)
+	} else {
+		err = decodeDoc(data, name, &doc)
+	}
+	if err != nil {
+		return miniDoc{}, nil, err
+	}
+	msgs := make([]miniMsg, len(doc.Messages))
+	for i, raw := range doc.Messages {
+		if rawObject(raw) {
+			_ = decodeLoose(raw, &msgs[i])
+		}
+	}
+	return doc, msgs, nil
+}
+
 // bashBlock matches the fenced command of a text-style response, the way
 // mini-swe-agent finds it: ```bash (1.x) or ```mswea_bash_command (2.x).
 var bashBlock = regexp.MustCompile("(?s)```(?:bash|mswea_bash_command)[ \t]*\r?\n(.*?)\r?\n```")
@@ -57,16 +101,12 @@ var bashBlock = regexp.MustCompile("(?s)```(?:bash|mswea_bash_command)[ \t]*\r?\
 // is its result; a response with no or several blocks was a format error
 // and stays text.
 func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
-	var doc miniDoc
+	doc, msgs, err := decodeMini(data, name)
+	if err != nil {
+		return nil, err
+	}
 	t := &Trajectory{}
-	if rawArray(data) {
-		if err := decodeDoc(data, name, &doc.Messages); err != nil {
-			return nil, err
-		}
-	} else {
-		if err := decodeDoc(data, name, &doc); err != nil {
-			return nil, err
-		}
+	if !rawArray(data) {
 		t.ID = doc.InstanceID
 		var info struct {
 			InstanceID string `json:"instance_id"`
@@ -84,20 +124,14 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 			t.ID = info.InstanceID
 		}
 	}
-	if len(doc.Messages) == 0 {
+	if len(msgs) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Reason: "no mini-swe-agent messages"}
 	}
-	msgs := make([]miniMsg, 0, len(doc.Messages))
 	text := true
-	for _, raw := range doc.Messages {
-		var m miniMsg
-		if rawObject(raw) {
-			_ = decodeLoose(raw, &m)
-		}
+	for _, m := range msgs {
 		if m.Role == "tool" || len(oaToolCalls(m.ToolCalls)) > 0 {
 			text = false
 		}
-		msgs = append(msgs, m)
 	}
 	var out []chat.Message
 	var pending []string // text style: synthesized calls awaiting results

@@ -3,6 +3,8 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
@@ -11,8 +13,8 @@ import (
 // OpenHands V0 evaluation output.jsonl (FORMATS.md §3).
 
 type ohLine struct {
-	InstanceID json.RawMessage   `json:"instance_id"`
-	History    []json.RawMessage `json:"history"`
+	InstanceID json.RawMessage `json:"instance_id"`
+	History    ohEvents        `json:"history"`
 	Metadata   *struct {
 		LLMConfig *struct {
 			Model string `json:"model"`
@@ -63,61 +65,135 @@ type ohArgs struct {
 // trajectory. Problems (bad lines) are reported on the first trajectory.
 func readOpenHands(data []byte, name string) ([]*Trajectory, error) {
 	trimmed := bytes.TrimSpace(data)
-	doc := !looksJSONL(trimmed)
-	if doc && rawArray(trimmed) {
-		var events []json.RawMessage
+	if looksJSONL(trimmed) {
+		return readOpenHandsLines(newLineReader(bytes.NewReader(data)), name)
+	}
+	if rawArray(trimmed) {
+		var events ohEvents
 		if err := decodeDoc(data, name, &events); err != nil {
 			return nil, err
 		}
 		t := &Trajectory{}
-		ohHistory(t, events, nil)
+		ohHistory(t, events.events, nil)
 		return []*Trajectory{t}, nil
 	}
-	var recs []record
-	var probs []Problem
-	if doc {
-		var v json.RawMessage
-		if err := decodeDoc(data, name, &v); err != nil {
-			return nil, err
-		}
-		recs = []record{{line: 1, raw: trimmed}}
-	} else {
-		recs, probs = splitLines(data, name)
+	if err := decodeDoc(data, name, new(json.RawMessage)); err != nil {
+		return nil, err
 	}
+	out, probs := ohLines([]record{{line: 1, raw: trimmed}}, name)
+	return ohResult(out, probs, name)
+}
+
+// readOpenHandsLines reads the lines of lr one at a time, each one
+// trajectory: only the trajectories are kept, never the lines.
+func readOpenHandsLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	var out []*Trajectory
-	var shape []Problem
-	for i, rec := range recs {
-		var l ohLine
-		if ok, p := decodeRecord(name, rec, &l); !ok {
-			shape = append(shape, p)
-			continue
+	var probs []Problem
+	for i := 0; ; i++ {
+		rec, ok := lr.next()
+		if !ok {
+			break
 		}
-		if l.History == nil {
-			shape = append(shape, recProblem(name, rec, "not an OpenHands output record (no history)"))
-			continue
+		if t, p := ohRecord(i, rec, name); t != nil {
+			out = append(out, t)
+		} else {
+			probs = append(probs, p)
 		}
-		t := &Trajectory{Index: i, ID: str(l.InstanceID)}
-		if l.Metadata != nil && l.Metadata.LLMConfig != nil {
-			t.Model = l.Metadata.LLMConfig.Model
-		}
-		usages := map[string]*chat.Usage{}
-		if l.Metrics != nil {
-			for _, u := range l.Metrics.TokenUsages {
-				if u.ResponseID != "" {
-					usages[u.ResponseID] = ohUsage(u)
-				}
-			}
-		}
-		ohHistory(t, l.History, usages)
-		out = append(out, t)
 	}
-	probs = append(probs, shape...)
+	if lr.err != nil {
+		return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), lr.err)
+	}
+	return ohResult(out, probs, name)
+}
+
+// ohLines reads the records, each one trajectory, and returns the
+// trajectories and the problems of the records that hold none.
+func ohLines(recs []record, name string) ([]*Trajectory, []Problem) {
+	var out []*Trajectory
+	var probs []Problem
+	for i, rec := range recs {
+		if t, p := ohRecord(i, rec, name); t != nil {
+			out = append(out, t)
+		} else {
+			probs = append(probs, p)
+		}
+	}
+	return out, probs
+}
+
+// ohResult returns the trajectories of an OpenHands input, its problems
+// on the first, or the error of an input without any.
+func ohResult(out []*Trajectory, probs []Problem, name string) ([]*Trajectory, error) {
 	if len(out) == 0 {
 		return nil, noRecords(name, probs, "OpenHands")
 	}
 	sortProblems(probs)
 	out[0].Problems = probs
 	return out, nil
+}
+
+// ohRecord reads record i of an output.jsonl: its trajectory, or nil and
+// the problem that keeps it from being one.
+func ohRecord(i int, rec record, name string) (*Trajectory, Problem) {
+	var l ohLine
+	if ok, p := decodeRecord(name, rec, &l); !ok {
+		return nil, p
+	}
+	if !l.History.array {
+		return nil, recProblem(name, rec, "not an OpenHands output record (no history)")
+	}
+	t := &Trajectory{Index: i, ID: str(l.InstanceID)}
+	if l.Metadata != nil && l.Metadata.LLMConfig != nil {
+		t.Model = l.Metadata.LLMConfig.Model
+	}
+	usages := map[string]*chat.Usage{}
+	if l.Metrics != nil {
+		for _, u := range l.Metrics.TokenUsages {
+			if u.ResponseID != "" {
+				usages[u.ResponseID] = ohUsage(u)
+			}
+		}
+	}
+	ohHistory(t, l.History.events, usages)
+	return t, Problem{}
+}
+
+// ohEvents is a history value, decoded where it stands: an array of
+// events, flattened when it holds [action, observation] pairs; items
+// that are not objects are dropped. array is false for anything but an
+// array (an absent or null history).
+type ohEvents struct {
+	array  bool
+	events []ohEvent
+}
+
+// UnmarshalJSON decodes raw, which the decoder of the enclosing value
+// has checked: in one pass when every item is an object, as in current
+// outputs, item by item otherwise. It never fails: values of an
+// unexpected type are skipped.
+func (h *ohEvents) UnmarshalJSON(raw []byte) error {
+	*h = ohEvents{}
+	if !rawArray(raw) {
+		return nil
+	}
+	h.array = true
+	err := json.Unmarshal(raw, &h.events)
+	var te *json.UnmarshalTypeError
+	if err == nil || !errors.As(err, &te) {
+		return nil
+	}
+	h.events = nil
+	var items []json.RawMessage
+	_ = decodeLoose(raw, &items)
+	for _, it := range flattenEvents(items) {
+		if !rawObject(it) {
+			continue
+		}
+		var e ohEvent
+		_ = decodeLoose(it, &e)
+		h.events = append(h.events, e)
+	}
+	return nil
 }
 
 // ohUsage converts a metrics.token_usages entry; prompt_tokens includes
@@ -155,14 +231,9 @@ func ohUsage(u ohTokenUsage) *chat.Usage {
 // of older outputs, [action, observation] pairs, is flattened. finish has
 // no observation (a dangling call). A
 // condensation action is a [Compaction] with its args.summary.
-func ohHistory(t *Trajectory, events []json.RawMessage, usages map[string]*chat.Usage) {
+func ohHistory(t *Trajectory, events []ohEvent, usages map[string]*chat.Usage) {
 	byResp := map[string]int{}
-	for _, raw := range flattenEvents(events) {
-		if !rawObject(raw) {
-			continue
-		}
-		var e ohEvent
-		_ = decodeLoose(raw, &e)
+	for _, e := range events {
 		var args ohArgs
 		if rawObject(e.Args) {
 			_ = decodeLoose(e.Args, &args)

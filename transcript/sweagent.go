@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,36 @@ type sweMsg struct {
 	ThinkingBlocks json.RawMessage `json:"thinking_blocks"`
 }
 
+// decodeSWE decodes a .traj and its history, one sweMsg per item (the
+// zero sweMsg for an item that is not an object): in one pass when no
+// value has an unexpected type, as in real files, else item by item, as
+// far as each goes. Errors: a [*ParseError] for broken JSON.
+func decodeSWE(data []byte, name string) (sweTraj, []sweMsg, error) {
+	var fast struct {
+		History      freshList[sweMsg] `json:"history"`
+		ReplayConfig json.RawMessage   `json:"replay_config"`
+	}
+	err := json.Unmarshal(data, &fast)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil && !fast.History.typeErr:
+		return sweTraj{ReplayConfig: fast.ReplayConfig}, fast.History.items, nil
+	case err != nil && !errors.As(err, &te):
+		return sweTraj{}, nil, docError(data, name, err)
+	}
+	var doc sweTraj
+	if err := decodeDoc(data, name, &doc); err != nil {
+		return sweTraj{}, nil, err
+	}
+	msgs := make([]sweMsg, len(doc.History))
+	for i, raw := range doc.History {
+		if rawObject(raw) {
+			_ = decodeLoose(raw, &msgs[i])
+		}
+	}
+	return doc, msgs, nil
+}
+
 // readSWEAgent reads a SWE-agent trajectory from its history (what the
 // model saw); trajectory[] and its per-step message copies are ignored.
 //
@@ -40,24 +71,18 @@ type sweMsg struct {
 // {"command": action}; the user message right after it is that call's
 // result. The is_demo user message is kept: it is part of the prompt.
 func readSWEAgent(data []byte, name string) ([]*Trajectory, error) {
-	var doc sweTraj
-	if err := decodeDoc(data, name, &doc); err != nil {
+	doc, msgs, err := decodeSWE(data, name)
+	if err != nil {
 		return nil, err
 	}
-	if len(doc.History) == 0 {
+	if len(msgs) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Reason: "no SWE-agent history"}
 	}
-	msgs := make([]sweMsg, 0, len(doc.History))
 	fc := false
-	for _, raw := range doc.History {
-		var m sweMsg
-		if rawObject(raw) {
-			_ = decodeLoose(raw, &m)
-		}
+	for _, m := range msgs {
 		if m.Role == "tool" || len(oaToolCalls(m.ToolCalls)) > 0 {
 			fc = true
 		}
-		msgs = append(msgs, m)
 	}
 	t := &Trajectory{}
 	t.ID, t.Model = sweReplayConfig(doc.ReplayConfig)

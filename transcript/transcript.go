@@ -245,9 +245,9 @@ type Options struct {
 	Format Format
 }
 
-// ReadFile reads the transcript at path. See [Read]: a Claude Code or
-// Codex file is streamed, in memory proportional to its messages plus
-// its longest line.
+// ReadFile reads the transcript at path. See [Read]: a Claude Code,
+// Codex or OpenHands JSONL file is streamed, in memory proportional to
+// its messages plus its longest line.
 func ReadFile(path string, opts Options) ([]*Trajectory, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -269,13 +269,20 @@ func ReadFile(path string, opts Options) ([]*Trajectory, error) {
 // reported in [Trajectory].Problems and the rest is returned; an error from
 // r. Read never panics on any input.
 //
-// Memory: the JSONL formats of long sessions ([FormatClaudeCode],
-// [FormatCodex]) are streamed line by line: Read holds the messages it
-// returns, a 64 KiB buffer and the line being decoded, never the input
-// (detection reads at most the first 50 lines, or 4 MiB of whole lines).
-// The other formats are single JSON documents, or small JSONL files, read
-// whole. Lines have no length limit.
+// Memory: the JSONL formats of long sessions and many runs
+// ([FormatClaudeCode], [FormatCodex], [FormatOpenHands] output.jsonl)
+// are streamed line by line: Read holds the messages it returns, a 64 KiB
+// buffer and the line being decoded, never the input (detection reads at
+// most the first 50 lines, or 4 MiB of whole lines). The other formats
+// are single JSON documents, or small JSONL files, read whole. Lines
+// have no length limit.
+//
+// Each line, or document, is checked and decoded in one pass of
+// encoding/json where it can be: nested values (message content, tool
+// results, OpenHands histories) are decoded where they stand rather than
+// kept as raw bytes and decoded again.
 func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
+	size := sizeOf(r)
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, _ := br.Peek(len(bom)); bytes.Equal(b, bom) {
 		_, _ = br.Discard(len(bom))
@@ -287,7 +294,7 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 			complete bool
 			err      error
 		)
-		head, complete, err = readHead(br)
+		head, complete, err = readHead(br, size)
 		if err != nil {
 			return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), err)
 		}
@@ -299,11 +306,11 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 	if lines == nil {
 		// A document format, or one not detected from the head: read
 		// whole, as parse needs.
-		rest, err := io.ReadAll(br)
+		data, err := readRest(head, br)
 		if err != nil {
 			return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), err)
 		}
-		return parse(append(head, rest...), name, opts)
+		return parse(data, name, opts)
 	}
 	lr := newLineReader(io.MultiReader(bytes.NewReader(head), br))
 	trajs, err := lines(lr, name)
@@ -326,14 +333,42 @@ const (
 	headBytes = 4 << 20
 )
 
+// sizeOf returns the size in bytes of what r reads when r tells (a file,
+// a bytes.Reader), else -1.
+func sizeOf(r io.Reader) int64 {
+	switch r := r.(type) {
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	case interface{ Len() int }:
+		return int64(r.Len())
+	}
+	return -1
+}
+
 // readHead reads whole lines from br up to the bounds above. complete
-// reports that it read the whole input.
-func readHead(br *bufio.Reader) (head []byte, complete bool, err error) {
+// reports that it read the whole input. size is the input's size in
+// bytes, or -1: the head does not grow by doubling where size tells how
+// much to hold: until its first line is read it grows at once to the
+// input (up to the bounds), and when that line is not a JSON object or
+// array on its own (a JSON document, read whole) to the whole input.
+func readHead(br *bufio.Reader, size int64) (head []byte, complete bool, err error) {
+	head = make([]byte, 0, min(max(size, 0)+1, 64<<10))
+	grow := func(n int64) {
+		if n > int64(cap(head)) {
+			head = slices.Grow(head, int(n)-len(head))
+		}
+	}
+	first := true // no non-blank line read yet
 	valid := 0
 	for valid < headLines && len(head) < headBytes {
 		start := len(head)
 		for {
 			chunk, err := br.ReadSlice('\n')
+			if first && len(head)+len(chunk) > cap(head) {
+				grow(min(size+1, headBytes+64<<10))
+			}
 			head = append(head, chunk...)
 			if errors.Is(err, bufio.ErrBufferFull) {
 				continue
@@ -346,11 +381,40 @@ func readHead(br *bufio.Reader) (head []byte, complete bool, err error) {
 			}
 			break
 		}
-		if line := bytes.TrimSpace(head[start:]); len(line) > 0 && json.Valid(line) {
+		line := bytes.TrimSpace(head[start:])
+		if len(line) == 0 {
+			continue
+		}
+		ok := json.Valid(line)
+		if ok {
 			valid++
+		}
+		if first {
+			first = false
+			if !ok || len(line) <= 2 || (line[0] != '{' && line[0] != '[') {
+				grow(size + 1)
+			}
 		}
 	}
 	return head, false, nil
+}
+
+// readRest returns head followed by the rest of br, read into head's
+// spare capacity first.
+func readRest(head []byte, br *bufio.Reader) ([]byte, error) {
+	for {
+		if len(head) == cap(head) {
+			head = append(head, 0)[:len(head)]
+		}
+		n, err := br.Read(head[len(head):cap(head)])
+		head = head[:len(head)+n]
+		if errors.Is(err, io.EOF) {
+			return head, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // detectHead returns the format of a JSONL input from its head (whole
@@ -377,6 +441,8 @@ func linesReaderFor(f Format) func(*lineReader, string) ([]*Trajectory, error) {
 		return readClaudeCodeLines
 	case FormatCodex:
 		return readCodexLines
+	case FormatOpenHands:
+		return readOpenHandsLines
 	}
 	return nil
 }

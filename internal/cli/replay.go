@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -141,15 +142,32 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 		failed  int
 		enc     = newJSONLines(e.stdout)
 	)
+	// The results' times add up to the whole process ([replay.Result].
+	// WallMS): mark is where the time not yet charged starts, the
+	// process's start at first. Each result is charged the time since
+	// mark as load, less its file's reading (parse, charged to the
+	// file's first trajectory): start-up before the first, printing the
+	// previous result and files that failed before later ones.
+	mark := processStart()
 	for _, file := range files {
+		begin := time.Now()
 		trs, err := transcript.ReadFile(file, transcript.Options{Format: format})
+		parse := time.Since(begin)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "agentctx: replay: %s: %v\n", file, err)
 			failed++
 			continue
 		}
-		for _, tr := range trs {
+		for i, tr := range trs {
+			pre := time.Since(mark)
+			if i > 0 {
+				parse = 0
+			}
 			res, err := replayOne(ctx, e, file, tr, opts)
+			mark = time.Now()
+			if err == nil {
+				res.AddTimes(pre-parse, parse)
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -450,7 +468,7 @@ func printSummary(w io.Writer, r *replay.Result) {
 	if len(r.DroppedUsage) > 0 {
 		fmt.Fprintf(w, "  dropped      %d implausible usage records: %s\n", len(r.DroppedUsage), strings.Join(r.DroppedUsage[:min(len(r.DroppedUsage), 3)], "; "))
 	}
-	fmt.Fprintf(w, "  wall         %.0f ms\n", r.WallMS)
+	fmt.Fprintf(w, "  wall         %.0f ms: load %.0f ms (start-up, vocabulary), parse %.0f ms, engine %.0f ms\n", r.WallMS, r.LoadMS, r.ParseMS, r.EngineMS)
 }
 
 func sourceWord(s string) string {
@@ -498,7 +516,7 @@ func printSummaries(w io.Writer, r *replay.Result) {
 
 func printTable(w io.Writer, rs []*replay.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tFORMAT\tMODEL\tBUDGET\tMSGS\tCALLS\tPEAK\tOVER\tVIOL\tCOMPACTIONS\tREMOVED\tVS PROVIDER\tMS")
+	fmt.Fprintln(tw, "FILE\tFORMAT\tMODEL\tBUDGET\tMSGS\tCALLS\tPEAK\tOVER\tVIOL\tCOMPACTIONS\tREMOVED\tVS PROVIDER\tLOAD MS\tPARSE MS\tENGINE MS\tWALL MS")
 	var tot replay.Result
 	tot.Compactions = map[string]int{}
 	for _, r := range rs {
@@ -510,21 +528,24 @@ func printTable(w io.Writer, rs []*replay.Result) {
 		if d := r.UsageDiff; d != nil {
 			usage = fmt.Sprintf("%s (anch %s)", pct(d.Mean), pct(d.AnchoredMean))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%.0f\n", name, r.Format, r.Model, num(r.Budget), num(r.Messages), num(r.ModelCalls),
-			num(r.PeakPromptTokens), r.CallsOverBudget, r.InvariantViolations, levelCounts(r), num(r.TokensRemoved), usage, r.WallMS)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\n", name, r.Format, r.Model, num(r.Budget), num(r.Messages), num(r.ModelCalls),
+			num(r.PeakPromptTokens), r.CallsOverBudget, r.InvariantViolations, levelCounts(r), num(r.TokensRemoved), usage, r.LoadMS, r.ParseMS, r.EngineMS, r.WallMS)
 		tot.Messages += r.Messages
 		tot.ModelCalls += r.ModelCalls
 		tot.PeakPromptTokens = max(tot.PeakPromptTokens, r.PeakPromptTokens)
 		tot.CallsOverBudget += r.CallsOverBudget
 		tot.InvariantViolations += r.InvariantViolations
 		tot.TokensRemoved += r.TokensRemoved
+		tot.LoadMS += r.LoadMS
+		tot.ParseMS += r.ParseMS
+		tot.EngineMS += r.EngineMS
 		tot.WallMS += r.WallMS
 		for k, v := range r.Compactions {
 			tot.Compactions[k] += v
 		}
 	}
-	fmt.Fprintf(tw, "TOTAL (%d trajectories)\t\t\t\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t\t%.0f\n", len(rs), num(tot.Messages), num(tot.ModelCalls),
-		num(tot.PeakPromptTokens), tot.CallsOverBudget, tot.InvariantViolations, levelCounts(&tot), num(tot.TokensRemoved), tot.WallMS)
+	fmt.Fprintf(tw, "TOTAL (%d trajectories)\t\t\t\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t\t%.0f\t%.0f\t%.0f\t%.0f\n", len(rs), num(tot.Messages), num(tot.ModelCalls),
+		num(tot.PeakPromptTokens), tot.CallsOverBudget, tot.InvariantViolations, levelCounts(&tot), num(tot.TokensRemoved), tot.LoadMS, tot.ParseMS, tot.EngineMS, tot.WallMS)
 	_ = tw.Flush()
 }
 
