@@ -305,7 +305,9 @@ func (e *Engine) Compact(ctx context.Context, instructions string) ([]compact.Re
 func (e *Engine) tailTexts() (string, string) {
 	tr := ""
 	if e.tracker != nil && !e.opts.NoTrackerSection {
-		tr = e.tracker.Section()
+		var n int
+		tr, n = e.tracker.SectionTokens()
+		e.lastTracker = counted{tr, n}
 	}
 	return tr, e.memText()
 }
@@ -329,25 +331,31 @@ func (e *Engine) memText() string {
 		return ""
 	}
 	text, tokens := e.active.BuildContextTokens(n)
-	e.lastMem.text, e.lastMem.tokens = text, tokens
+	e.lastMem = counted{text, tokens}
 	return text
 }
 
 // blockTokens returns the size in tokens of r rendered alone
 // (reminder.Render), and remembers it in the count cache for the token
-// table. The working memory's block is not counted again: its text's
-// count is the one BuildContext made, and the block's is that count plus
-// the wrapper's, joined with token.AppendCount at the end; at the start,
-// the opening tag ends a line and the text begins one with "#", where
-// the pre-tokenizer starts a piece anyway (TestMemoryBlockTokens).
+// table. The blocks of the working memory and of the tracker's section
+// are not counted again: their text's count is the one BuildContext or
+// SectionTokens made, and the block's is that count plus the wrapper's,
+// joined with token.AppendCount at the end; at the start, the opening tag
+// ends a line and the text begins one with "#", where the pre-tokenizer
+// starts a piece anyway (TestMemoryBlockTokens, TestTailBlockTokens).
 func (e *Engine) blockTokens(r reminder.Reminder) int {
 	block := reminder.Render([]reminder.Reminder{r})
-	name := e.memo.Name()
-	if r.Kind != prompt.KindWorkingMemory || r.Text != e.lastMem.text || !strings.HasPrefix(r.Text, "#") ||
-		name != token.O200kBase && name != token.Cl100kBase {
+	var last counted
+	switch r.Kind {
+	case prompt.KindWorkingMemory:
+		last = e.lastMem
+	case prompt.KindTracker:
+		last = e.lastTracker
+	}
+	if r.Text != last.text || !strings.HasPrefix(r.Text, "#") || !token.Joinable(e.memo) {
 		return e.memo.Count(block)
 	}
-	n := e.memo.Count(reminder.BlockOpen) + token.AppendCount(e.memo, r.Text, e.lastMem.tokens, reminder.BlockClose)
+	n := e.memo.Count(reminder.BlockOpen) + token.AppendCount(e.memo, r.Text, last.tokens, reminder.BlockClose)
 	e.memo.Remember(block, n)
 	return n
 }
@@ -373,11 +381,13 @@ func (e *Engine) baseReserve() int {
 func (e *Engine) reserve(trackerText, memText string, pend []reminder.Reminder) int {
 	ov := e.w.Overhead()
 	n := e.toolTokens
+	// Through the count cache: both stay the same from request to
+	// request.
 	if e.static.Text != "" {
-		n += token.Message(e.counter, ov, chat.NewText(chat.RoleSystem, e.static.Text))
+		n += token.Message(e.memo, ov, chat.NewText(chat.RoleSystem, e.static.Text))
 	}
 	if e.rehydration != "" {
-		n += token.Message(e.counter, ov, chat.NewText(chat.RoleSystem, e.rehydration))
+		n += token.Message(e.memo, ov, chat.NewText(chat.RoleSystem, e.rehydration))
 	}
 	var tail []reminder.Reminder
 	if trackerText != "" {
