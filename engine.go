@@ -66,9 +66,9 @@ type Engine struct {
 	// (BuildContextTokens, SectionTokens), so that the blocks holding
 	// them are not counted again.
 	lastMem, lastTracker counted
-	w        *window.Window
-	strategy compact.Strategy
-	warnings []string
+	w                    *window.Window
+	strategy             compact.Strategy
+	warnings             []string
 
 	ws         *workspace.Context
 	static     prompt.Static
