@@ -219,15 +219,32 @@ func (a *ActiveContext) count(text string) int {
 	return a.counts.Count(a.counter, text)
 }
 
+// memoCounter counts through the memo of an ActiveContext whose lock is
+// held.
+type memoCounter struct{ a *ActiveContext }
+
+func (m memoCounter) Count(text string) int { return m.a.count(text) }
+func (m memoCounter) Name() string          { return m.a.counter.Name() }
+
 // fit cuts text on a rune boundary so that it plus a cut marker counts at
 // most n tokens.
+// The cuts are counted from the text's lines, counted once
+// (token.Prefixes).
 func (a *ActiveContext) fit(text string, n int) string {
 	const marker = " …[cut]\n"
 	rs := []rune(strings.TrimSuffix(text, "\n"))
+	// body is what rs spells, offs[i] the offset of rune i in it.
+	body := string(rs)
+	offs := make([]int, 0, len(rs)+1)
+	for i := range body {
+		offs = append(offs, i)
+	}
+	offs = append(offs, len(body))
+	cuts := token.NewPrefixes(memoCounter{a}, body)
 	lo, hi := 0, len(rs)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if a.count(string(rs[:mid])+marker) <= n {
+		if cuts.Count(offs[mid], marker) <= n {
 			lo = mid
 		} else {
 			hi = mid - 1
