@@ -29,65 +29,156 @@ func (t *Tracker) Section() string {
 
 // SectionTokens is [Tracker.Section] with its size in tokens as
 // [Options.Counter] counts it (0 for ""), for a caller that would
-// otherwise count it again. The size is counted once per entry: each
-// heading and entry line starts with "#" or "-" after a newline, where an
-// exact tiktoken counter splits anyway (token.JoinCount), so for one the
-// section's count is the sum of its lines' counts, and a line that did
-// not change since the last call is not counted again; other counters
-// count the whole text.
+// otherwise count it again. Each entry is rendered once per call and
+// counted once while it stays the same: each heading and entry line
+// starts with "#" or "-" after a newline, where an exact tiktoken counter
+// splits anyway (token.JoinCount), so for one the section's count is the
+// sum of its lines' counts (each with the newlines after it), and the
+// entries left out to fit MaxTokens are subtracted, not rendered again;
+// other counters count the whole text at each try.
 func (t *Tracker) SectionTokens() (string, int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	defer t.counts.Turn()
-	s := &t.state
+	sec := newSection(&t.state)
 	// skip[i] entries are left out of list i, oldest first.
 	var skip [4]int
-	out, starts := render(s, skip)
-	if out == "" {
+	n := t.sectionCount(sec, skip)
+	if n == 0 {
 		return "", 0
 	}
-	n := t.count(out, starts)
 	limit := t.opts.MaxTokens
-	if limit < 0 {
-		return out, n
-	}
-	for n > limit {
-		lens := [4]int{len(s.Files), len(s.Commands), len(s.Searches), len(s.Changes)}
+	for limit >= 0 && n > limit {
 		best := -1
-		for i := range lens {
-			if lens[i]-skip[i] > 0 && (best < 0 || lens[i]-skip[i] > lens[best]-skip[best]) {
+		for i, l := range sec.lists {
+			left := len(l.entries) - skip[i]
+			if left > 0 && (best < 0 || left > len(sec.lists[best].entries)-skip[best]) {
 				best = i
 			}
 		}
 		if best < 0 {
 			// Nothing left but headings and omitted lines: cut as text.
-			out = cutToTokens(out, limit, t.opts.Counter)
+			out := cutToTokens(sec.text(skip), limit, t.opts.Counter)
 			return out, t.opts.Counter.Count(out)
 		}
 		// Drop about a quarter of the list at once to keep this cheap.
-		skip[best] += max1((lens[best] - skip[best]) / 4)
-		out, starts = render(s, skip)
-		n = t.count(out, starts)
+		skip[best] += max1((len(sec.lists[best].entries) - skip[best]) / 4)
+		n = t.sectionCount(sec, skip)
 	}
-	return out, n
+	return sec.text(skip), n
 }
 
-// count returns the size of the rendered section out in tokens, given
-// the offsets of its lines that start a piece (render): for an exact
-// tiktoken counter the sum of the spans' counts, remembered from the
-// last call; else out counted whole.
-func (t *Tracker) count(out string, starts []int) int {
+// section is the tracker's section rendered entry by entry: one list per
+// part, in order (files read, failed commands, recent searches, files
+// changed).
+type section struct {
+	lists [4]list
+}
+
+// list is one part of the section: its heading line and its entries'
+// lines, each with its newline; omitted and what render the line counting
+// the entries the caps dropped (none when what is "").
+type list struct {
+	heading string
+	entries []string
+	omitted int
+	what    string
+}
+
+// newSection renders s's entries.
+func newSection(s *State) *section {
+	sec := &section{}
+	sec.lists[0] = list{heading: "## Files read\n", omitted: s.OmittedFiles, what: "files"}
+	for _, f := range s.Files {
+		preview, _, _ := strings.Cut(f.Preview, "\n")
+		e := fmt.Sprintf("- %s: %s", f.Path, tooluse.HeadRunes(strings.TrimSpace(preview), SectionPreviewRunes))
+		if f.Stale {
+			e += " (stale: changed since read)"
+		}
+		sec.lists[0].entries = append(sec.lists[0].entries, e+"\n")
+	}
+	sec.lists[1] = list{heading: "## Failed commands\n", omitted: s.OmittedCommands, what: "commands"}
+	for _, c := range s.Commands {
+		cmd := strings.ReplaceAll(c.Command, "\n", " ")
+		cmd = strings.ReplaceAll(cmd, "`", "'")
+		sec.lists[1].entries = append(sec.lists[1].entries, fmt.Sprintf("- `%s`: %s\n", cmd, c.Error))
+	}
+	sec.lists[2] = list{heading: "## Recent searches\n"}
+	for _, q := range s.Searches {
+		sec.lists[2].entries = append(sec.lists[2].entries, fmt.Sprintf("- %q: %s\n", strings.ReplaceAll(q.Query, "\n", " "), tooluse.HeadRunes(q.Summary, SectionSummaryRunes)))
+	}
+	sec.lists[3] = list{heading: "## Files changed\n", omitted: s.OmittedChanges, what: "files"}
+	for _, c := range s.Changes {
+		sec.lists[3].entries = append(sec.lists[3].entries, fmt.Sprintf("- %s: %s\n", c.Path, c.Op))
+	}
+	return sec
+}
+
+// units calls f with the section's text with skip[i] entries of list i
+// left out, cut into its lines, each with the newlines that follow it (the
+// last without). The parts
+// are those of the lists with entries, joined by a blank line; within a
+// part the heading is followed by a blank line when lines follow it.
+func (sec *section) units(skip [4]int, f func(unit string)) {
+	last := -1
+	for i, l := range sec.lists {
+		if len(l.entries) > 0 {
+			last = i
+		}
+	}
+	for i, l := range sec.lists {
+		if len(l.entries) == 0 {
+			continue
+		}
+		after := "" // what follows the part's last line
+		if i < last {
+			after = "\n\n"
+		}
+		lines := l.entries[skip[i]:]
+		omitted := ""
+		if n := l.omitted + skip[i]; l.what != "" && n > 0 {
+			omitted = fmt.Sprintf("- (%d earlier %s omitted)\n", n, l.what)
+		}
+		if len(lines) == 0 && omitted == "" {
+			f(l.heading + after)
+			continue
+		}
+		f(l.heading + "\n")
+		for j, e := range lines {
+			if j < len(lines)-1 || omitted != "" {
+				f(e)
+			} else {
+				f(e[:len(e)-1] + after)
+			}
+		}
+		if omitted != "" {
+			f(omitted[:len(omitted)-1] + after)
+		}
+	}
+}
+
+// text returns the section's text with skip[i] entries of list i left
+// out.
+func (sec *section) text(skip [4]int) string {
+	var b strings.Builder
+	sec.units(skip, func(u string) { b.WriteString(u) })
+	return b.String()
+}
+
+// sectionCount returns the size in tokens of sec's text with skip[i]
+// entries of list i left out: for an exact tiktoken counter the sum of
+// its lines' counts, remembered from call to call (token.Memo); else the
+// text counted whole.
+func (t *Tracker) sectionCount(sec *section, skip [4]int) int {
 	if !token.Joinable(t.opts.Counter) {
-		return t.opts.Counter.Count(out)
+		text := sec.text(skip)
+		if text == "" {
+			return 0
+		}
+		return t.opts.Counter.Count(text)
 	}
 	n := 0
-	for i, at := range starts {
-		end := len(out)
-		if i+1 < len(starts) {
-			end = starts[i+1]
-		}
-		n += t.counts.Count(t.opts.Counter, out[at:end])
-	}
+	sec.units(skip, func(u string) { n += t.counts.Count(t.opts.Counter, u) })
 	return n
 }
 
@@ -109,68 +200,4 @@ func cutToTokens(s string, limit int, c interface{ Count(string) int }) string {
 		}
 	}
 	return s
-}
-
-// render renders the section with skip[i] entries of list i left out,
-// and returns the offsets in it of the lines that start a piece for an
-// exact tiktoken counter: 0 and every heading or entry line, which begins
-// with "#" or "-" after a newline (token.JoinCount's clean seam).
-func render(s *State, skip [4]int) (string, []int) {
-	var b strings.Builder
-	var starts []int
-	// line starts a heading or an entry; a line after the first one
-	// follows a newline.
-	line := func(format string, args ...any) {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		starts = append(starts, b.Len())
-		fmt.Fprintf(&b, format, args...)
-	}
-	// part starts a list: a blank line after the one before.
-	part := func(heading string) {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		line("%s\n", heading)
-	}
-	omitted := func(n int, what string) {
-		if n > 0 {
-			line("- (%d earlier %s omitted)", n, what)
-		}
-	}
-	if len(s.Files) > 0 {
-		part("## Files read")
-		for _, f := range s.Files[skip[0]:] {
-			preview, _, _ := strings.Cut(f.Preview, "\n")
-			line("- %s: %s", f.Path, tooluse.HeadRunes(strings.TrimSpace(preview), SectionPreviewRunes))
-			if f.Stale {
-				b.WriteString(" (stale: changed since read)")
-			}
-		}
-		omitted(s.OmittedFiles+skip[0], "files")
-	}
-	if len(s.Commands) > 0 {
-		part("## Failed commands")
-		for _, c := range s.Commands[skip[1]:] {
-			cmd := strings.ReplaceAll(c.Command, "\n", " ")
-			cmd = strings.ReplaceAll(cmd, "`", "'")
-			line("- `%s`: %s", cmd, c.Error)
-		}
-		omitted(s.OmittedCommands+skip[1], "commands")
-	}
-	if len(s.Searches) > 0 {
-		part("## Recent searches")
-		for _, q := range s.Searches[skip[2]:] {
-			line("- %q: %s", strings.ReplaceAll(q.Query, "\n", " "), tooluse.HeadRunes(q.Summary, SectionSummaryRunes))
-		}
-	}
-	if len(s.Changes) > 0 {
-		part("## Files changed")
-		for _, c := range s.Changes[skip[3]:] {
-			line("- %s: %s", c.Path, c.Op)
-		}
-		omitted(s.OmittedChanges+skip[3], "files")
-	}
-	return b.String(), starts
 }

@@ -150,8 +150,10 @@ func keyFacts(paths []string, content string, o Observation, exit int, hasExit b
 	var failing []string
 	// The regexps run only on the lines that may match them: a line
 	// without one of errorWords cannot name an error, and a failed
-	// test's line starts with "F" or "--- FAIL: ".
-	lowered, filter := "", !foldsToASCII(content)
+	// test's line starts with "F" or "--- FAIL: "; and the first error
+	// line only for the types that report it.
+	needErr := o.ResultType == ResultError || o.ResultType == ResultCommand || o.ResultType == ResultText
+	lowered, filter := "", needErr && !foldsToASCII(content)
 	if filter {
 		lowered = lowerASCII(content)
 	}
@@ -170,7 +172,7 @@ func keyFacts(paths []string, content string, o Observation, exit int, hasExit b
 		if first == "" {
 			first = l
 		}
-		if firstErr == "" && (!filter || mayNameError(low)) && errorWordRe.MatchString(l) {
+		if needErr && firstErr == "" && (!filter || mayNameError(low)) && errorWordRe.MatchString(l) {
 			firstErr = l
 		}
 		if len(failing) < 3 && (l[0] == 'F' || strings.HasPrefix(l, "--- FAIL: ")) && failingTestRe.MatchString(l) {

@@ -277,13 +277,13 @@ func (a *ActiveContext) render(title string, chosen []piece) (string, int) {
 		if p.sec != last {
 			h := sepHeadings[p.sec]
 			if join {
-				n = token.JoinCount(a.counter, b.String(), n, h, a.count(h))
+				n = token.JoinCount(memoCounter{a}, b.String(), n, h, a.count(h))
 			}
 			b.WriteString(h)
 			last = p.sec
 		}
 		if join {
-			n = token.JoinCount(a.counter, b.String(), n, p.text, p.tokens)
+			n = token.JoinCount(memoCounter{a}, b.String(), n, p.text, p.tokens)
 		}
 		b.WriteString(p.text)
 	}
