@@ -87,7 +87,9 @@ func TestSectionTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	pick := func() string { return sectionTexts[rng.IntN(len(sectionTexts))] + sectionTexts[rng.IntN(len(sectionTexts))] }
+	pick := func() string {
+		return sectionTexts[rng.IntN(len(sectionTexts))] + sectionTexts[rng.IntN(len(sectionTexts))]
+	}
 	for _, c := range []token.Counter{o, cl, token.Estimator{}} {
 		for i := range 150 {
 			var s State
