@@ -115,19 +115,28 @@ func NewPrefixes(c Counter, text string) *Prefixes {
 		return p
 	}
 	p.starts, p.before = []int{0}, []int{0}
+	forCleanLineStarts(text, func(i int) {
+		last := p.starts[len(p.starts)-1]
+		p.before = append(p.before, p.before[len(p.before)-1]+c.Count(text[last:i]))
+		p.starts = append(p.starts, i)
+	})
+	return p
+}
+
+// forCleanLineStarts calls f with the offset of every clean line start of
+// text after its first line, in order: just after a newline, a byte that
+// cleanStart accepts.
+func forCleanLineStarts(text string, f func(i int)) {
 	for i := 0; i < len(text); {
 		nl := strings.IndexByte(text[i:], '\n')
 		if nl < 0 {
-			break
+			return
 		}
 		i += nl + 1
 		if i < len(text) && cleanStart(text[i]) {
-			last := p.starts[len(p.starts)-1]
-			p.before = append(p.before, p.before[len(p.before)-1]+c.Count(text[last:i]))
-			p.starts = append(p.starts, i)
+			f(i)
 		}
 	}
-	return p
 }
 
 // Count returns c.Count(text[:k] + suffix), 0 <= k <= len(text). Exact:

@@ -34,3 +34,21 @@ func (m *Memo) Turn() {
 	m.prev, m.cur = m.cur, m.prev
 	clear(m.cur)
 }
+
+// CountLines returns c.Count(text) as the sum of the counts of its lines
+// from one clean line start to the next (a line that begins with a
+// character other than whitespace or "/", where an exact tiktoken counter
+// splits anyway: [JoinCount]), each remembered as Count remembers texts:
+// a text that grew or changed in a few lines since the last round is
+// counted only there. Other counters count the whole text.
+func (m *Memo) CountLines(c Counter, text string) int {
+	if !Joinable(c) {
+		return m.Count(c, text)
+	}
+	n, last := 0, 0
+	forCleanLineStarts(text, func(i int) {
+		n += m.Count(c, text[last:i])
+		last = i
+	})
+	return n + m.Count(c, text[last:])
+}

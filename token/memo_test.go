@@ -85,3 +85,26 @@ func TestMemo(t *testing.T) {
 		t.Fatalf("counted %d times after two idle rounds, want 3", c.calls)
 	}
 }
+
+// TestMemoCountLines: texts of awkward lines count line by line as
+// whole, both encodings and the estimator, with the memo warm or cold.
+func TestMemoCountLines(t *testing.T) {
+	counters := []Counter{mustBPE(t, O200kBase), mustBPE(t, Cl100kBase), Estimator{}}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, c := range counters {
+		var m Memo
+		for i := range 300 {
+			var sb strings.Builder
+			for range rng.IntN(14) {
+				sb.WriteString(appendTexts[rng.IntN(len(appendTexts))])
+			}
+			text := sb.String()
+			if got, want := m.CountLines(c, text), c.Count(text); got != want {
+				t.Fatalf("%s: CountLines(%q) = %d, want %d", c.Name(), text, got, want)
+			}
+			if i%10 == 0 {
+				m.Turn()
+			}
+		}
+	}
+}

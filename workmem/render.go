@@ -213,10 +213,12 @@ func (a *ActiveContext) roundFull(i int) (string, int) {
 	return c.full, c.fullTokens
 }
 
-// count counts text with Options.Counter, through the memo of the texts
-// the last BuildContext counted. Called with a.mu held.
+// count counts text with Options.Counter, line by line through the memo
+// of the texts the last BuildContext counted (token.Memo.CountLines): a
+// round that grew since is counted only in its new lines. Called with
+// a.mu held.
 func (a *ActiveContext) count(text string) int {
-	return a.counts.Count(a.counter, text)
+	return a.counts.CountLines(a.counter, text)
 }
 
 // memoCounter counts through the memo of an ActiveContext whose lock is
