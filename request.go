@@ -217,6 +217,7 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 		Tracker: trackerText, WorkingMemory: memText, Reminders: pend,
 		Tools: e.opts.Tools, ToolTokens: e.toolTokens,
 		Model: e.info.Name, MaxTokens: e.opts.MaxTokens, CacheKey: e.id, Counter: e.memo,
+		BlockTokens: e.blockTokens,
 	}
 	req := prompt.Assemble(in)
 	for req.Over > 0 {
@@ -336,15 +337,15 @@ func (e *Engine) memText() string {
 }
 
 // blockTokens returns the size in tokens of r rendered alone
-// (reminder.Render), and remembers it in the count cache for the token
-// table. The blocks of the working memory and of the tracker's section
-// are not counted again: their text's count is the one BuildContext or
+// (reminder.Render), for the reserve and the token table. The blocks of
+// the working memory and of the tracker's section are neither rendered
+// nor counted again: their text's count is the one BuildContext or
 // SectionTokens made, and the block's is that count plus the wrapper's,
 // joined with token.AppendCount at the end; at the start, the opening tag
 // ends a line and the text begins one with "#", where the pre-tokenizer
-// starts a piece anyway (TestMemoryBlockTokens, TestTailBlockTokens).
+// starts a piece anyway (TestMemoryBlockTokens).
+// Other blocks are rendered and counted through the count cache.
 func (e *Engine) blockTokens(r reminder.Reminder) int {
-	block := reminder.Render([]reminder.Reminder{r})
 	var last counted
 	switch r.Kind {
 	case prompt.KindWorkingMemory:
@@ -353,11 +354,9 @@ func (e *Engine) blockTokens(r reminder.Reminder) int {
 		last = e.lastTracker
 	}
 	if r.Text != last.text || !strings.HasPrefix(r.Text, "#") || !token.Joinable(e.memo) {
-		return e.memo.Count(block)
+		return e.memo.Count(reminder.Render([]reminder.Reminder{r}))
 	}
-	n := e.memo.Count(reminder.BlockOpen) + token.AppendCount(e.memo, r.Text, last.tokens, reminder.BlockClose)
-	e.memo.Remember(block, n)
-	return n
+	return e.memo.Count(reminder.BlockOpen) + token.AppendCount(e.memo, r.Text, last.tokens, reminder.BlockClose)
 }
 
 // contextTokens is the working memory's share of a request, in tokens.

@@ -44,6 +44,12 @@ type Input struct {
 	// over the same encoding saves recounting the parts that did not
 	// change since the last request.
 	Counter token.Counter
+	// BlockTokens returns the size in tokens of a tail part's block,
+	// reminder.Render of it alone, for a caller that knows it without
+	// rendering it (the Engine joins the counts it made of the working
+	// memory and the tracker's section). Optional. Defaults to counting
+	// the rendered block with Counter.
+	BlockTokens func(reminder.Reminder) int
 	// Model, MaxTokens and CacheKey are copied to the provider request.
 	Model     string
 	MaxTokens int
@@ -139,7 +145,7 @@ func Assemble(in Input) *Request {
 	replaced := -1 // the message the tail was injected into
 	if out, ok := reminder.Inject(msgs, tail); ok {
 		req.Tail = tail
-		rows := tailRows(tail, tc)
+		rows := tailRows(tail, blockCounter(in, tc))
 		// The tail either replaced the last message or appended one.
 		delta := 0
 		if len(out) == len(msgs) {
@@ -201,13 +207,22 @@ func Assemble(in Input) *Request {
 	return req
 }
 
-// tailRows counts the tail's parts: the tracker, the working memory and
-// the reminders together.
-func tailRows(tail []reminder.Reminder, counter token.Counter) []Row {
+// blockCounter returns in.BlockTokens, else a function counting the
+// rendered block with tc.
+func blockCounter(in Input, tc token.Counter) func(reminder.Reminder) int {
+	if in.BlockTokens != nil {
+		return in.BlockTokens
+	}
+	return func(r reminder.Reminder) int { return tc.Count(reminder.Render([]reminder.Reminder{r})) }
+}
+
+// tailRows counts the tail's parts, each block with count: the tracker,
+// the working memory and the reminders together.
+func tailRows(tail []reminder.Reminder, count func(reminder.Reminder) int) []Row {
 	var rows []Row
 	rem := 0
 	for _, r := range tail {
-		n := counter.Count(reminder.Render([]reminder.Reminder{r}))
+		n := count(r)
 		switch r.Kind {
 		case KindTracker:
 			rows = append(rows, Row{Name: PartTracker, Tokens: n})

@@ -161,6 +161,14 @@ func (sec *section) units(skip [4]int, f func(unit string)) {
 // out.
 func (sec *section) text(skip [4]int) string {
 	var b strings.Builder
+	size := 0
+	for _, l := range sec.lists {
+		size += len(l.heading) + 4 + 48 // the heading, blank lines, an omitted line
+		for _, e := range l.entries {
+			size += len(e)
+		}
+	}
+	b.Grow(size)
 	sec.units(skip, func(u string) { b.WriteString(u) })
 	return b.String()
 }

@@ -269,6 +269,11 @@ func (a *ActiveContext) render(title string, chosen []piece) (string, int) {
 	})
 	join := token.Joinable(a.counter)
 	var b strings.Builder
+	size := len(title)
+	for _, p := range sorted {
+		size += len(sepHeadings[p.sec]) + len(p.text)
+	}
+	b.Grow(size)
 	b.WriteString(title)
 	n := 0
 	if join {
