@@ -1,7 +1,7 @@
 package track
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/agentctx/agentctx/token"
@@ -83,6 +83,18 @@ type list struct {
 	entries []string
 	omitted int
 	what    string
+	// before[j] is the size in tokens of entries[:j], each counted alone
+	// (sectionCount); nil until counted.
+	before []int
+}
+
+// omittedLine returns the line counting the entries the caps dropped and
+// the skip more left out, with its newline; "" for none.
+func (l *list) omittedLine(skip int) string {
+	if n := l.omitted + skip; l.what != "" && n > 0 {
+		return "- (" + strconv.Itoa(n) + " earlier " + l.what + " omitted)\n"
+	}
+	return ""
 }
 
 // newSection renders s's entries.
@@ -91,25 +103,25 @@ func newSection(s *State) *section {
 	sec.lists[0] = list{heading: "## Files read\n", omitted: s.OmittedFiles, what: "files"}
 	for _, f := range s.Files {
 		preview, _, _ := strings.Cut(f.Preview, "\n")
-		e := fmt.Sprintf("- %s: %s", f.Path, tooluse.HeadRunes(strings.TrimSpace(preview), SectionPreviewRunes))
+		stale := ""
 		if f.Stale {
-			e += " (stale: changed since read)"
+			stale = " (stale: changed since read)"
 		}
-		sec.lists[0].entries = append(sec.lists[0].entries, e+"\n")
+		sec.lists[0].entries = append(sec.lists[0].entries, "- "+f.Path+": "+tooluse.HeadRunes(strings.TrimSpace(preview), SectionPreviewRunes)+stale+"\n")
 	}
 	sec.lists[1] = list{heading: "## Failed commands\n", omitted: s.OmittedCommands, what: "commands"}
 	for _, c := range s.Commands {
 		cmd := strings.ReplaceAll(c.Command, "\n", " ")
 		cmd = strings.ReplaceAll(cmd, "`", "'")
-		sec.lists[1].entries = append(sec.lists[1].entries, fmt.Sprintf("- `%s`: %s\n", cmd, c.Error))
+		sec.lists[1].entries = append(sec.lists[1].entries, "- `"+cmd+"`: "+c.Error+"\n")
 	}
 	sec.lists[2] = list{heading: "## Recent searches\n"}
 	for _, q := range s.Searches {
-		sec.lists[2].entries = append(sec.lists[2].entries, fmt.Sprintf("- %q: %s\n", strings.ReplaceAll(q.Query, "\n", " "), tooluse.HeadRunes(q.Summary, SectionSummaryRunes)))
+		sec.lists[2].entries = append(sec.lists[2].entries, "- "+strconv.Quote(strings.ReplaceAll(q.Query, "\n", " "))+": "+tooluse.HeadRunes(q.Summary, SectionSummaryRunes)+"\n")
 	}
 	sec.lists[3] = list{heading: "## Files changed\n", omitted: s.OmittedChanges, what: "files"}
 	for _, c := range s.Changes {
-		sec.lists[3].entries = append(sec.lists[3].entries, fmt.Sprintf("- %s: %s\n", c.Path, c.Op))
+		sec.lists[3].entries = append(sec.lists[3].entries, "- "+c.Path+": "+c.Op+"\n")
 	}
 	return sec
 }
@@ -135,10 +147,7 @@ func (sec *section) units(skip [4]int, f func(unit string)) {
 			after = "\n\n"
 		}
 		lines := l.entries[skip[i]:]
-		omitted := ""
-		if n := l.omitted + skip[i]; l.what != "" && n > 0 {
-			omitted = fmt.Sprintf("- (%d earlier %s omitted)\n", n, l.what)
-		}
+		omitted := l.omittedLine(skip[i])
 		if len(lines) == 0 && omitted == "" {
 			f(l.heading + after)
 			continue
@@ -175,18 +184,57 @@ func (sec *section) text(skip [4]int) string {
 
 // sectionCount returns the size in tokens of sec's text with skip[i]
 // entries of list i left out: for an exact tiktoken counter the sum of
-// its lines' counts, remembered from call to call (token.Memo); else the
-// text counted whole.
+// its lines' counts (as units cuts them), remembered from call to call
+// (token.Memo), the entries followed by another line of their part summed
+// from their counts alone; else the text counted whole.
 func (t *Tracker) sectionCount(sec *section, skip [4]int) int {
-	if !token.Joinable(t.opts.Counter) {
+	c := t.opts.Counter
+	if !token.Joinable(c) {
 		text := sec.text(skip)
 		if text == "" {
 			return 0
 		}
-		return t.opts.Counter.Count(text)
+		return c.Count(text)
+	}
+	last := -1
+	for i, l := range sec.lists {
+		if len(l.entries) > 0 {
+			last = i
+		}
 	}
 	n := 0
-	sec.units(skip, func(u string) { n += t.counts.Count(t.opts.Counter, u) })
+	for i := range sec.lists {
+		l := &sec.lists[i]
+		if len(l.entries) == 0 {
+			continue
+		}
+		after := ""
+		if i < last {
+			after = "\n\n"
+		}
+		lines := l.entries[skip[i]:]
+		omitted := l.omittedLine(skip[i])
+		if len(lines) == 0 && omitted == "" {
+			n += t.counts.Count(c, l.heading+after)
+			continue
+		}
+		n += t.counts.Count(c, l.heading+"\n")
+		if l.before == nil {
+			l.before = make([]int, len(l.entries)+1)
+			for j, e := range l.entries {
+				l.before[j+1] = l.before[j] + t.counts.Count(c, e)
+			}
+		}
+		end := len(l.entries) // entries before end are followed by a line of the part
+		if omitted == "" {
+			end--
+			e := l.entries[end]
+			n += t.counts.Count(c, e[:len(e)-1]+after)
+		} else {
+			n += t.counts.Count(c, omitted[:len(omitted)-1]+after)
+		}
+		n += l.before[end] - l.before[skip[i]]
+	}
 	return n
 }
 
