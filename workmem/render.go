@@ -305,8 +305,16 @@ func (a *ActiveContext) render(title string, chosen []piece) (string, int) {
 // are rendered lazily by BuildContext. Called with a.mu held.
 func (a *ActiveContext) pieces() ([]piece, int) {
 	var ps []piece
-	if t := strings.TrimSpace(a.st.Task); t != "" {
-		ps = append(ps, piece{sec: secTask, text: oneLine(t, TaskRunes) + "\n", cut: true})
+	if a.task.of != a.st.Task || a.task.line == "" && a.st.Task != "" {
+		// The task is set once: render it once (a long first prompt
+		// costs its length).
+		a.task.of, a.task.line = a.st.Task, ""
+		if t := strings.TrimSpace(a.st.Task); t != "" {
+			a.task.line = oneLine(t, TaskRunes) + "\n"
+		}
+	}
+	if a.task.line != "" {
+		ps = append(ps, piece{sec: secTask, text: a.task.line, cut: true})
 	}
 	findings := slices.Clone(a.st.Scratchpad)
 	slices.SortStableFunc(findings, func(x, y Finding) int { return cmp.Compare(y.Importance, x.Importance) })

@@ -185,6 +185,9 @@ type ActiveContext struct {
 	// counts the texts BuildContext renders (render.go).
 	done   []rendered
 	counts token.Memo
+	// task is the task's line as BuildContext renders it, and the task
+	// it renders.
+	task struct{ of, line string }
 }
 
 // New returns an empty working memory for task (the user's request; it
