@@ -127,9 +127,9 @@ func longTrajectory(tb testing.TB, n int) *transcript.Trajectory {
 		tb.Fatal("no trajectory in the shared data")
 	}
 	out := &transcript.Trajectory{File: "long.jsonl", Format: transcript.FormatOpenAI, Model: "gpt-4o"}
-	for copy := 0; len(out.Messages) < n; copy++ {
-		tr := trs[copy%len(trs)]
-		prefix := fmt.Sprintf("c%d-", copy)
+	for k := 0; len(out.Messages) < n; k++ {
+		tr := trs[k%len(trs)]
+		prefix := fmt.Sprintf("c%d-", k)
 		for _, m := range tr.Messages {
 			if len(out.Messages) == n {
 				break
