@@ -61,16 +61,14 @@ type Engine struct {
 	// memo counts the texts rebuilt for every request (tail, working
 	// memory) once while they stay the same.
 	memo *token.Cache
-	// lastMem is the working memory's last context and its size in
-	// tokens (BuildContextTokens), so that the block holding it is not
-	// counted again.
-	lastMem struct {
-		text   string
-		tokens int
-	}
-	w        *window.Window
-	strategy compact.Strategy
-	warnings []string
+	// lastMem and lastTracker are the working memory's last context and
+	// the tracker's last section with their sizes in tokens
+	// (BuildContextTokens, SectionTokens), so that the blocks holding
+	// them are not counted again.
+	lastMem, lastTracker counted
+	w                    *window.Window
+	strategy             compact.Strategy
+	warnings             []string
 
 	ws         *workspace.Context
 	static     prompt.Static
@@ -109,6 +107,12 @@ type Engine struct {
 	// all there is without a store, a cache in front of the session with
 	// one.
 	outputs *outputCache
+}
+
+// counted is a text and its size in tokens.
+type counted struct {
+	text   string
+	tokens int
 }
 
 // Stats counts what an Engine did, since it was opened or resumed.

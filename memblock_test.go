@@ -11,12 +11,13 @@ import (
 	"github.com/agentctx/agentctx/workmem"
 )
 
-// TestMemoryBlockTokens: the working memory's block is counted from the
-// count BuildContext made (token.AppendCount) rather than again; over
+// TestMemoryBlockTokens: the working memory's block and the tracker
+// section's are counted from the counts BuildContext and SectionTokens
+// made (token.AppendCount) rather than rendered and counted again; over
 // rounds whose outputs end in awkward ways (trailing spaces, slashes,
 // indented lines, non-ASCII), with compactions, every request's token
 // table still equals an independent count of what is sent, and the
-// working memory is in it. Both encodings.
+// working memory and the tracker's section are in it. Both encodings.
 func TestMemoryBlockTokens(t *testing.T) {
 	t.Parallel()
 	for _, m := range []string{"gpt-4o", "gpt-4-turbo"} {
@@ -30,7 +31,7 @@ func TestMemoryBlockTokens(t *testing.T) {
 				t.Fatal(err)
 			}
 			endings := []string{"done   ", "/usr/bin/x\n/", "  indented\n  more", "上下文\n", "exit 1\n\n", "x.\n/y"}
-			seen := false
+			seen, seenTracker := false, false
 			for i := range 40 {
 				id := fmt.Sprintf("c%d", i)
 				out := strings.Repeat(fmt.Sprintf("line %d of output\n", i), 20+i%7) + endings[i%len(endings)]
@@ -45,10 +46,14 @@ func TestMemoryBlockTokens(t *testing.T) {
 				checkRequest(t, fmt.Sprintf("%s round %d", m, i), e, req, 0)
 				for _, r := range req.Rows {
 					seen = seen || r.Name == prompt.PartWorkingMemory && r.Tokens > 0
+					seenTracker = seenTracker || r.Name == prompt.PartTracker && r.Tokens > 0
 				}
 			}
 			if !seen {
 				t.Error("no request carried the working memory")
+			}
+			if !seenTracker {
+				t.Error("no request carried the tracker's section")
 			}
 		})
 	}

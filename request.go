@@ -217,6 +217,7 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 		Tracker: trackerText, WorkingMemory: memText, Reminders: pend,
 		Tools: e.opts.Tools, ToolTokens: e.toolTokens,
 		Model: e.info.Name, MaxTokens: e.opts.MaxTokens, CacheKey: e.id, Counter: e.memo,
+		BlockTokens: e.blockTokens,
 	}
 	req := prompt.Assemble(in)
 	for req.Over > 0 {
@@ -305,7 +306,9 @@ func (e *Engine) Compact(ctx context.Context, instructions string) ([]compact.Re
 func (e *Engine) tailTexts() (string, string) {
 	tr := ""
 	if e.tracker != nil && !e.opts.NoTrackerSection {
-		tr = e.tracker.Section()
+		var n int
+		tr, n = e.tracker.SectionTokens()
+		e.lastTracker = counted{tr, n}
 	}
 	return tr, e.memText()
 }
@@ -329,27 +332,31 @@ func (e *Engine) memText() string {
 		return ""
 	}
 	text, tokens := e.active.BuildContextTokens(n)
-	e.lastMem.text, e.lastMem.tokens = text, tokens
+	e.lastMem = counted{text, tokens}
 	return text
 }
 
 // blockTokens returns the size in tokens of r rendered alone
-// (reminder.Render), and remembers it in the count cache for the token
-// table. The working memory's block is not counted again: its text's
-// count is the one BuildContext made, and the block's is that count plus
-// the wrapper's, joined with token.AppendCount at the end; at the start,
-// the opening tag ends a line and the text begins one with "#", where
-// the pre-tokenizer starts a piece anyway (TestMemoryBlockTokens).
+// (reminder.Render), for the reserve and the token table. The blocks of
+// the working memory and of the tracker's section are neither rendered
+// nor counted again: their text's count is the one BuildContext or
+// SectionTokens made, and the block's is that count plus the wrapper's,
+// joined with token.AppendCount at the end; at the start, the opening tag
+// ends a line and the text begins one with "#", where the pre-tokenizer
+// starts a piece anyway (TestMemoryBlockTokens).
+// Other blocks are rendered and counted through the count cache.
 func (e *Engine) blockTokens(r reminder.Reminder) int {
-	block := reminder.Render([]reminder.Reminder{r})
-	name := e.memo.Name()
-	if r.Kind != prompt.KindWorkingMemory || r.Text != e.lastMem.text || !strings.HasPrefix(r.Text, "#") ||
-		name != token.O200kBase && name != token.Cl100kBase {
-		return e.memo.Count(block)
+	var last counted
+	switch r.Kind {
+	case prompt.KindWorkingMemory:
+		last = e.lastMem
+	case prompt.KindTracker:
+		last = e.lastTracker
 	}
-	n := e.memo.Count(reminder.BlockOpen) + token.AppendCount(e.memo, r.Text, e.lastMem.tokens, reminder.BlockClose)
-	e.memo.Remember(block, n)
-	return n
+	if r.Text != last.text || !strings.HasPrefix(r.Text, "#") || !token.Joinable(e.memo) {
+		return e.memo.Count(reminder.Render([]reminder.Reminder{r}))
+	}
+	return e.memo.Count(reminder.BlockOpen) + token.AppendCount(e.memo, r.Text, last.tokens, reminder.BlockClose)
 }
 
 // contextTokens is the working memory's share of a request, in tokens.
@@ -373,11 +380,13 @@ func (e *Engine) baseReserve() int {
 func (e *Engine) reserve(trackerText, memText string, pend []reminder.Reminder) int {
 	ov := e.w.Overhead()
 	n := e.toolTokens
+	// Through the count cache: both stay the same from request to
+	// request.
 	if e.static.Text != "" {
-		n += token.Message(e.counter, ov, chat.NewText(chat.RoleSystem, e.static.Text))
+		n += token.Message(e.memo, ov, chat.NewText(chat.RoleSystem, e.static.Text))
 	}
 	if e.rehydration != "" {
-		n += token.Message(e.counter, ov, chat.NewText(chat.RoleSystem, e.rehydration))
+		n += token.Message(e.memo, ov, chat.NewText(chat.RoleSystem, e.rehydration))
 	}
 	var tail []reminder.Reminder
 	if trackerText != "" {

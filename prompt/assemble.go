@@ -44,6 +44,12 @@ type Input struct {
 	// over the same encoding saves recounting the parts that did not
 	// change since the last request.
 	Counter token.Counter
+	// BlockTokens returns the size in tokens of a tail part's block,
+	// reminder.Render of it alone, for a caller that knows it without
+	// rendering it (the Engine joins the counts it made of the working
+	// memory and the tracker's section). Optional. Defaults to counting
+	// the rendered block with Counter.
+	BlockTokens func(reminder.Reminder) int
 	// Model, MaxTokens and CacheKey are copied to the provider request.
 	Model     string
 	MaxTokens int
@@ -93,12 +99,16 @@ func Assemble(in Input) *Request {
 		tc = counter
 	}
 	var msgs []chat.Message
+	// sizes are the sizes of the system messages, in tokens, for the
+	// cached prefix.
+	var sizes []int
 	framing := ov.ReplyPriming
 	var cached int
 	if in.Static.Text != "" {
 		msgs = append(msgs, chat.NewText(chat.RoleSystem, in.Static.Text))
 		req.Rows = append(req.Rows, in.Static.Rows...)
 		n := token.Message(tc, ov, msgs[len(msgs)-1])
+		sizes = append(sizes, n)
 		framing += n - sumRows(in.Static.Rows)
 		req.CacheAfter = append(req.CacheAfter, len(msgs)-1)
 	}
@@ -109,6 +119,7 @@ func Assemble(in Input) *Request {
 		msgs = append(msgs, chat.NewText(chat.RoleSystem, in.Rehydration))
 		content := tc.Count(in.Rehydration)
 		n := ov.PerMessage + token.RoleTokens + content // token.Message of one text
+		sizes = append(sizes, n)
 		req.Rows = append(req.Rows, Row{Name: PartRehydration, Tokens: content})
 		framing += n - content
 		req.CacheAfter = append(req.CacheAfter, len(msgs)-1)
@@ -131,12 +142,14 @@ func Assemble(in Input) *Request {
 	}
 	tail = append(tail, in.Reminders...)
 	last := len(msgs) - 1
+	replaced := -1 // the message the tail was injected into
 	if out, ok := reminder.Inject(msgs, tail); ok {
 		req.Tail = tail
-		rows := tailRows(tail, tc)
+		rows := tailRows(tail, blockCounter(in, tc))
 		// The tail either replaced the last message or appended one.
 		delta := 0
 		if len(out) == len(msgs) {
+			replaced = last
 			delta = token.Message(tc, ov, out[last]) - w.TokensAt(last-base)
 			if last > base {
 				req.CacheAfter = append(req.CacheAfter, last-1)
@@ -168,10 +181,15 @@ func Assemble(in Input) *Request {
 	if n := len(req.CacheAfter); n > 0 {
 		end := req.CacheAfter[n-1]
 		cached = in.ToolTokens
+		// Every message's size is known: the system messages' from
+		// above, the history's from the window.
 		for i := 0; i <= end && i < len(msgs); i++ {
-			if i >= base && i-base < len(history) && i != last {
+			switch {
+			case i < base:
+				cached += sizes[i]
+			case i-base < len(history) && i != replaced:
 				cached += w.TokensAt(i - base)
-			} else {
+			default:
 				cached += token.Message(counter, ov, msgs[i])
 			}
 		}
@@ -189,13 +207,22 @@ func Assemble(in Input) *Request {
 	return req
 }
 
-// tailRows counts the tail's parts: the tracker, the working memory and
-// the reminders together.
-func tailRows(tail []reminder.Reminder, counter token.Counter) []Row {
+// blockCounter returns in.BlockTokens, else a function counting the
+// rendered block with tc.
+func blockCounter(in Input, tc token.Counter) func(reminder.Reminder) int {
+	if in.BlockTokens != nil {
+		return in.BlockTokens
+	}
+	return func(r reminder.Reminder) int { return tc.Count(reminder.Render([]reminder.Reminder{r})) }
+}
+
+// tailRows counts the tail's parts, each block with count: the tracker,
+// the working memory and the reminders together.
+func tailRows(tail []reminder.Reminder, count func(reminder.Reminder) int) []Row {
 	var rows []Row
 	rem := 0
 	for _, r := range tail {
-		n := counter.Count(reminder.Render([]reminder.Reminder{r}))
+		n := count(r)
 		switch r.Kind {
 		case KindTracker:
 			rows = append(rows, Row{Name: PartTracker, Tokens: n})

@@ -1,6 +1,9 @@
 package token
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // AppendCount returns c.Count(a+b) given n = c.Count(a), counting only the
 // end of a and b instead of the whole text: for an exact tiktoken counter
@@ -87,4 +90,69 @@ func cleanStart(ch byte) bool {
 		return false
 	}
 	return true
+}
+
+// Prefixes counts prefixes of one text, each followed by a suffix, for a
+// caller that tries many cuts of the same text (a binary search for the
+// longest prefix that fits): [Prefixes.Count] returns c.Count(text[:k] +
+// suffix) counting, for an exact tiktoken counter ([Joinable]), only the
+// prefix's last line from a clean line start (as [AppendCount]) plus the
+// suffix: the text's lines are counted once, by [NewPrefixes]. Other
+// counters count the whole prefix each time.
+type Prefixes struct {
+	c    Counter
+	text string
+	// starts are 0 and the offsets of text's clean line starts, and
+	// before[j] the count of text[:starts[j]]; nil for other counters.
+	starts, before []int
+}
+
+// NewPrefixes returns the prefix counter of text under c. It counts text
+// once, line by line, when c is an exact tiktoken counter.
+func NewPrefixes(c Counter, text string) *Prefixes {
+	p := &Prefixes{c: c, text: text}
+	if !Joinable(c) {
+		return p
+	}
+	p.starts, p.before = []int{0}, []int{0}
+	forCleanLineStarts(text, func(i int) {
+		last := p.starts[len(p.starts)-1]
+		p.before = append(p.before, p.before[len(p.before)-1]+c.Count(text[last:i]))
+		p.starts = append(p.starts, i)
+	})
+	return p
+}
+
+// forCleanLineStarts calls f with the offset of every clean line start of
+// text after its first line, in order: just after a newline, a byte that
+// cleanStart accepts.
+func forCleanLineStarts(text string, f func(i int)) {
+	for i := 0; i < len(text); {
+		nl := strings.IndexByte(text[i:], '\n')
+		if nl < 0 {
+			return
+		}
+		i += nl + 1
+		if i < len(text) && cleanStart(text[i]) {
+			f(i)
+		}
+	}
+}
+
+// Count returns c.Count(text[:k] + suffix), 0 <= k <= len(text). Exact:
+// text[:L] for a clean line start L < k ends a line and text[L:k]+suffix
+// starts one with a clean character, so they tokenize independently
+// ([JoinCount]).
+func (p *Prefixes) Count(k int, suffix string) int {
+	if p.starts == nil {
+		return p.c.Count(p.text[:k] + suffix)
+	}
+	// The last start before k: text[L:k] is not empty, so it begins with
+	// the clean character.
+	j, _ := slices.BinarySearch(p.starts, k)
+	j--
+	if j < 0 {
+		return p.c.Count(suffix)
+	}
+	return p.before[j] + p.c.Count(p.text[p.starts[j]:k]+suffix)
 }

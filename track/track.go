@@ -87,6 +87,8 @@ type Tracker struct {
 	mu    sync.Mutex
 	opts  Options
 	state State
+	// counts remembers the section's line counts (SectionTokens).
+	counts token.Memo
 }
 
 // New returns an empty tracker configured by opts.

@@ -124,11 +124,13 @@ func ByTool(m map[string]int) []Category {
 }
 
 // Breakdown returns the window's size by category. Each message's content
-// is counted again with the window's counter, part by part as
-// [token.Message] counts it; what remains of the message's cached count
-// ([Window.TokensAt]) after its content is attributed is its framing and
-// goes to Overhead, so the categories sum exactly to [Window.Tokens]. It is
-// O(size of the window's text); it does not change the window.
+// is attributed part by part as [token.Message] counts it, from the
+// message's cached count ([Window.TokensAt]): its largest part (by bytes)
+// is not counted again but takes what remains of that count once the
+// framing and the other parts are counted, so a window restored from its
+// counts is not counted a second time (inspect) and the categories sum
+// exactly to [Window.Tokens]. It is O(size of the window's small parts);
+// it does not change the window.
 func (w *Window) Breakdown() Breakdown {
 	b := Breakdown{Reserved: w.reserved, Overhead: w.overhead.ReplyPriming, Total: w.Tokens(), Messages: len(w.entries)}
 	// Names of the calls results answer: the seq of the calling message
@@ -138,24 +140,20 @@ func (w *Window) Breakdown() Breakdown {
 		id  string
 	}
 	names := map[callKey]string{}
-	c := w.counter
+	var sizes []int
 	for i := range w.entries {
 		e := &w.entries[i]
 		m := e.msg
-		content, texts := 0, 0
-		for _, p := range m.Parts {
+		sizes = w.partSizes(e, sizes[:0])
+		texts := sizes[len(m.Parts)] // the texts' size, -1 without text
+		for j, p := range m.Parts {
+			n := sizes[j]
 			switch p := p.(type) {
-			case chat.Text:
-				texts++
 			case chat.ToolCall:
-				n := c.Count(p.Name) + c.Count(string(p.Arguments)) + w.overhead.PerToolCall
-				content += n
 				b.ToolCalls += n
 				addTool(&b.ToolCallsByTool, p.Name, n)
 				names[callKey{e.seq, p.ID}] = p.Name
 			case chat.ToolResult:
-				n := c.Count(p.Content)
-				content += n
 				b.ToolResults += n
 				name := p.ToolName
 				if name == "" {
@@ -163,18 +161,13 @@ func (w *Window) Breakdown() Breakdown {
 				}
 				addTool(&b.ToolResultsByTool, name, n)
 			case chat.Thinking:
-				n := c.Count(p.Text) + token.EncryptedTokens(len(p.Encrypted))
-				content += n
 				b.Thinking += n
 			case chat.Image:
-				n := token.ImageTokens(p.Width, p.Height)
-				content += n
 				b.Images += n
 			}
 		}
-		if texts > 0 {
-			n := c.Count(m.Text())
-			content += n
+		if texts >= 0 {
+			n := texts
 			switch {
 			case e.note:
 				b.Summary += n
@@ -196,9 +189,89 @@ func (w *Window) Breakdown() Breakdown {
 				addTool(&b.ToolResultsByTool, name, n)
 			}
 		}
+		content := texts
+		if texts < 0 {
+			content = 0
+		}
+		for _, n := range sizes[:len(m.Parts)] {
+			content += n
+		}
 		b.Overhead += e.tokens - content
 	}
 	return b
+}
+
+// partSizes appends to out the size in tokens of each part of e's message
+// as [token.Message] counts it (0 for a text part), then that of its
+// texts together (-1 when it has none). The largest of them by bytes is
+// not counted: it is what remains of e's cached count after the framing
+// (the per-message overhead, the role and the name) and the other parts;
+// should that be negative (a count that does not match the message), it
+// is counted.
+func (w *Window) partSizes(e *entry, out []int) []int {
+	c, m := w.counter, e.msg
+	big, bigLen := -1, -1 // index of the largest part, len(m.Parts) for the texts
+	textLen, texts := 0, false
+	for j, p := range m.Parts {
+		l := -1
+		switch p := p.(type) {
+		case chat.Text:
+			texts = true
+			textLen += len(p.Text)
+		case chat.ToolCall:
+			l = len(p.Name) + len(p.Arguments)
+		case chat.ToolResult:
+			l = len(p.Content)
+		case chat.Thinking:
+			l = len(p.Text)
+		}
+		if l > bigLen {
+			big, bigLen = j, l
+		}
+	}
+	if texts && textLen > bigLen {
+		big = len(m.Parts)
+	}
+	size := func(j int) int {
+		if j == len(m.Parts) {
+			if !texts {
+				return -1
+			}
+			return c.Count(m.Text())
+		}
+		switch p := m.Parts[j].(type) {
+		case chat.ToolCall:
+			return c.Count(p.Name) + c.Count(string(p.Arguments)) + w.overhead.PerToolCall
+		case chat.ToolResult:
+			return c.Count(p.Content)
+		case chat.Thinking:
+			return c.Count(p.Text) + token.EncryptedTokens(len(p.Encrypted))
+		case chat.Image:
+			return token.ImageTokens(p.Width, p.Height)
+		}
+		return 0
+	}
+	rest := e.tokens - w.overhead.PerMessage - token.RoleTokens
+	if m.Name != "" {
+		rest -= c.Count(m.Name) + w.overhead.PerName
+	}
+	for j := 0; j <= len(m.Parts); j++ {
+		n := 0
+		if j != big {
+			n = size(j)
+		}
+		out = append(out, n)
+		if n > 0 {
+			rest -= n
+		}
+	}
+	if big >= 0 {
+		if rest < 0 {
+			rest = size(big)
+		}
+		out[big] = rest
+	}
+	return out
 }
 
 func addTool(m *map[string]int, name string, n int) {

@@ -156,6 +156,11 @@ func assertBreakdown(t testing.TB, w *window.Window, b window.Breakdown) {
 	if sum(b.ToolCallsByTool) != b.ToolCalls || sum(b.ToolResultsByTool) != b.ToolResults {
 		t.Fatalf("per-tool sums %d/%d, categories %d/%d", sum(b.ToolCallsByTool), sum(b.ToolResultsByTool), b.ToolCalls, b.ToolResults)
 	}
+	if want := countedBreakdown(w); b.System != want.System || b.User != want.User || b.Assistant != want.Assistant ||
+		b.Summary != want.Summary || b.ToolCalls != want.ToolCalls || b.ToolResults != want.ToolResults ||
+		b.Thinking != want.Thinking || b.Images != want.Images || b.Overhead != want.Overhead {
+		t.Fatalf("breakdown %+v, counting every part gives %+v", b, want)
+	}
 	if b.Messages != w.Len() {
 		t.Fatalf("Messages %d, Len %d", b.Messages, w.Len())
 	}
@@ -297,4 +302,102 @@ func BenchmarkBreakdown(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(w.Tokens()), "tokens")
+}
+
+// countedBreakdown is the window's breakdown by category (without the
+// per-tool maps) with every part of every message counted again, as
+// Breakdown did before it reused the messages' counts: the oracle of
+// assertBreakdown.
+func countedBreakdown(w *window.Window) window.Breakdown {
+	c, ov := w.Counter(), w.Overhead()
+	b := window.Breakdown{Overhead: ov.ReplyPriming}
+	for i := range w.Len() {
+		m := w.At(i)
+		content, texts := 0, false
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case chat.Text:
+				texts = true
+			case chat.ToolCall:
+				n := c.Count(p.Name) + c.Count(string(p.Arguments)) + ov.PerToolCall
+				b.ToolCalls += n
+				content += n
+			case chat.ToolResult:
+				n := c.Count(p.Content)
+				b.ToolResults += n
+				content += n
+			case chat.Thinking:
+				n := c.Count(p.Text) + token.EncryptedTokens(len(p.Encrypted))
+				b.Thinking += n
+				content += n
+			case chat.Image:
+				n := token.ImageTokens(p.Width, p.Height)
+				b.Images += n
+				content += n
+			}
+		}
+		if texts {
+			n := c.Count(m.Text())
+			content += n
+			switch {
+			case w.IsNote(i):
+				b.Summary += n
+			case m.Role == chat.RoleSystem:
+				b.System += n
+			case m.Role == chat.RoleUser:
+				b.User += n
+			case m.Role == chat.RoleAssistant:
+				b.Assistant += n
+			default:
+				b.ToolResults += n
+			}
+		}
+		b.Overhead += w.TokensAt(i) - content
+	}
+	return b
+}
+
+// textCounter counts as c does and sums the bytes it was given.
+type textCounter struct {
+	token.Counter
+	bytes *int
+}
+
+func (c textCounter) Count(s string) int {
+	*c.bytes += len(s)
+	return c.Counter.Count(s)
+}
+
+// TestBreakdownReusesCounts: the breakdown of the largest shared
+// trajectory's window counts well under half of the text it holds (each
+// message's largest part is not counted again, its count coming from the
+// message's), and equals counting every part.
+func TestBreakdownReusesCounts(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(sharedtest.Dir(t), "claude-code", "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	trs, err := transcript.ReadFile(file, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := model.Counter(model.Lookup(trs[0].Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := 0
+	w, err := window.New(window.Options{Counter: textCounter{c, &counted}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range trs[0].Messages {
+		if err := w.Add(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	added := counted
+	counted = 0
+	b := w.Breakdown()
+	if counted*4 > added {
+		t.Errorf("the breakdown counted %d bytes again, more than a quarter of the %d counted when adding", counted, added)
+	}
+	assertBreakdown(t, w, b)
 }

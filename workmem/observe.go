@@ -24,6 +24,42 @@ const (
 // errorWordRe matches a line that names an error.
 var errorWordRe = regexp.MustCompile(`(?i)\b(?:[a-z]*error|[a-z]*exception|traceback|fatal|panic|failed|cannot|not found|no such file|denied)\b`)
 
+// errorWords are the words one of which a match of errorWordRe holds,
+// in lower case: a line without any of them, ignoring ASCII case, does
+// not match it (mayNameError).
+var errorWords = []string{"error", "exception", "traceback", "fatal", "panic", "failed", "cannot", "not found", "no such file", "denied"}
+
+// mayNameError reports whether line, lowered (its ASCII letters in lower
+// case), may match errorWordRe: whether it holds one of errorWords. Only
+// valid for a text without the non-ASCII letters that fold to ASCII ones
+// (U+212A KELVIN SIGN to k, U+017F LONG S to s): see foldsToASCII.
+func mayNameError(lowered string) bool {
+	for _, w := range errorWords {
+		if strings.Contains(lowered, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldsToASCII reports whether s holds a non-ASCII letter that a
+// case-insensitive regexp matches with an ASCII one.
+func foldsToASCII(s string) bool {
+	return strings.ContainsRune(s, '\u212A') || strings.ContainsRune(s, '\u017F')
+}
+
+// lowerASCII returns s with its ASCII letters in lower case, byte for
+// byte (the same length, the same line breaks).
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
 // failingTestRe matches the lines test runners print for a failed test.
 var failingTestRe = regexp.MustCompile(`^(?:FAILED \S+|--- FAIL: \S+|FAIL:? \S+)`)
 
@@ -112,8 +148,23 @@ func keyFacts(paths []string, content string, o Observation, exit int, hasExit b
 	lines := 0
 	var firstErr, first string
 	var failing []string
+	// The regexps run only on the lines that may match them: a line
+	// without one of errorWords cannot name an error, and a failed
+	// test's line starts with "F" or "--- FAIL: "; and the first error
+	// line only for the types that report it.
+	needErr := o.ResultType == ResultError || o.ResultType == ResultCommand || o.ResultType == ResultText
+	lowered, filter := "", needErr && !foldsToASCII(content)
+	if filter {
+		lowered = lowerASCII(content)
+	}
+	at := 0
 	for line := range strings.Lines(content) {
 		lines++
+		low := ""
+		if filter {
+			low = lowered[at : at+len(line)]
+		}
+		at += len(line)
 		l := strings.TrimSpace(line)
 		if l == "" {
 			continue
@@ -121,10 +172,10 @@ func keyFacts(paths []string, content string, o Observation, exit int, hasExit b
 		if first == "" {
 			first = l
 		}
-		if firstErr == "" && errorWordRe.MatchString(l) {
+		if needErr && firstErr == "" && (!filter || mayNameError(low)) && errorWordRe.MatchString(l) {
 			firstErr = l
 		}
-		if len(failing) < 3 && failingTestRe.MatchString(l) {
+		if len(failing) < 3 && (l[0] == 'F' || strings.HasPrefix(l, "--- FAIL: ")) && failingTestRe.MatchString(l) {
 			failing = append(failing, l)
 		}
 	}

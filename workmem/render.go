@@ -52,7 +52,7 @@ type piece struct {
 	order int    // position within its section
 	text  string // ends with "\n"
 	cut   bool   // may be cut to fit
-	// tokens is the text's size in tokens, once counted.
+	// tokens is the text's size in tokens, 0 until counted.
 	tokens int
 }
 
@@ -85,11 +85,11 @@ func (a *ActiveContext) BuildContextTokens(tokenBudget int) (string, int) {
 	if len(pieces) == 0 && earlier == 0 {
 		return "", 0
 	}
-	const title = "# Working memory\n"
-	used := a.counter.Count(title)
-	headCost := [nSections]int{}
+	defer a.counts.Turn()
+	used := a.count(title)
+	var headCost [nSections]int
 	for s := range headings {
-		headCost[s] = a.counter.Count("\n" + headings[s])
+		headCost[s] = a.count(sepHeadings[s])
 	}
 	var chosen []piece
 	var open [nSections]bool
@@ -107,9 +107,12 @@ func (a *ActiveContext) BuildContextTokens(tokenBudget int) (string, int) {
 			if j < 0 || misses >= maxMisses {
 				break
 			}
-			p = piece{sec: secEarlier, order: j, text: roundLine(a.st.Rounds[j]) + "\n"}
+			p = piece{sec: secEarlier, order: j}
+			p.text, p.tokens = a.roundLine(j)
 		}
-		p.tokens = a.counter.Count(p.text)
+		if p.tokens == 0 {
+			p.tokens = a.count(p.text)
+		}
 		need := p.tokens
 		if !open[p.sec] {
 			need += headCost[p.sec]
@@ -122,12 +125,12 @@ func (a *ActiveContext) BuildContextTokens(tokenBudget int) (string, int) {
 				}
 				continue
 			}
-			avail := room - (need - a.counter.Count(p.text))
+			avail := room - (need - p.tokens)
 			if avail < minCutTokens {
 				continue
 			}
 			p.text = a.fit(p.text, avail)
-			p.tokens = a.counter.Count(p.text)
+			p.tokens = a.count(p.text)
 			need = p.tokens
 			if !open[p.sec] {
 				need += headCost[p.sec]
@@ -150,15 +153,100 @@ func (a *ActiveContext) BuildContextTokens(tokenBudget int) (string, int) {
 	return "", 0
 }
 
+// title heads BuildContext's output.
+const title = "# Working memory\n"
+
+// sepHeadings are the headings as BuildContext joins them: after a
+// blank line.
+var sepHeadings = func() (h [nSections]string) {
+	for s := range headings {
+		h[s] = "\n" + headings[s]
+	}
+	return h
+}()
+
+// rendered is a closed round's rendering, cached by BuildContext: a
+// closed round does not change (slide only drops the raw text of rounds
+// past the recent ones, and clears full).
+type rendered struct {
+	line, full             string
+	lineTokens, fullTokens int
+}
+
+// cached returns the cache entry of round i when it is closed, else nil.
+// Called with a.mu held.
+func (a *ActiveContext) cached(i int) *rendered {
+	if a.st.Rounds[i].Open() {
+		return nil
+	}
+	for len(a.done) <= i {
+		a.done = append(a.done, rendered{})
+	}
+	return &a.done[i]
+}
+
+// roundLine returns round i's one-line form with its newline, and its
+// size in tokens (0: not counted yet). Called with a.mu held.
+func (a *ActiveContext) roundLine(i int) (string, int) {
+	c := a.cached(i)
+	if c == nil {
+		return roundLine(a.st.Rounds[i]) + "\n", 0
+	}
+	if c.line == "" {
+		c.line = roundLine(a.st.Rounds[i]) + "\n"
+		c.lineTokens = a.count(c.line)
+	}
+	return c.line, c.lineTokens
+}
+
+// roundFull returns round i rendered in full ([renderRound]) and its size
+// in tokens (0: not counted yet). Called with a.mu held.
+func (a *ActiveContext) roundFull(i int) (string, int) {
+	c := a.cached(i)
+	if c == nil {
+		return renderRound(a.st.Rounds[i]), 0
+	}
+	if c.full == "" {
+		c.full = renderRound(a.st.Rounds[i])
+		c.fullTokens = a.count(c.full)
+	}
+	return c.full, c.fullTokens
+}
+
+// count counts text with Options.Counter, line by line through the memo
+// of the texts the last BuildContext counted (token.Memo.CountLines): a
+// round that grew since is counted only in its new lines. Called with
+// a.mu held.
+func (a *ActiveContext) count(text string) int {
+	return a.counts.CountLines(a.counter, text)
+}
+
+// memoCounter counts through the memo of an ActiveContext whose lock is
+// held.
+type memoCounter struct{ a *ActiveContext }
+
+func (m memoCounter) Count(text string) int { return m.a.count(text) }
+func (m memoCounter) Name() string          { return m.a.counter.Name() }
+
 // fit cuts text on a rune boundary so that it plus a cut marker counts at
 // most n tokens.
+// The cuts are counted from the text's lines, counted once
+// (token.Prefixes).
 func (a *ActiveContext) fit(text string, n int) string {
 	const marker = " …[cut]\n"
 	rs := []rune(strings.TrimSuffix(text, "\n"))
+	// body is what rs spells, offs[i] the offset of rune i in it.
+	body := string(rs)
+	offs := make([]int, 0, len(rs)+1)
+	for i := range body {
+		offs = append(offs, i)
+	}
+	offs = append(offs, len(body))
+	cuts := token.NewPrefixes(memoCounter{a}, body)
 	lo, hi := 0, len(rs)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if a.counter.Count(string(rs[:mid])+marker) <= n {
+		if cuts.Count(offs[mid], marker) <= n {
 			lo = mid
 		} else {
 			hi = mid - 1
@@ -181,23 +269,28 @@ func (a *ActiveContext) render(title string, chosen []piece) (string, int) {
 	})
 	join := token.Joinable(a.counter)
 	var b strings.Builder
+	size := len(title)
+	for _, p := range sorted {
+		size += len(sepHeadings[p.sec]) + len(p.text)
+	}
+	b.Grow(size)
 	b.WriteString(title)
 	n := 0
 	if join {
-		n = a.counter.Count(title)
+		n = a.count(title)
 	}
 	last := section(-1)
 	for _, p := range sorted {
 		if p.sec != last {
-			h := "\n" + headings[p.sec]
+			h := sepHeadings[p.sec]
 			if join {
-				n = token.JoinCount(a.counter, b.String(), n, h, a.counter.Count(h))
+				n = token.JoinCount(memoCounter{a}, b.String(), n, h, a.count(h))
 			}
 			b.WriteString(h)
 			last = p.sec
 		}
 		if join {
-			n = token.JoinCount(a.counter, b.String(), n, p.text, p.tokens)
+			n = token.JoinCount(memoCounter{a}, b.String(), n, p.text, p.tokens)
 		}
 		b.WriteString(p.text)
 	}
@@ -212,8 +305,16 @@ func (a *ActiveContext) render(title string, chosen []piece) (string, int) {
 // are rendered lazily by BuildContext. Called with a.mu held.
 func (a *ActiveContext) pieces() ([]piece, int) {
 	var ps []piece
-	if t := strings.TrimSpace(a.st.Task); t != "" {
-		ps = append(ps, piece{sec: secTask, text: oneLine(t, TaskRunes) + "\n", cut: true})
+	if a.task.of != a.st.Task || a.task.line == "" && a.st.Task != "" {
+		// The task is set once: render it once (a long first prompt
+		// costs its length).
+		a.task.of, a.task.line = a.st.Task, ""
+		if t := strings.TrimSpace(a.st.Task); t != "" {
+			a.task.line = oneLine(t, TaskRunes) + "\n"
+		}
+	}
+	if a.task.line != "" {
+		ps = append(ps, piece{sec: secTask, text: a.task.line, cut: true})
 	}
 	findings := slices.Clone(a.st.Scratchpad)
 	slices.SortStableFunc(findings, func(x, y Finding) int { return cmp.Compare(y.Importance, x.Importance) })
@@ -240,7 +341,8 @@ func (a *ActiveContext) pieces() ([]piece, int) {
 	n := len(a.st.Rounds)
 	first := max(0, n-a.opts.RecentRounds)
 	for i := n - 1; i >= first; i-- {
-		ps = append(ps, piece{sec: secRecent, order: i, text: renderRound(a.st.Rounds[i]), cut: true})
+		text, n := a.roundFull(i)
+		ps = append(ps, piece{sec: secRecent, order: i, text: text, cut: true, tokens: n})
 	}
 	ps = append(ps, low...)
 	return ps, first

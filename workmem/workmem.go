@@ -181,6 +181,13 @@ type ActiveContext struct {
 	seen    map[string]struct{} // digests of earlier results
 	byCall  map[string]int      // tool-call id → action index in the open round
 	counter token.Counter
+	// done caches the closed rounds' renderings, by round index, and
+	// counts the texts BuildContext renders (render.go).
+	done   []rendered
+	counts token.Memo
+	// task is the task's line as BuildContext renders it, and the task
+	// it renders.
+	task struct{ of, line string }
 }
 
 // New returns an empty working memory for task (the user's request; it
@@ -375,6 +382,10 @@ func (a *ActiveContext) slide() {
 				o.Raw = ""
 				o.Compressed = true
 			}
+		}
+		if i < len(a.done) {
+			// Its full rendering held the raw text.
+			a.done[i].full = ""
 		}
 		if done {
 			break // older rounds were compressed earlier

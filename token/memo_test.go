@@ -1,0 +1,110 @@
+package token
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestPrefixes: every prefix of texts made of awkward lines, followed by
+// a cut marker or another suffix, counts as the whole does, for both
+// encodings and for the estimator (which counts the whole).
+func TestPrefixes(t *testing.T) {
+	counters := []Counter{mustBPE(t, O200kBase), mustBPE(t, Cl100kBase), Estimator{}}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, c := range counters {
+		for range 60 {
+			var sb strings.Builder
+			for range rng.IntN(12) {
+				sb.WriteString(appendTexts[rng.IntN(len(appendTexts))])
+			}
+			text := sb.String()
+			p := NewPrefixes(c, text)
+			for _, suffix := range []string{" …[cut]\n", "", "\n", "/x", "s"} {
+				for k := 0; k <= len(text); k++ {
+					if got, want := p.Count(k, suffix), c.Count(text[:k]+suffix); got != want {
+						t.Fatalf("%s: Count(%q[:%d], %q) = %d, want %d", c.Name(), text, k, suffix, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzPrefixes: any text, any cut, both encodings.
+func FuzzPrefixes(f *testing.F) {
+	f.Add("line one\n/two\n- three\nfour", 12, " …[cut]\n")
+	f.Add("a.\n\nb\n c", 5, "")
+	o, cl := mustBPE(f, O200kBase), mustBPE(f, Cl100kBase)
+	f.Fuzz(func(t *testing.T, text string, k int, suffix string) {
+		if k < 0 || k > len(text) {
+			return
+		}
+		for _, c := range []*BPE{o, cl} {
+			if got, want := NewPrefixes(c, text).Count(k, suffix), c.Count(text[:k]+suffix); got != want {
+				t.Fatalf("%s: Count(%q[:%d], %q) = %d, want %d", c.Name(), text, k, suffix, got, want)
+			}
+		}
+	})
+}
+
+// countingCounter counts the texts it was asked to count.
+type countingCounter struct {
+	Counter
+	calls int
+}
+
+func (c *countingCounter) Count(text string) int {
+	c.calls++
+	return c.Counter.Count(text)
+}
+
+// TestMemo: a text counted in a round or the one before is not counted
+// again; one counted two rounds ago is; the counts are the counter's.
+func TestMemo(t *testing.T) {
+	c := &countingCounter{Counter: mustBPE(t, O200kBase)}
+	var m Memo
+	a, b := "the first text\n", "another one"
+	if got, want := m.Count(c, a), c.Counter.Count(a); got != want {
+		t.Fatalf("Count(%q) = %d, want %d", a, got, want)
+	}
+	m.Count(c, a)
+	if c.calls != 1 {
+		t.Fatalf("counted %d times in one round, want 1", c.calls)
+	}
+	m.Turn()
+	m.Count(c, a) // from the round before
+	m.Count(c, b)
+	if c.calls != 2 {
+		t.Fatalf("counted %d times after a round, want 2", c.calls)
+	}
+	m.Turn()
+	m.Turn() // a and b two rounds ago: forgotten
+	m.Count(c, a)
+	if c.calls != 3 {
+		t.Fatalf("counted %d times after two idle rounds, want 3", c.calls)
+	}
+}
+
+// TestMemoCountLines: texts of awkward lines count line by line as
+// whole, both encodings and the estimator, with the memo warm or cold.
+func TestMemoCountLines(t *testing.T) {
+	counters := []Counter{mustBPE(t, O200kBase), mustBPE(t, Cl100kBase), Estimator{}}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, c := range counters {
+		var m Memo
+		for i := range 300 {
+			var sb strings.Builder
+			for range rng.IntN(14) {
+				sb.WriteString(appendTexts[rng.IntN(len(appendTexts))])
+			}
+			text := sb.String()
+			if got, want := m.CountLines(c, text), c.Count(text); got != want {
+				t.Fatalf("%s: CountLines(%q) = %d, want %d", c.Name(), text, got, want)
+			}
+			if i%10 == 0 {
+				m.Turn()
+			}
+		}
+	}
+}

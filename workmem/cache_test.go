@@ -1,0 +1,58 @@
+package workmem
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/agentctx/agentctx/internal/sharedtest"
+	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/transcript"
+)
+
+// TestBuildContextCached: fed the largest shared trajectory message by
+// message, a memory that renders and counts its closed rounds once
+// (cached) builds, after every assistant message and at several budgets,
+// the same context and count as a fresh copy of its state (nothing
+// cached), and the count is exact.
+func TestBuildContextCached(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(sharedtest.Dir(t), "claude-code", "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	trs, err := transcript.ReadFile(file, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := token.ForEncoding(token.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Counter: c}
+	a := New("the task", opts)
+	calls := 0
+	for i, m := range trs[0].Messages {
+		a.ObserveMessage(m)
+		if m.Role != "assistant" {
+			continue
+		}
+		if calls++; calls%3 != 0 {
+			continue
+		}
+		data, err := a.ToJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := FromJSON(data, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, budget := range []int{300, 1600} {
+			got, n := a.BuildContextTokens(budget)
+			want, wn := fresh.BuildContextTokens(budget)
+			if got != want || n != wn {
+				t.Fatalf("message %d, budget %d: cached memory built %d tokens, fresh %d; texts equal: %v", i, budget, n, wn, got == want)
+			}
+			if exact := c.Count(got); n != exact {
+				t.Fatalf("message %d, budget %d: count %d, exact %d", i, budget, n, exact)
+			}
+		}
+	}
+}
