@@ -193,7 +193,7 @@ func TestClassTable(t *testing.T) {
 	if classIndex[0] != 0 {
 		t.Fatalf("classIndex[0] = %d: classAt reads ASCII from block 0", classIndex[0])
 	}
-	goNewer := versionLess(unicodeVersion, unicode.Version)
+	goNewer := versionLess(t, unicodeVersion, unicode.Version)
 	if goNewer {
 		t.Logf("Go's unicode tables (%s) are newer than the class table (%s): regenerate it if tiktoken's regex moved on (token/internal/genclasses)", unicode.Version, unicodeVersion)
 	}
@@ -219,10 +219,16 @@ func TestClassTable(t *testing.T) {
 }
 
 // versionLess reports whether Unicode version a ("15.0.0") is older than b.
-func versionLess(a, b string) bool {
-	var x, y [3]int
-	fmt.Sscanf(a, "%d.%d.%d", &x[0], &x[1], &x[2])
-	fmt.Sscanf(b, "%d.%d.%d", &y[0], &y[1], &y[2])
+func versionLess(t *testing.T, a, b string) bool {
+	t.Helper()
+	parse := func(v string) [3]int {
+		var x [3]int
+		if _, err := fmt.Sscanf(v, "%d.%d.%d", &x[0], &x[1], &x[2]); err != nil {
+			t.Fatalf("Unicode version %q: %v", v, err)
+		}
+		return x
+	}
+	x, y := parse(a), parse(b)
 	return slices.Compare(x[:], y[:]) < 0
 }
 
