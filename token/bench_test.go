@@ -1,7 +1,9 @@
 package token
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -87,6 +89,41 @@ func BenchmarkCount(b *testing.B) {
 	for _, bc := range counters {
 		b.Run(bc.name, func(b *testing.B) {
 			c := bc.c(b)
+			b.SetBytes(int64(len(corpus)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Count(corpus)
+			}
+		})
+	}
+}
+
+// BenchmarkCountVectors measures the exact counters on the test vectors
+// (testdata/vectors.json: many scripts, code, emoji, white space and the
+// pre-tokenizer's edge cases) repeated to 512 KiB, in MB/s: text where most
+// runes are not ASCII and go through the class table:
+//
+//	go test ./token -run '^$' -bench CountVectors -benchmem
+func BenchmarkCountVectors(b *testing.B) {
+	var vs []struct{ Text string }
+	data, err := os.ReadFile(filepath.Join("testdata", "vectors.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &vs)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	for sb.Len() < 512<<10 {
+		for _, v := range vs {
+			sb.WriteString(v.Text)
+			sb.WriteByte('\n')
+		}
+	}
+	corpus := sb.String()
+	for _, enc := range encodings {
+		b.Run(enc, func(b *testing.B) {
+			c := mustBPE(b, enc)
 			b.SetBytes(int64(len(corpus)))
 			b.ReportAllocs()
 			for b.Loop() {

@@ -51,8 +51,9 @@ type BPE struct {
 }
 
 // Count returns the number of tokens text encodes to in the BPE's encoding,
-// counting special-token strings as ordinary text. Invalid UTF-8 bytes count
-// as U+FFFD each, as in text decoded lossily before encoding. Count
+// counting special-token strings as ordinary text. Each byte that does not
+// start a valid UTF-8 encoding counts as one U+FFFD, as Go's range loop
+// decodes it (package doc, "Text that is not UTF-8"). Count
 // allocates nothing for valid UTF-8 text unless a pre-tokenized piece that is
 // not itself a token is longer than 256 bytes (a long run of letters, say).
 func (b *BPE) Count(text string) int {
@@ -93,8 +94,8 @@ func (b *BPE) pieceTokens(p string) int {
 }
 
 // Encode returns the token ids of text, encoded as ordinary text (special
-// token strings become ordinary tokens). Invalid UTF-8 bytes are encoded as
-// U+FFFD each.
+// token strings become ordinary tokens). Each byte that does not start a
+// valid UTF-8 encoding is encoded as one U+FFFD, as in [BPE.Count].
 func (b *BPE) Encode(text string) []int {
 	if !utf8.ValidString(text) {
 		text = string([]rune(text))

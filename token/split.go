@@ -1,9 +1,6 @@
 package token
 
-import (
-	"unicode"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // This file is the pre-tokenizer: it splits text into the pieces that BPE
 // then encodes one by one, exactly as tiktoken's regular expressions do. It
@@ -32,19 +29,30 @@ import (
 //
 // Every rune is matched by some alternative (a letter, a number, white
 // space or anything else), so the pieces cover the text.
+//
+// The classes \p{L}, \p{Lu}, \p{N}, \s... are Unicode 16.0's, the version
+// of the Unicode tables of the Rust regex crate in tiktoken (npm tiktoken
+// 1.0.22: its counts of every code point match a 16.0 table and not a 15.1
+// or 17.0 one, TestCodePoints). Go's unicode package is older (15.0.0 in Go
+// 1.26: 5,055 letters, marks and numbers of 15.1 and 16.0 are unassigned
+// there), so the classes come from a table generated from the Unicode
+// Character Database (unicode_tables.go, written by token/internal/genclasses
+// and checked against Go's unicode package by TestClassTable).
 
-// Character classes of one rune, as bits.
+//go:generate go run ./internal/genclasses -o unicode_tables.go
+
+// Character classes of one rune, as bits. The classes a pattern tells
+// apart only together are one bit: \p{Lu} and \p{Lt} appear only side by
+// side, and so do \p{Lm} and \p{Lo}.
 const (
-	clLetter      = 1 << iota // \p{L}
-	clNumber                  // \p{N}
-	clSpace                   // \s: Unicode White_Space
-	clNewline                 // \r or \n
-	clUpper                   // \p{Lu}
-	clTitle                   // \p{Lt}
-	clLower                   // \p{Ll}
-	clModifier                // \p{Lm}
-	clOtherLetter             // \p{Lo}
-	clMark                    // \p{M}
+	clLetter  = 1 << iota // \p{L}
+	clNumber              // \p{N}
+	clSpace               // \s: Unicode White_Space
+	clNewline             // \r or \n
+	clUpper               // \p{Lu} or \p{Lt}
+	clLower               // \p{Ll}
+	clOther               // \p{Lm} or \p{Lo}
+	clMark                // \p{M}
 )
 
 // Class sets used by the patterns.
@@ -54,55 +62,22 @@ const (
 	// setPunct is [^\s\p{L}\p{N}]: tested as "none of these bits".
 	setPunct = clSpace | clLetter | clNumber
 	// setUpper is [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}].
-	setUpper = clUpper | clTitle | clModifier | clOtherLetter | clMark
+	setUpper = clUpper | clOther | clMark
 	// setLower is [\p{Ll}\p{Lm}\p{Lo}\p{M}].
-	setLower = clLower | clModifier | clOtherLetter | clMark
+	setLower = clLower | clOther | clMark
 )
 
-// asciiClass holds the class of every ASCII rune.
-var asciiClass = func() (t [utf8.RuneSelf]uint16) {
-	for r := range rune(utf8.RuneSelf) {
-		t[r] = classOfRune(r)
-	}
-	return t
-}()
-
-// classOfRune returns the class bits of r from the unicode tables.
-func classOfRune(r rune) uint16 {
-	var c uint16
-	switch {
-	case unicode.IsLetter(r):
-		c = clLetter
-		switch {
-		case unicode.IsUpper(r):
-			c |= clUpper
-		case unicode.IsLower(r):
-			c |= clLower
-		case unicode.IsTitle(r):
-			c |= clTitle
-		case unicode.Is(unicode.Lm, r):
-			c |= clModifier
-		default:
-			c |= clOtherLetter
-		}
-	case unicode.IsNumber(r):
-		c = clNumber
-	case unicode.IsMark(r):
-		c = clMark
-	case unicode.IsSpace(r):
-		c = clSpace
-		if r == '\r' || r == '\n' {
-			c |= clNewline
-		}
-	}
-	return c
+// classOfRune returns the class bits of r, 0 <= r <= unicode.MaxRune, from
+// the generated table (unicode_tables.go).
+func classOfRune(r rune) uint8 {
+	return classBlocks[int(classIndex[r>>classBlockShift])<<classBlockShift|int(r&(1<<classBlockShift-1))]
 }
 
 // classAt returns the class of the rune at s[i] and its size in bytes. s
 // must be valid UTF-8 and i < len(s).
-func classAt(s string, i int) (uint16, int) {
+func classAt(s string, i int) (uint8, int) {
 	if b := s[i]; b < utf8.RuneSelf {
-		return asciiClass[b], 1
+		return classBlocks[b], 1 // block 0 holds U+0000..U+007F
 	}
 	r, n := utf8.DecodeRuneInString(s[i:])
 	return classOfRune(r), n
@@ -110,7 +85,7 @@ func classAt(s string, i int) (uint16, int) {
 
 // runEnd returns the end of the longest run starting at i of runes whose
 // class has a bit in set.
-func runEnd(s string, i int, set uint16) int {
+func runEnd(s string, i int, set uint8) int {
 	for i < len(s) {
 		c, n := classAt(s, i)
 		if c&set == 0 {
@@ -243,7 +218,7 @@ func numberEnd(s string, i int) int {
 
 // punctPiece matches " ?[^\s\p{L}\p{N}]+" at s[i], whose rune has class c
 // and size n, and returns its end, or 0 when it does not match.
-func punctPiece(s string, i int, c uint16, n int) int {
+func punctPiece(s string, i int, c uint8, n int) int {
 	if s[i] == ' ' && i+1 < len(s) {
 		if c1, _ := classAt(s, i+1); c1&setPunct == 0 {
 			return punctEnd(s, i+1)
@@ -257,7 +232,7 @@ func punctPiece(s string, i int, c uint16, n int) int {
 
 // wordO200k matches o200k_base's two word alternatives at s[i], whose rune
 // has class c and size n, and returns the piece's end, or 0.
-func wordO200k(s string, i int, c uint16, n int) int {
+func wordO200k(s string, i int, c uint8, n int) int {
 	prefixed := c&setPrefix == 0 && i+n < len(s)
 	// P? U* W+ C?
 	if prefixed {
@@ -295,13 +270,7 @@ func upperLower(s string, a int) int {
 	for k := b; k > a; {
 		r, size := utf8.DecodeLastRuneInString(s[a:k])
 		k -= size
-		var c uint16
-		if r < utf8.RuneSelf {
-			c = asciiClass[r]
-		} else {
-			c = classOfRune(r)
-		}
-		if c&setLower != 0 {
+		if classOfRune(r)&setLower != 0 {
 			return runEnd(s, k, setLower)
 		}
 	}
