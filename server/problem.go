@@ -48,8 +48,6 @@ const (
 	CodeBadRequest = "bad-request"
 	// CodeTooLarge: the body exceeds the server's limit (413).
 	CodeTooLarge = "request-too-large"
-	// CodeUnsupportedMedia: the body is not application/json (415).
-	CodeUnsupportedMedia = "unsupported-media-type"
 	// CodeExists: a session with this id already exists (409). Create one
 	// without an id, or use the existing one.
 	CodeExists = "session-exists"
@@ -77,7 +75,6 @@ var titles = map[string]string{
 	CodeMethodNotAllowed: "Method not allowed",
 	CodeBadRequest:       "Bad request",
 	CodeTooLarge:         "Request body too large",
-	CodeUnsupportedMedia: "Unsupported media type",
 	CodeExists:           "Session already exists",
 	CodeBusy:             "Session busy",
 	CodeStaleRequest:     "Request replaced by a newer one",

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -130,12 +129,6 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	_, _ = w.Write(buf.Bytes())
 	return nil
-}
-
-// isJSON reports whether a Content-Type is JSON.
-func isJSON(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && (mt == "application/json" || mt == "application/problem+json")
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -235,9 +235,6 @@ func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" && !isJSON(ct) {
-		return errorf(http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "Content-Type %q: send application/json", ct)
-	}
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		return err
