@@ -145,9 +145,12 @@ func TestPythonAgentLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	llm := providertest.NewOpenAI(providertest.Options{Script: func(r providertest.Request) providertest.Reply {
-		last := r.Messages[len(r.Messages)-1]
-		if res, ok := last.ToolResult(); ok {
-			return providertest.Reply{Text: "The notes say: " + strings.TrimSpace(res.Content)}
+		// The tool's result, once added, is followed by the tail (a
+		// system reminder in a user message).
+		for _, m := range r.Messages {
+			if res, ok := m.ToolResult(); ok && m.Role == chat.RoleTool {
+				return providertest.Reply{Text: "The notes say: " + strings.TrimSpace(res.Content)}
+			}
 		}
 		return providertest.Reply{ToolCalls: []chat.ToolCall{{ID: "call_a", Name: "read_file", Arguments: []byte(`{"path":"` + file + `"}`)}}}
 	}})

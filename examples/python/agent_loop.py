@@ -11,7 +11,7 @@ def call(url, body=None, key=KEY, raw=False):
 tool = {"name": "read_file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}
 S = API + "/v1/sessions/" + call(API + "/v1/sessions", {"model": "gpt-4o", "tools": [tool]})["id"]
 call(S + "/messages", {"messages": [{"role": "user", "content": sys.argv[1]}]})
-while True:
+for turn_no in range(20):  # at most 20 model calls
     req = call(S + "/request", {"format": "openai"})  # compacted, within the budget
     turn = call(S + "/reply", call(LLM + "/chat/completions", req["body"], os.environ.get("OPENAI_API_KEY", "")))
     if not turn.get("tool_calls"):
