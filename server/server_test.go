@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctx/agentctx/provider/providertest"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -50,9 +51,15 @@ func TestTurn(t *testing.T) {
 			if !strings.Contains(body, `"max_completion_tokens"`) || !strings.Contains(body, `"type":"function"`) {
 				t.Errorf("openai body: %s", body)
 			}
+			if err := providertest.ValidateOpenAI(req.Body); err != nil {
+				t.Errorf("openai body: %v", err)
+			}
 		case FormatAnthropic:
 			if !strings.Contains(body, `"system"`) || !strings.Contains(body, `"input_schema"`) {
 				t.Errorf("anthropic body: %s", body)
+			}
+			if err := providertest.ValidateAnthropic(req.Body); err != nil {
+				t.Errorf("anthropic body: %v", err)
 			}
 		}
 	}
@@ -511,5 +518,33 @@ func TestParseTokens(t *testing.T) {
 				t.Errorf("tenant %q %v", tenant, ok)
 			}
 		})
+	}
+}
+
+// TestAnthropicReply adds an Anthropic Messages response as the reply,
+// its usage with cache reads, and a chat-form reply.
+func TestAnthropicReply(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, Options{}, false)
+	id := ts.createSession(t, "", map[string]any{"model": "claude-sonnet-4-5", "tools": []any{readFileTool}})
+	base := "/v1/sessions/" + id
+	ts.call(t, "POST", base+"/messages", "", `{"system":"ignored here","messages":[{"role":"user","content":"hi"}]}`).problem(t, 400, CodeBadRequest)
+	ts.call(t, "POST", base+"/messages", "", `{"format":"anthropic","messages":[{"role":"user","content":"hi"}]}`).must(t, 200)
+	var added addedBody
+	ts.call(t, "POST", base+"/reply", "", `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"reading"},{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"a.go"}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"cache_read_input_tokens":90,"output_tokens":7}}`).must(t, 200).decode(t, &added)
+	if added.Format != FormatAnthropic || added.Text != "reading" || len(added.ToolCalls) != 1 || added.ToolCalls[0].ID != "toolu_1" ||
+		added.Usage == nil || added.Usage.PromptTokens() != 100 {
+		t.Fatalf("reply: %+v %+v", added, added.Usage)
+	}
+	ts.call(t, "POST", base+"/messages", "", `{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"package a"}]}]}`).must(t, 200)
+	added = addedBody{}
+	ts.call(t, "POST", base+"/reply?format=chat", "", `{"role":"assistant","parts":[{"type":"text","text":"done"}]}`).must(t, 200).decode(t, &added)
+	if added.Format != FormatChat || added.Text != "done" {
+		t.Fatalf("chat reply: %+v", added)
+	}
+	var in inspectView
+	ts.call(t, "GET", base+"/inspect", "", nil).must(t, 200).decode(t, &in)
+	if in.Window.Messages != 4 || in.Window.Anchor.Reported != 100 {
+		t.Errorf("window %+v", in.Window)
 	}
 }
