@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -14,8 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentctx/agentctx/server"
-	"github.com/agentctx/agentctx/session"
-	"github.com/agentctx/agentctx/session/jsonlstore"
 )
 
 // envTokensFile names the tokens file when --tokens is not given.
@@ -23,7 +20,6 @@ const envTokensFile = "AGENTCTX_TOKENS_FILE"
 
 type serveFlags struct {
 	listen string
-	store  string
 	tokens string
 	home   string
 }
@@ -45,16 +41,16 @@ loopback only, and every request sees the sessions the command line made.
 
 The server stops on SIGINT or SIGTERM, finishing the requests in flight.`,
 		Example: `  agentctx serve
-  AGENTCTX_TOKENS_FILE=tokens agentctx serve --listen 0.0.0.0:8080`,
+  agentctx serve --store sqlite:/var/lib/agentctx/sessions.db --tokens tokens --listen 0.0.0.0:8080
+  agentctx serve --store postgres://agentctx@db/agentctx --tokens tokens --listen 0.0.0.0:8080`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd.Context(), e, f)
 		},
 	}
 	cmd.Flags().StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on (host:port)")
-	cmd.Flags().StringVar(&f.store, "store", "", "session store: jsonl:DIR (default: the JSONL store under --home)")
 	cmd.Flags().StringVar(&f.tokens, "tokens", "", "bearer tokens file (default $"+envTokensFile+")")
-	addHomeFlag(cmd, &f.home)
+	addHomeFlag(cmd, e, &f.home)
 	return cmd
 }
 
@@ -84,7 +80,7 @@ func runServe(ctx context.Context, e *env, f serveFlags) (err error) {
 	if tokens.Len() == 0 && !isLoopback(host) {
 		return usageError{fmt.Errorf("serve: --listen %s is not a loopback address: give bearer tokens (--tokens FILE or $%s) to listen beyond this machine", f.listen, envTokensFile)}
 	}
-	st, err := openServeStore(e, f)
+	st, err := openSessions(e, f.home)
 	if err != nil {
 		return err
 	}
@@ -121,20 +117,4 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// openServeStore opens the store --store names.
-func openServeStore(e *env, f serveFlags) (session.Store, error) {
-	spec := f.store
-	switch {
-	case spec == "":
-		return openStore(e, f.home)
-	case strings.HasPrefix(spec, "jsonl:"):
-		dir := strings.TrimPrefix(spec, "jsonl:")
-		if dir == "" {
-			return nil, usageError{errors.New("serve: --store jsonl: needs a folder: jsonl:DIR")}
-		}
-		return jsonlstore.Open(jsonlstore.Options{Root: dir, Logger: e.logger, Version: "agentctx"})
-	}
-	return nil, usageError{fmt.Errorf("serve: --store %q: want jsonl:DIR", spec)}
 }
