@@ -528,7 +528,7 @@ func TestAnthropicReply(t *testing.T) {
 	ts := newTestServer(t, Options{}, false)
 	id := ts.createSession(t, "", map[string]any{"model": "claude-sonnet-4-5", "tools": []any{readFileTool}})
 	base := "/v1/sessions/" + id
-	ts.call(t, "POST", base+"/messages", "", `{"system":"ignored here","messages":[{"role":"user","content":"hi"}]}`).problem(t, 400, CodeBadRequest)
+	ts.call(t, "POST", base+"/messages", "", `{"format":"openai","system":"only anthropic has it","messages":[{"role":"user","content":"hi"}]}`).problem(t, 400, CodeBadRequest)
 	ts.call(t, "POST", base+"/messages", "", `{"format":"anthropic","messages":[{"role":"user","content":"hi"}]}`).must(t, 200)
 	var added addedBody
 	ts.call(t, "POST", base+"/reply", "", `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"reading"},{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"a.go"}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"cache_read_input_tokens":90,"output_tokens":7}}`).must(t, 200).decode(t, &added)
