@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
@@ -159,7 +161,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("agentctx: open %s: %w", opts.SessionID, err)
 		}
 	}
-	e, err := newEngine(ctx, opts, nil, true)
+	e, err := newEngine(ctx, opts, nil, !opts.NoDiskReads)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +235,7 @@ func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agentctx: resume %s: %w", id, err)
 	}
-	if opts.Dir == "" && tr.Session.Project != "" {
+	if opts.Dir == "" && tr.Session.Project != "" && !opts.NoDiskReads {
 		if fi, err := os.Stat(tr.Session.Project); err == nil && fi.IsDir() {
 			opts.Dir = tr.Session.Project
 		}
@@ -241,7 +243,7 @@ func Resume(ctx context.Context, id string, opts Options) (*Engine, error) {
 	// The project's files are read for summaries only from the session's
 	// project directory (or the caller's): not from the process's working
 	// directory, where the session's relative paths mean something else.
-	readFiles := opts.Dir != ""
+	readFiles := opts.Dir != "" && !opts.NoDiskReads
 	var overrides, warnings []string
 	saved := lastConfig(tr.Entries)
 	if saved != nil {
@@ -295,6 +297,11 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 		opts.Dir = abs
 	}
 	opts.Model = cmp.Or(opts.Model, DefaultModel)
+	if opts.NoDiskReads {
+		opts.NoWorkspace = true
+		opts.Rehydrate.ReadFile = noDiskRead
+		opts.Tracker.Stat = noDiskStat
+	}
 	e := &Engine{
 		opts:  opts,
 		log:   opts.Logger,
@@ -672,3 +679,9 @@ func (e *Engine) ExpectPlan() error {
 func fileAnalyzer(dir string, readContent bool) compact.FileAnalyzer {
 	return compact.FileAnalyzer{Root: dir, ReadContent: readContent}
 }
+
+// noDiskRead and noDiskStat stand for the file system under
+// [Options].NoDiskReads: every file is unknown.
+func noDiskRead(string) ([]byte, error) { return nil, fs.ErrNotExist }
+
+func noDiskStat(string) (time.Time, int64, error) { return time.Time{}, 0, fs.ErrNotExist }

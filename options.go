@@ -124,6 +124,17 @@ type Options struct {
 	// compaction.
 	Rehydrate RehydrateOptions
 
+	// NoDiskReads makes the engine read nothing from the local disk on
+	// its sessions' behalf: no workspace context (as NoWorkspace), no
+	// file content in the summaries of its own strategy or in
+	// rehydration, no stat of the files read to notice changes, and no
+	// look at the recorded project directory on Resume. For a service
+	// (agentctx serve) whose sessions' paths name files on the agents'
+	// machines, never the server's: a session could otherwise have a
+	// server file re-included in its next request. Not recorded in the
+	// session: pass it on every Open and Resume.
+	NoDiskReads bool
+
 	// Logger receives debug records: compactions, dropped tail parts.
 	// Optional. Defaults to no logging.
 	Logger *slog.Logger

@@ -218,6 +218,28 @@ func (m *Model) Stream(ctx context.Context, req provider.Request, fn func(delta 
 	return response(acc.message(), acc.stop)
 }
 
+// Body returns the JSON body [Model.Send] posts to Anthropic's Messages
+// endpoint for req, without sending it: for a caller that sends the
+// request itself (agentctx serve hands it to agents in any language). The
+// system prompt and the cache breakpoints (req.CacheAfter, as
+// cache_control blocks) are placed as Send places them; req.Model
+// defaults to [DefaultModel] and req.MaxTokens to 4,096. Errors: those of
+// Send's request building (no messages besides the system prompt, a
+// message chat.ToAnthropic rejects, a breakpoint out of range), wrapping
+// [provider.ErrBadRequest] or chat.ErrInvalid.
+func Body(req provider.Request) ([]byte, error) {
+	m := &Model{model: DefaultModel, maxTokens: provider.DefaultMaxTokens}
+	p, err := m.params(req, cmp.Or(req.Model, m.model))
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: body: %w", err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: body: %w", err)
+	}
+	return b, nil
+}
+
 // params builds the request body.
 func (m *Model) params(req provider.Request, model string) (anthropic.MessageNewParams, error) {
 	system, wire, err := chat.ToAnthropic(req.Messages)
@@ -286,6 +308,27 @@ func schema(p json.RawMessage) json.RawMessage {
 		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}
 	return p
+}
+
+// DecodeResponse converts a Messages API response body (a "message"
+// object) into the Response [Model.Send] returns for it: the message with
+// its usage, stop reason and model. For a caller that sends the request
+// itself and hands the reply back (agentctx serve). Errors: a body that is
+// not a message object and content chat.FromAnthropic rejects, naming the
+// block; wrapping [provider.ErrBadRequest] or chat.ErrInvalid.
+func DecodeResponse(body []byte) (*provider.Response, error) {
+	var m struct {
+		chat.AnthropicMessage
+		Type       string `json:"type"`
+		StopReason string `json:"stop_reason"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, fmt.Errorf("anthropic: decode response: %w: %w", provider.ErrBadRequest, err)
+	}
+	if m.Type != "" && m.Type != "message" {
+		return nil, fmt.Errorf("anthropic: decode response: type is %q, want \"message\": %w", m.Type, provider.ErrBadRequest)
+	}
+	return response(m.AnthropicMessage, m.StopReason)
 }
 
 // response converts the reply.

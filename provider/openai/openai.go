@@ -206,6 +206,27 @@ func (m *Model) Stream(ctx context.Context, req provider.Request, fn func(delta 
 	return response(acc.message(), acc.id, acc.model, acc.finish, acc.usage)
 }
 
+// Body returns the JSON body [Model.Send] posts to OpenAI's
+// chat-completions endpoint for req, without sending it: for a caller that
+// sends the request itself (agentctx serve hands it to agents in any
+// language). It is the body for api.openai.com (max_completion_tokens,
+// prompt_cache_key); req.Model defaults to [DefaultModel] and
+// req.MaxTokens to 4,096. Errors: those of Send's request building (no
+// messages, a message chat.ToOpenAI rejects), wrapping
+// [provider.ErrBadRequest] or chat.ErrInvalid.
+func Body(req provider.Request) ([]byte, error) {
+	m := &Model{model: DefaultModel, maxTokens: provider.DefaultMaxTokens, official: true}
+	p, err := m.params(req, cmp.Or(req.Model, m.model))
+	if err != nil {
+		return nil, fmt.Errorf("openai: body: %w", err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("openai: body: %w", err)
+	}
+	return b, nil
+}
+
 // params builds the request body.
 func (m *Model) params(req provider.Request, model string) (openai.ChatCompletionNewParams, error) {
 	if len(req.Messages) == 0 {
@@ -282,6 +303,33 @@ type wireFunction struct {
 type wireMessage struct {
 	chat.OpenAIMessage
 	Refusal string `json:"refusal,omitempty"`
+}
+
+// DecodeResponse converts a chat completion, the JSON body the
+// chat-completions endpoint answers with, into the Response [Model.Send]
+// returns for it: the first choice's message with the usage, the
+// completion's id and model. For a caller that sends the request itself
+// and hands the reply back (agentctx serve). Errors: a body that is not a
+// chat completion or has no choices, and a message chat.FromOpenAI
+// rejects, naming the field; wrapping [provider.ErrBadRequest] or
+// chat.ErrInvalid.
+func DecodeResponse(body []byte) (*provider.Response, error) {
+	var c struct {
+		ID      string `json:"id"`
+		Model   string `json:"model"`
+		Choices []struct {
+			Message      *wireMessage `json:"message"`
+			FinishReason string       `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *chat.OpenAIUsage `json:"usage"`
+	}
+	if err := json.Unmarshal(body, &c); err != nil {
+		return nil, fmt.Errorf("openai: decode response: %w: %w", provider.ErrBadRequest, err)
+	}
+	if len(c.Choices) == 0 || c.Choices[0].Message == nil {
+		return nil, fmt.Errorf("openai: decode response: choices[0].message is missing: %w", provider.ErrBadRequest)
+	}
+	return response(*c.Choices[0].Message, c.ID, c.Model, c.Choices[0].FinishReason, c.Usage)
 }
 
 // response converts the reply's message and usage.

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentctx/agentctx/server"
+)
+
+// envTokensFile names the tokens file when --tokens is not given.
+const envTokensFile = "AGENTCTX_TOKENS_FILE"
+
+type serveFlags struct {
+	listen string
+	tokens string
+	home   string
+}
+
+func newServeCmd(e *env) *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the context engine over HTTP/JSON to agents in any language",
+		Long: `Serve runs the agentctx API: agents in any language create sessions, add
+their messages, get each model call's request (compacted and assembled, in
+the OpenAI or Anthropic shape) and hand back the provider's reply. The
+OpenAPI document is at /openapi.json.
+
+Bearer tokens come from --tokens FILE or $AGENTCTX_TOKENS_FILE: one token
+per line (at least 16 bytes), optionally followed by a tenant name; each
+tenant sees only its own sessions. Without tokens the server listens on
+loopback only, and every request sees the sessions the command line made.
+
+The server stops on SIGINT or SIGTERM, finishing the requests in flight.`,
+		Example: `  agentctx serve
+  agentctx serve --store sqlite:/var/lib/agentctx/sessions.db --tokens tokens --listen 0.0.0.0:8080
+  agentctx serve --store postgres://agentctx@db/agentctx --tokens tokens --listen 0.0.0.0:8080`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), e, f)
+		},
+	}
+	cmd.Flags().StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on (host:port)")
+	cmd.Flags().StringVar(&f.tokens, "tokens", "", "bearer tokens file (default $"+envTokensFile+")")
+	addHomeFlag(cmd, e, &f.home)
+	return cmd
+}
+
+func runServe(ctx context.Context, e *env, f serveFlags) (err error) {
+	// The server handles SIGINT (Main's ctx) and SIGTERM the same way: a
+	// graceful shutdown, then exit 0.
+	e.ownsInterrupt = true
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
+	tokensFile := f.tokens
+	if tokensFile == "" {
+		tokensFile = os.Getenv(envTokensFile)
+	}
+	var tokens server.Tokens
+	if tokensFile != "" {
+		if tokens, err = server.LoadTokens(tokensFile); err != nil {
+			return err
+		}
+		if tokens.Len() == 0 {
+			return fmt.Errorf("serve: %s holds no token", tokensFile)
+		}
+	}
+	host, _, err := net.SplitHostPort(f.listen)
+	if err != nil {
+		return usageError{fmt.Errorf("serve: --listen %q: %w", f.listen, err)}
+	}
+	if tokens.Len() == 0 && !isLoopback(host) {
+		return usageError{fmt.Errorf("serve: --listen %s is not a loopback address: give bearer tokens (--tokens FILE or $%s) to listen beyond this machine", f.listen, envTokensFile)}
+	}
+	st, err := openSessions(e, f.home)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := st.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	srv, err := server.New(server.Options{Store: st, Tokens: tokens, Logger: log})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	auth := fmt.Sprintf("%d bearer tokens", tokens.Len())
+	if tokens.Len() == 0 {
+		auth = "no tokens: loopback only, no authentication"
+	}
+	fmt.Fprintf(e.stdout, "agentctx serve: listening on http://%s (%s)\n", ln.Addr(), auth)
+	if err := server.Serve(ctx, ln, srv); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	fmt.Fprintln(e.stdout, "agentctx serve: stopped")
+	return nil
+}
+
+// isLoopback reports whether host (an IP or a name) is this machine only.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

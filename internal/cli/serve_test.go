@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a bytes.Buffer safe for concurrent use.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestServeRefusesOpenListenWithoutTokens checks that serve without
+// tokens will not listen beyond loopback.
+func TestServeRefusesOpenListenWithoutTokens(t *testing.T) {
+	t.Setenv(envTokensFile, "")
+	code, _, errOut := run(t, "serve", "--listen", "0.0.0.0:0", "--home", t.TempDir())
+	if code != ExitUsage || !strings.Contains(errOut, "not a loopback address") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestServeStartsAndStops runs serve with a tokens file from the
+// environment, checks a token works, and stops it as SIGINT does: exit 0.
+func TestServeStartsAndStops(t *testing.T) {
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokens, []byte("secret-token-0123456789 acme\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envTokensFile, tokens)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--store", "jsonl:" + t.TempDir()}, strings.NewReader(""), &out, &errb)
+	}()
+	re := regexp.MustCompile(`listening on (http://\S+) \(1 bearer tokens\)`)
+	var url string
+	for deadline := time.Now().Add(30 * time.Second); url == ""; {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			url = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("not listening: %q %q", out.String(), errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for token, want := range map[string]int{"secret-token-0123456789": 200, "": 401} {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", url+"/v1/sessions", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("token %q: %d, want %d", token, resp.StatusCode, want)
+		}
+	}
+	cancel()
+	if code := <-done; code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "stopped") || strings.Contains(errb.String(), "secret-token") {
+		t.Errorf("stdout %q, stderr %q", out.String(), errb.String())
+	}
+}

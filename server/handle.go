@@ -1,0 +1,231 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/session"
+)
+
+// TenantKey is the session metadata key that holds the tenant a session
+// belongs to. Clients cannot set it; a session without it belongs to the
+// anonymous tenant of a server without tokens (the sessions the command
+// line made).
+const TenantKey = "agentctx.tenant"
+
+// handle is one session's Engine in this server, and what it knows of
+// the store. A handle lives in Server.handles while cached; mu serializes
+// the requests on the session.
+type handle struct {
+	id string
+	mu sync.Mutex
+	// refs counts the requests holding or waiting for the handle (under
+	// Server.mu); an evicted handle with refs is kept.
+	refs int
+	// dead is set when the handle was evicted and closed: a request that
+	// waited for it starts over with a new one.
+	dead bool
+	eng  *agentctx.Engine
+	// entries is the store's entry count of the session after this
+	// server's last write: a different count means that someone else
+	// wrote it (another server after our lease expired), and the Engine
+	// is resumed again before use.
+	entries int
+	// pending is the last request built and not yet answered (for
+	// usage events); lastTokens its size.
+	pending    *agentctx.Request
+	lastTokens int
+	lastBudget int
+}
+
+// drop forgets the handle's Engine, closing it (saving its state) when
+// save is set; mu is held.
+func (h *handle) drop(save bool) error {
+	eng := h.eng
+	h.eng, h.pending = nil, nil
+	if eng == nil || !save {
+		return nil
+	}
+	if err := eng.Close(); err != nil && !errors.Is(err, agentctx.ErrClosed) {
+		return fmt.Errorf("server: close %s: %w", h.id, err)
+	}
+	return nil
+}
+
+// acquire returns session id's handle with its mu held, after checking
+// that the session exists and belongs to the request's tenant (else
+// session.ErrNotFound: a tenant cannot tell another tenant's session from
+// none). It returns the session's metadata as the store has it. The
+// caller calls release.
+func (s *Server) acquire(ctx context.Context, id string) (*handle, session.Session, error) {
+	if err := session.ValidateID(id); err != nil {
+		// An invalid id names no session of this tenant.
+		return nil, session.Session{}, fmt.Errorf("server: %s: %w", id, session.ErrNotFound)
+	}
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, session.Session{}, errShuttingDown
+		}
+		h := s.handles[id]
+		if h == nil {
+			h = &handle{id: id}
+			s.handles[id] = h
+		}
+		h.refs++
+		s.mu.Unlock()
+		h.mu.Lock()
+		if h.dead {
+			s.unref(h)
+			h.mu.Unlock()
+			continue
+		}
+		sess, err := s.owned(ctx, id)
+		if err != nil {
+			s.release(h)
+			return nil, sess, err
+		}
+		return h, sess, nil
+	}
+}
+
+// owned returns session id's metadata when it belongs to the request's
+// tenant; session.ErrNotFound otherwise.
+func (s *Server) owned(ctx context.Context, id string) (session.Session, error) {
+	sess, err := s.store.Get(ctx, id)
+	if err != nil {
+		return sess, err
+	}
+	if sess.Metadata[TenantKey] != tenantOf(ctx) {
+		return session.Session{}, fmt.Errorf("server: %s: %w", id, session.ErrNotFound)
+	}
+	return sess, nil
+}
+
+func (s *Server) unref(h *handle) {
+	s.mu.Lock()
+	h.refs--
+	s.mu.Unlock()
+}
+
+// release gives h back: it becomes the most recently used idle handle,
+// and the handles the cache evicts for it are closed.
+func (s *Server) release(h *handle) {
+	h.mu.Unlock()
+	s.mu.Lock()
+	h.refs--
+	if !h.dead && s.handles[h.id] == h {
+		s.idle.Add(h.id, h)
+	}
+	victims := s.victims
+	s.victims = nil
+	s.mu.Unlock()
+	for _, v := range victims {
+		s.evict(v)
+	}
+}
+
+// evict closes an evicted handle unless a request holds it again.
+func (s *Server) evict(v *handle) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	s.mu.Lock()
+	if v.refs > 0 || v.dead {
+		s.mu.Unlock()
+		return
+	}
+	v.dead = true
+	s.mu.Unlock()
+	if err := v.drop(true); err != nil {
+		s.log.Error("evict session", "session", v.id, "error", err)
+	}
+	s.mu.Lock()
+	if s.handles[v.id] == v {
+		delete(s.handles, v.id)
+	}
+	s.mu.Unlock()
+}
+
+// forget removes h (held) from the cache for good: the session was
+// deleted.
+func (s *Server) forget(h *handle) {
+	_ = h.drop(false)
+	s.mu.Lock()
+	h.dead = true
+	if s.handles[h.id] == h {
+		delete(s.handles, h.id)
+	}
+	s.idle.Remove(h.id)
+	s.victims = nil
+	s.mu.Unlock()
+}
+
+// engine returns h's Engine, resuming the session from the store when the
+// handle has none or the store has entries this server did not write.
+// sess is the session's metadata as acquire read it.
+func (s *Server) engine(ctx context.Context, h *handle, sess session.Session) (*agentctx.Engine, error) {
+	if h.eng != nil && sess.Entries == h.entries {
+		return h.eng, nil
+	}
+	if h.eng != nil {
+		// Someone else wrote the session: our window is stale. Its state
+		// is not saved (that would write over theirs).
+		s.log.Info("session changed in the store: resuming", "session", h.id, "entries", sess.Entries, "seen", h.entries)
+		_ = h.drop(false)
+	}
+	eng, err := agentctx.Resume(ctx, h.id, s.engineOptions())
+	if err != nil {
+		return nil, err
+	}
+	h.eng = eng
+	return eng, s.synced(ctx, h)
+}
+
+// synced records the store's entry count of h's session after a write.
+func (s *Server) synced(ctx context.Context, h *handle) error {
+	sess, err := s.store.Get(ctx, h.id)
+	if err != nil {
+		return err
+	}
+	h.entries = sess.Entries
+	return nil
+}
+
+// engineOptions returns the Engine options of every session: the base
+// ones with the store, no disk reads and the server's logger.
+func (s *Server) engineOptions() agentctx.Options {
+	o := s.opts.Engine
+	o.Store = s.store
+	o.NoDiskReads = true
+	o.Logger = s.log
+	o.Dir = ""
+	return o
+}
+
+// withSession runs fn on session {id} of r with its Engine, serialized
+// with the other requests on the session.
+func (s *Server) withSession(r *http.Request, fn func(ctx context.Context, h *handle, eng *agentctx.Engine, sess session.Session) error) error {
+	// A write is finished even when the client goes away: a client that
+	// retries finds the session as the store has it. The server's write
+	// timeout bounds it.
+	ctx := context.WithoutCancel(r.Context())
+	h, sess, err := s.acquire(ctx, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	defer s.release(h)
+	eng, err := s.engine(ctx, h, sess)
+	if err != nil {
+		return err
+	}
+	err = fn(ctx, h, eng, sess)
+	if serr := s.synced(ctx, h); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}

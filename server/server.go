@@ -1,0 +1,351 @@
+package server
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/session"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultMaxBodyBytes caps a request body: 32 MiB, room for a turn of
+	// large tool outputs.
+	DefaultMaxBodyBytes = 32 << 20
+	// DefaultCacheSessions is how many sessions' Engines a server keeps
+	// open in memory.
+	DefaultCacheSessions = 256
+	// DefaultStoreTimeout bounds /readyz's store check.
+	DefaultStoreTimeout = 2 * time.Second
+)
+
+// Options configures [New]. Only Store is required.
+type Options struct {
+	// Store keeps the sessions. Required. The server does not close it.
+	// Any store that passes sessiontest.Run works; several servers may
+	// share one whose writer lock spans processes (see the package
+	// documentation).
+	Store session.Store
+	// Tokens are the bearer tokens and their tenants. Optional. The zero
+	// value turns authentication off: every request is the anonymous
+	// tenant (the serve command then listens on loopback only).
+	Tokens Tokens
+	// Logger receives one access record per request (method, route
+	// pattern, status, bytes, duration, tenant; never the token) and the
+	// server's errors. Optional. Defaults to no logging.
+	Logger *slog.Logger
+	// MaxBodyBytes caps a request body, in bytes. Optional. Defaults to
+	// [DefaultMaxBodyBytes].
+	MaxBodyBytes int64
+	// CacheSessions is how many sessions' Engines stay open in memory,
+	// least recently used evicted first (closed: their state saved).
+	// Optional. Defaults to [DefaultCacheSessions].
+	CacheSessions int
+	// Engine is the base of the Engine options of every session (budget
+	// policy, summarizer, strategy, reminders…); Store, SessionID, Dir,
+	// NoDiskReads and Logger are set by the server, and a create request
+	// sets Model, Budget, MaxTokens, SystemPrompt and Tools. Optional.
+	Engine agentctx.Options
+	// Now returns the time for events. Optional. Defaults to time.Now.
+	Now func() time.Time
+}
+
+// Server is the HTTP/JSON API of agentctx: an [http.Handler]. Create it
+// with [New]; call [Server.Close] after the http.Server has shut down.
+// Safe for concurrent use: requests on one session are serialized, on
+// different sessions they run in parallel.
+type Server struct {
+	opts   Options
+	store  session.Store
+	log    *slog.Logger
+	mux    *http.ServeMux
+	events *broker
+
+	mu      sync.Mutex
+	closed  bool
+	handles map[string]*handle
+	idle    *lru.Cache[string, *handle]
+	victims []*handle
+	// inflight counts the requests being served, so that Close waits for
+	// them (http.Server.Shutdown does too; a caller using the handler
+	// without it is covered).
+	inflight sync.WaitGroup
+}
+
+// route is one registered route: its pattern, method and handler.
+type route struct {
+	method, path string
+	h            func(*Server, http.ResponseWriter, *http.Request) error
+}
+
+// routes is every route of the API, in the order of the OpenAPI document.
+var routes = []route{
+	{"GET", "/healthz", (*Server).healthz},
+	{"GET", "/readyz", (*Server).readyz},
+	{"GET", "/openapi.json", (*Server).openapi},
+	{"POST", "/v1/sessions", (*Server).createSession},
+	{"GET", "/v1/sessions", (*Server).listSessions},
+	{"GET", "/v1/sessions/{id}", (*Server).getSession},
+	{"DELETE", "/v1/sessions/{id}", (*Server).deleteSession},
+	{"POST", "/v1/sessions/{id}/messages", (*Server).addMessages},
+	{"POST", "/v1/sessions/{id}/request", (*Server).nextRequest},
+	{"POST", "/v1/sessions/{id}/reply", (*Server).addReply},
+	{"POST", "/v1/sessions/{id}/compact", (*Server).compactNow},
+	{"GET", "/v1/sessions/{id}/inspect", (*Server).inspect},
+	{"GET", "/v1/sessions/{id}/outputs/{call_id}", (*Server).recall},
+	{"GET", "/v1/sessions/{id}/export", (*Server).export},
+	{"GET", "/v1/sessions/{id}/events", (*Server).streamEvents},
+}
+
+// public routes need no token.
+var public = map[string]bool{"/healthz": true, "/readyz": true, "/openapi.json": true}
+
+// ErrNoStore reports [New] without [Options].Store. Pass a store.
+var ErrNoStore = errors.New("server: no session store")
+
+// New returns the API's handler over opts.Store. Errors: [ErrNoStore].
+func New(opts Options) (*Server, error) {
+	if opts.Store == nil {
+		return nil, ErrNoStore
+	}
+	opts.MaxBodyBytes = cmp.Or(opts.MaxBodyBytes, DefaultMaxBodyBytes)
+	opts.CacheSessions = cmp.Or(opts.CacheSessions, DefaultCacheSessions)
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Server{
+		opts: opts, store: opts.Store, log: opts.Logger,
+		mux: http.NewServeMux(), events: newBroker(),
+		handles: map[string]*handle{},
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	idle, err := lru.NewWithEvict(opts.CacheSessions, func(_ string, h *handle) {
+		// Called by idle.Add with s.mu held: close it after (release).
+		s.victims = append(s.victims, h)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.idle = idle
+	for _, rt := range routes {
+		h := rt.h
+		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt.path, func(w http.ResponseWriter, r *http.Request) error { return h(s, w, r) }))
+	}
+	return s, nil
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	// No route: net/http answers 404 or 405 in plain text; answer with a
+	// problem object instead, logged like any request.
+	s.wrap("", func(w http.ResponseWriter, r *http.Request) error {
+		c := &capture{header: http.Header{}}
+		h.ServeHTTP(c, r)
+		if c.status == http.StatusMethodNotAllowed {
+			allow := c.header.Get("Allow")
+			w.Header().Set("Allow", allow)
+			return errorf(c.status, CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, allow)
+		}
+		return errorf(http.StatusNotFound, CodeNotFound, "no route %s %s", r.Method, r.URL.Path)
+	}).ServeHTTP(w, r)
+}
+
+// capture is a ResponseWriter that keeps the status and headers only.
+type capture struct {
+	header http.Header
+	status int
+}
+
+func (c *capture) Header() http.Header         { return c.header }
+func (c *capture) Write(b []byte) (int, error) { return len(b), nil }
+func (c *capture) WriteHeader(code int)        { c.status = code }
+
+// wrap adds what every route does: the body limit, authentication, the
+// tenant in the context, problem objects for errors and the access log.
+func (s *Server) wrap(pattern string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w}
+		tenant, ok := s.opts.Tokens.tenant(r)
+		var err error
+		switch {
+		case !s.enter():
+			err = errShuttingDown
+		default:
+			defer s.inflight.Done()
+			r.Body = http.MaxBytesReader(rec, r.Body, s.opts.MaxBodyBytes)
+			if !ok && !public[pattern] {
+				err = errorf(http.StatusUnauthorized, CodeUnauthorized, "send Authorization: Bearer <token> with a token of the server's tokens file")
+				break
+			}
+			err = h(rec, r.WithContext(withTenant(r.Context(), tenant)))
+		}
+		if err != nil {
+			if rec.status != 0 {
+				// Too late for a problem object (a stream was cut).
+				rec.err = err
+			} else {
+				writeProblem(rec, r, err)
+			}
+		}
+		s.access(r, pattern, tenant, rec, time.Since(start))
+	})
+}
+
+// enter counts a request in, unless the server is closed.
+func (s *Server) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.inflight.Add(1)
+	return true
+}
+
+// recorder notes the status and size of a response for the access log.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+	err    error
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection (Flush,
+// deadlines) through the recorder.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// access logs one request.
+func (s *Server) access(r *http.Request, pattern, tenant string, rec *recorder, d time.Duration) {
+	status := cmp.Or(rec.status, http.StatusOK)
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("route", cmp.Or(pattern, "unmatched")),
+		slog.Int("status", status),
+		slog.Int64("bytes", rec.bytes),
+		slog.Duration("duration", d),
+		slog.String("tenant", tenant),
+	}
+	if id := r.PathValue("id"); id != "" {
+		attrs = append(attrs, slog.String("session", id))
+	}
+	if rec.err != nil {
+		attrs = append(attrs, slog.String("error", rec.err.Error()))
+	}
+	s.log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// Close ends the event streams, waits for the requests in flight, then
+// closes every cached Engine (saving its working-memory state and syncing
+// its session). Later requests get 503. It does not close the store. Call
+// it after http.Server.Shutdown returned, or instead of it in tests.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.events.close()
+	s.inflight.Wait()
+	s.mu.Lock()
+	hs := make([]*handle, 0, len(s.handles))
+	for _, h := range s.handles {
+		hs = append(hs, h)
+	}
+	s.handles = map[string]*handle{}
+	s.mu.Unlock()
+	var errs []error
+	for _, h := range hs {
+		h.mu.Lock()
+		errs = append(errs, h.drop(true))
+		h.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// writeJSON writes v as the JSON response with status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Code and reminders hold <, > and &: keep them readable.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	// A write error means the client went away: nothing to tell it.
+	_, _ = w.Write(buf.Bytes())
+	return nil
+}
+
+// readJSON decodes r's JSON body into v; an empty body leaves v as it is
+// when empty is allowed. The Content-Type is not checked: the body is
+// JSON whatever a client says (curl -d sends a form type).
+func readJSON(r *http.Request, v any, emptyOK bool) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	if len(body) == 0 && emptyOK {
+		return nil
+	}
+	return decodeJSON(bytesReader(body), v)
+}
+
+// healthz answers 200 while the process serves.
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers 200 when the store answers within DefaultStoreTimeout.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), DefaultStoreTimeout)
+	defer cancel()
+	if _, err := s.store.List(ctx, session.ListOptions{Limit: 1}); err != nil {
+		s.log.Error("readyz: store unreachable", "error", err)
+		return errorf(http.StatusServiceUnavailable, CodeUnavailable, "the session store does not answer")
+	}
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}

@@ -1,0 +1,202 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"net/http"
+	"path/filepath"
+	"strconv"
+
+	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/session"
+)
+
+// Origin is the origin the server records on the sessions it creates.
+const Origin = "agentctx-serve"
+
+// createBody is the body of POST /v1/sessions.
+type createBody struct {
+	// ID is the session's id. Optional. Defaults to a new one.
+	ID string `json:"id,omitempty"`
+	// Model picks the tokenizer, the context window and the default
+	// budget. Optional.
+	Model string `json:"model,omitempty"`
+	// Budget is the prompt budget in tokens. Optional.
+	Budget int `json:"budget,omitempty"`
+	// MaxTokens caps each reply, in tokens (copied to the requests).
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// SystemPrompt is the agent's system prompt.
+	SystemPrompt string `json:"system_prompt,omitempty"`
+	// Tools are the agent's tool schemas, sent with every request.
+	Tools []chat.ToolDef `json:"tools,omitempty"`
+	// RecallTool adds the recall_output tool (agentctx.RecallTool): the
+	// limiter's notes then tell the model how to read a cut output back,
+	// and the agent answers its calls from GET .../outputs/{call_id}.
+	RecallTool bool `json:"recall_tool,omitempty"`
+	// Project is the project's absolute path on the agent's machine
+	// (informational: the server reads nothing there). Optional.
+	Project string `json:"project,omitempty"`
+	// Metadata are the caller's own fields.
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// sessionView is a session as the API shows it: the stored metadata
+// without the tenant key.
+type sessionView struct {
+	session.Session
+	// Budget and Warnings are set on create: the prompt budget in tokens
+	// and what the Engine noticed (an unknown model…).
+	Budget   int      `json:"budget,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+func viewOf(s session.Session) sessionView {
+	if _, ok := s.Metadata[TenantKey]; ok {
+		s.Metadata = maps.Clone(s.Metadata)
+		delete(s.Metadata, TenantKey)
+		if len(s.Metadata) == 0 {
+			s.Metadata = nil
+		}
+	}
+	return sessionView{Session: s}
+}
+
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
+	var b createBody
+	if err := readJSON(r, &b, true); err != nil {
+		return err
+	}
+	if _, ok := b.Metadata[TenantKey]; ok {
+		return errorf(http.StatusBadRequest, CodeBadRequest, "metadata: %q is reserved for the server", TenantKey)
+	}
+	if b.Budget < 0 || b.MaxTokens < 0 {
+		return errorf(http.StatusBadRequest, CodeBadRequest, "budget and max_tokens: want positive token counts")
+	}
+	dir := "/"
+	if b.Project != "" {
+		if !filepath.IsAbs(b.Project) {
+			return errorf(http.StatusBadRequest, CodeBadRequest, "project %q: want an absolute path", b.Project)
+		}
+		dir = filepath.Clean(b.Project)
+	}
+	tenant := tenantOf(r.Context())
+	ctx := context.WithoutCancel(r.Context())
+	if b.ID != "" {
+		if err := session.ValidateID(b.ID); err != nil {
+			return err
+		}
+		if _, err := s.store.Get(ctx, b.ID); err == nil {
+			return session.ErrExists
+		} else if !errors.Is(err, session.ErrNotFound) {
+			return err
+		}
+	}
+	meta := maps.Clone(b.Metadata)
+	if tenant != "" {
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		meta[TenantKey] = tenant
+	}
+	o := s.engineOptions()
+	o.Dir, o.SessionID, o.Origin, o.Metadata = dir, b.ID, Origin, meta
+	o.Model, o.Budget, o.MaxTokens, o.SystemPrompt = b.Model, b.Budget, b.MaxTokens, b.SystemPrompt
+	o.Tools = b.Tools
+	if b.RecallTool {
+		o.Tools = append(o.Tools, agentctx.RecallTool())
+	}
+	eng, err := agentctx.Open(ctx, o)
+	if err != nil {
+		return err
+	}
+	h := &handle{id: eng.ID(), eng: eng}
+	if err := s.synced(ctx, h); err != nil {
+		return err
+	}
+	sess, err := s.store.Get(ctx, h.id)
+	if err != nil {
+		return err
+	}
+	s.adopt(h)
+	v := viewOf(sess)
+	v.Budget, v.Warnings = eng.Budget(), eng.Warnings()
+	w.Header().Set("Location", "/v1/sessions/"+h.id)
+	return writeJSON(w, http.StatusCreated, v)
+}
+
+// adopt caches a new session's handle.
+func (s *Server) adopt(h *handle) {
+	s.mu.Lock()
+	if s.closed || s.handles[h.id] != nil {
+		s.mu.Unlock()
+		_ = h.drop(true)
+		return
+	}
+	s.handles[h.id] = h
+	s.idle.Add(h.id, h)
+	victims := s.victims
+	s.victims = nil
+	s.mu.Unlock()
+	for _, v := range victims {
+		s.evict(v)
+	}
+}
+
+// listBody is the response of GET /v1/sessions.
+type listBody struct {
+	Sessions []sessionView `json:"sessions"`
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	limit := 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return errorf(http.StatusBadRequest, CodeBadRequest, "limit %q: want a count ≥ 0", v)
+		}
+		limit = n
+	}
+	all, err := s.store.List(r.Context(), session.ListOptions{Project: q.Get("project")})
+	if err != nil {
+		return err
+	}
+	tenant := tenantOf(r.Context())
+	out := listBody{Sessions: []sessionView{}}
+	for _, ss := range all {
+		if ss.Metadata[TenantKey] != tenant {
+			continue
+		}
+		out.Sessions = append(out.Sessions, viewOf(ss))
+		if limit > 0 && len(out.Sessions) == limit {
+			break
+		}
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) error {
+	sess, err := s.owned(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, viewOf(sess))
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
+	ctx := context.WithoutCancel(r.Context())
+	h, _, err := s.acquire(ctx, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	defer s.release(h)
+	s.forget(h)
+	if err := s.store.Delete(ctx, h.id); err != nil {
+		return err
+	}
+	s.events.drop(h.id)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,316 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/agent"
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/model"
+	"github.com/agentctx/agentctx/prompt"
+	"github.com/agentctx/agentctx/provider/anthropic"
+	"github.com/agentctx/agentctx/provider/openai"
+	"github.com/agentctx/agentctx/session"
+)
+
+// addedBody is the response of POST .../messages and .../reply.
+type addedBody struct {
+	// Added counts the messages added; Format is the format read.
+	Added  int    `json:"added"`
+	Format Format `json:"format"`
+	// Entries is the session's entry count afterwards.
+	Entries int `json:"entries"`
+	// Limited counts the tool results the limiter cut in this call.
+	Limited int `json:"limited,omitempty"`
+	// ToolCalls are the reply's tool calls (.../reply only): run them and
+	// add their results.
+	ToolCalls []toolCallView `json:"tool_calls,omitempty"`
+	// Text is the reply's text (.../reply only).
+	Text string `json:"text,omitempty"`
+	// Usage is the reply's usage as read (.../reply only).
+	Usage *chat.Usage `json:"usage,omitempty"`
+}
+
+type toolCallView struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+func (s *Server) addMessages(w http.ResponseWriter, r *http.Request) error {
+	var b messagesBody
+	if err := readJSON(r, &b, false); err != nil {
+		return err
+	}
+	msgs, f, err := decodeMessages(b)
+	if err != nil {
+		return err
+	}
+	var out addedBody
+	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
+		nameResults(eng, msgs)
+		before, _ := eng.Limited()
+		if err := eng.Add(ctx, msgs...); err != nil {
+			return err
+		}
+		after, _ := eng.Limited()
+		out = addedBody{Added: len(msgs), Format: f, Limited: after - before}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.writeAdded(w, r, out)
+}
+
+// writeAdded fills the entry count and writes out.
+func (s *Server) writeAdded(w http.ResponseWriter, r *http.Request, out addedBody) error {
+	if sess, err := s.store.Get(context.WithoutCancel(r.Context()), r.PathValue("id")); err == nil {
+		out.Entries = sess.Entries
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// nameResults fills the tool name of tool results that lack one (the
+// OpenAI shape has no name on a tool message) from their call, in msgs or
+// in the Engine's window: the limiter and the tracker go by tool name.
+func nameResults(eng *agentctx.Engine, msgs []chat.Message) {
+	names := map[string]string{}
+	var window []chat.Message
+	for i := range msgs {
+		m := &msgs[i]
+		for _, c := range m.ToolCalls() {
+			names[c.ID] = c.Name
+		}
+		r, ok := m.ToolResult()
+		if !ok || m.Role != chat.RoleTool || r.ToolName != "" {
+			continue
+		}
+		name, ok := names[r.ToolCallID]
+		if !ok {
+			if window == nil {
+				window = eng.Messages()
+			}
+			name = callName(window, r.ToolCallID)
+		}
+		if name == "" {
+			continue
+		}
+		r.ToolName = name
+		m.Parts = []chat.Part{r}
+	}
+}
+
+// callName is the tool name of call id in msgs, newest first; "" when
+// absent.
+func callName(msgs []chat.Message, id string) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		for _, c := range msgs[i].ToolCalls() {
+			if c.ID == id {
+				return c.Name
+			}
+		}
+	}
+	return ""
+}
+
+// requestBody is the body of POST .../request.
+type requestBody struct {
+	// Format is the shape of the body to send: openai (default),
+	// anthropic or chat.
+	Format string `json:"format,omitempty"`
+}
+
+// requestView is the response of POST .../request: the next model call,
+// ready to send, and its accounting.
+type requestView struct {
+	Format Format `json:"format"`
+	// Body is the request body to post to the provider (OpenAI's
+	// /v1/chat/completions or Anthropic's /v1/messages), or the chat
+	// form: {"model", "messages", "tools", "max_tokens", "cache_after"}.
+	Body json.RawMessage `json:"body"`
+	// Tokens is the prompt's size in tokens, Budget the budget, Over how
+	// much it exceeds it (0 when it fits), CachedTokens the prefix a warm
+	// provider cache can serve.
+	Tokens       int `json:"tokens"`
+	Budget       int `json:"budget"`
+	Over         int `json:"over"`
+	CachedTokens int `json:"cached_tokens"`
+	// Rows is the token table, part by part; they sum to Tokens.
+	Rows []prompt.Row `json:"rows"`
+	// Compactions are the compaction levels applied before assembly.
+	Compactions []compact.Record `json:"compactions,omitempty"`
+	// Dropped names the tail parts left out to fit the budget; Reminders
+	// the kinds of the system reminders the request carries.
+	Dropped   []string `json:"dropped,omitempty"`
+	Reminders []string `json:"reminders,omitempty"`
+	// Interrupted are the ids of tool calls answered with a synthetic
+	// result because they had none.
+	Interrupted []string `json:"interrupted,omitempty"`
+}
+
+// chatBody is the body of a request in the chat format.
+type chatBody struct {
+	Model      string         `json:"model"`
+	Messages   []chat.Message `json:"messages"`
+	Tools      []chat.ToolDef `json:"tools,omitempty"`
+	MaxTokens  int            `json:"max_tokens,omitempty"`
+	CacheAfter []int          `json:"cache_after,omitempty"`
+}
+
+func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
+	var b requestBody
+	if err := readJSON(r, &b, true); err != nil {
+		return err
+	}
+	f, err := parseFormat(b.Format)
+	if err != nil {
+		return err
+	}
+	f = cmp.Or(f, FormatOpenAI)
+	var out requestView
+	var evs []Event
+	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
+		req, err := eng.Request(ctx)
+		if err != nil {
+			return err
+		}
+		pr := req.Provider()
+		var body []byte
+		switch f {
+		case FormatOpenAI:
+			body, err = openai.Body(pr)
+		case FormatAnthropic:
+			body, err = anthropic.Body(pr)
+		default:
+			body, err = json.Marshal(chatBody{Model: pr.Model, Messages: pr.Messages, Tools: pr.Tools, MaxTokens: pr.MaxTokens, CacheAfter: pr.CacheAfter})
+		}
+		if err != nil {
+			return err
+		}
+		h.pending, h.lastTokens, h.lastBudget = req, req.Tokens, req.Budget
+		out = requestView{
+			Format: f, Body: body, Tokens: req.Tokens, Budget: req.Budget, Over: req.Over,
+			CachedTokens: req.CachedTokens, Rows: req.Rows, Compactions: req.Compactions, Dropped: req.Dropped,
+		}
+		for _, c := range req.Interrupted {
+			out.Interrupted = append(out.Interrupted, c.ID)
+		}
+		for _, t := range req.Tail {
+			if t.Kind != prompt.KindTracker && t.Kind != prompt.KindWorkingMemory {
+				out.Reminders = append(out.Reminders, t.Kind)
+			}
+		}
+		if len(req.Compactions) > 0 {
+			evs = append(evs, compactionEvent(req.Compactions))
+		}
+		if len(out.Reminders) > 0 {
+			evs = append(evs, Event{Event: agent.Event{Kind: agent.EventReminder, Reminders: out.Reminders}})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.publish(r.PathValue("id"), evs...)
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// compactionEvent is the event of compaction levels applied.
+func compactionEvent(recs []compact.Record) Event {
+	ev := &agent.CompactionEvent{TokensBefore: recs[0].TokensBefore, TokensAfter: recs[len(recs)-1].TokensAfter}
+	for _, r := range recs {
+		ev.Levels = append(ev.Levels, r.Level.String())
+	}
+	return Event{Event: agent.Event{Kind: agent.EventCompaction, Compaction: ev}}
+}
+
+func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
+	f, err := parseFormat(r.URL.Query().Get("format"))
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	msg, f, err := decodeReply(data, f)
+	if err != nil {
+		return err
+	}
+	out := addedBody{Added: 1, Format: f, Text: msg.Text(), Usage: msg.Usage}
+	for _, c := range msg.ToolCalls() {
+		out.ToolCalls = append(out.ToolCalls, toolCallView{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	var evs []Event
+	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
+		if err := eng.Add(ctx, msg); err != nil {
+			return err
+		}
+		if msg.Usage != nil {
+			u := *msg.Usage
+			ev := &agent.UsageEvent{
+				PromptTokens: u.PromptTokens(), CachedTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
+				OutputTokens: u.OutputTokens, RequestTokens: h.lastTokens, Budget: cmp.Or(h.lastBudget, eng.Budget()),
+				Model: cmp.Or(msg.Model, eng.Model().Name),
+			}
+			if p, ok := model.PriceOf(ev.Model); ok {
+				ev.CostUSD = p.Cost(u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens)
+			}
+			evs = append(evs, Event{Event: agent.Event{Kind: agent.EventUsage, Usage: ev}})
+		}
+		h.pending = nil
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.publish(r.PathValue("id"), evs...)
+	return s.writeAdded(w, r, out)
+}
+
+// compactBody is the body of POST .../compact.
+type compactBody struct {
+	// Instructions tell the summarizer what to keep. Optional.
+	Instructions string `json:"instructions,omitempty"`
+}
+
+// compactView is the response of POST .../compact.
+type compactView struct {
+	// Compactions are the levels applied; none when there was nothing to
+	// summarize.
+	Compactions []compact.Record `json:"compactions"`
+	// Tokens is the window's size afterwards, in tokens.
+	Tokens int `json:"tokens"`
+}
+
+func (s *Server) compactNow(w http.ResponseWriter, r *http.Request) error {
+	var b compactBody
+	if err := readJSON(r, &b, true); err != nil {
+		return err
+	}
+	out := compactView{Compactions: []compact.Record{}}
+	err := s.withSession(r, func(ctx context.Context, _ *handle, eng *agentctx.Engine, _ session.Session) error {
+		recs, err := eng.Compact(ctx, b.Instructions)
+		if err != nil {
+			return err
+		}
+		if recs != nil {
+			out.Compactions = recs
+		}
+		out.Tokens = eng.WindowStats().Tokens
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(out.Compactions) > 0 {
+		s.publish(r.PathValue("id"), compactionEvent(out.Compactions))
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
