@@ -376,7 +376,7 @@ func TestRestart(t *testing.T) {
 	var before requestView
 	a.call(t, "POST", base+"/request", "", nil).must(t, 200).decode(t, &before)
 	a.http.Close()
-	if err := a.Server.Close(); err != nil {
+	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -38,6 +39,10 @@ Bearer tokens come from --tokens FILE or $AGENTCTX_TOKENS_FILE: one token
 per line (at least 16 bytes), optionally followed by a tenant name; each
 tenant sees only its own sessions. Without tokens the server listens on
 loopback only, and every request sees the sessions the command line made.
+
+Sessions are stored in SQLite (sessions.db in the --home folder) unless
+--store or $AGENTCTX_STORE names another store: jsonl:DIR, sqlite:PATH, or
+postgres://… for several servers sharing one database.
 
 The server stops on SIGINT or SIGTERM, finishing the requests in flight.`,
 		Example: `  agentctx serve
@@ -80,6 +85,9 @@ func runServe(ctx context.Context, e *env, f serveFlags) (err error) {
 	if tokens.Len() == 0 && !isLoopback(host) {
 		return usageError{fmt.Errorf("serve: --listen %s is not a loopback address: give bearer tokens (--tokens FILE or $%s) to listen beyond this machine", f.listen, envTokensFile)}
 	}
+	if e.store == "" {
+		e.store = "sqlite:" // the service's default store: one database in the data folder
+	}
 	st, err := openSessions(e, f.home)
 	if err != nil {
 		return err
@@ -90,6 +98,7 @@ func runServe(ctx context.Context, e *env, f serveFlags) (err error) {
 		}
 	}()
 	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	log.Info("store", "url", redactURL(e.store))
 	srv, err := server.New(server.Options{Store: st, Tokens: tokens, Logger: log})
 	if err != nil {
 		return err
@@ -117,4 +126,16 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// redactURL returns a store URL fit for a log: a password in it becomes
+// "xxxxx" (url.URL.Redacted); a URL that does not parse is returned as
+// its scheme only.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		scheme, _, _ := strings.Cut(raw, ":")
+		return scheme + ":…"
+	}
+	return u.Redacted()
 }

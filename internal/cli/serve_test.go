@@ -90,3 +90,61 @@ func TestServeStartsAndStops(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q", out.String(), errb.String())
 	}
 }
+
+// TestServeDefaultsToSQLite: with no --store and no $AGENTCTX_STORE the
+// service keeps its sessions in SQLite, sessions.db in the --home folder
+// (the command line's other commands keep JSONL files there).
+func TestServeDefaultsToSQLite(t *testing.T) {
+	t.Setenv(storeEnv, "")
+	t.Setenv(envTokensFile, "")
+	home := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--home", home}, strings.NewReader(""), &out, &errb)
+	}()
+	re := regexp.MustCompile(`listening on (http://\S+)`)
+	var url string
+	for deadline := time.Now().Add(30 * time.Second); url == ""; {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			url = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("not listening: %q %q", out.String(), errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	resp, err := http.Post(url+"/v1/sessions", "application/json", strings.NewReader(`{"model":"gpt-4o"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+		t.Fatalf("create session: %d", resp.StatusCode)
+	}
+	cancel()
+	if code := <-done; code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, "sessions.db")); err != nil {
+		t.Errorf("no SQLite database in the home folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "projects")); err == nil {
+		t.Error("serve wrote JSONL session files by default")
+	}
+}
+
+// TestRedactURL: a store URL's password never reaches the log.
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:hunter2@db:5432/agentctx?schema=x": "postgres://u:xxxxx@db:5432/agentctx?schema=x",
+		"sqlite:/var/lib/s.db":                           "sqlite:/var/lib/s.db",
+		"postgres://u:%zz@db":                            "postgres:…",
+	} {
+		if got := redactURL(in); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

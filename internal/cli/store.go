@@ -24,7 +24,7 @@ import (
 const homeHelp = "session store folder (default $AGENTCTX_HOME, else $XDG_DATA_HOME/agentctx, else ~/.local/share/agentctx)"
 
 // storeHelp documents --store and AGENTCTX_STORE.
-const storeHelp = "session store URL: jsonl:DIR, sqlite:PATH (sqlite: alone: sessions.db in the --home folder) or a folder (default $AGENTCTX_STORE, else JSONL files in the --home folder)"
+const storeHelp = "session store URL: jsonl:DIR, sqlite:PATH (sqlite: alone: sessions.db in the --home folder), postgres://… or a folder (default $AGENTCTX_STORE, else JSONL files in the --home folder; serve: SQLite)"
 
 // storeEnv is the environment variable that names the session store when
 // --store is not given.
