@@ -141,7 +141,14 @@ func (s *Server) evict(v *handle) {
 	}
 	v.dead = true
 	s.mu.Unlock()
-	if err := v.drop(true); err != nil {
+	// Save the Engine's state only when no other server wrote the session
+	// since this one did (its lease was given back after each request):
+	// a stale state must not land after theirs.
+	save := true
+	if sess, err := s.store.Get(context.Background(), v.id); err != nil || sess.Entries != v.entries {
+		save = false
+	}
+	if err := v.drop(save); err != nil {
 		s.log.Error("evict session", "session", v.id, "error", err)
 	}
 	s.mu.Lock()
@@ -227,5 +234,28 @@ func (s *Server) withSession(r *http.Request, fn func(ctx context.Context, h *ha
 	if serr := s.synced(ctx, h); serr != nil && err == nil {
 		err = serr
 	}
+	s.unlock(ctx, h.id)
 	return err
+}
+
+// unlocker is implemented by a store whose writer lock is a lease that
+// can be given back before it expires (pgstore.Store.Unlock).
+type unlocker interface {
+	Unlock(ctx context.Context, id string) error
+}
+
+// unlock gives back session id's writer lease after a request, when the
+// store can, so that any server of a fleet can take the session's next
+// request: servers are stateless between requests. The Engine stays
+// cached; its next write takes the lease again, and a write by another
+// server in between makes engine resume it (the entry count differs).
+// A failure is logged: the lease then expires by itself.
+func (s *Server) unlock(ctx context.Context, id string) {
+	u, ok := s.store.(unlocker)
+	if !ok {
+		return
+	}
+	if err := u.Unlock(ctx, id); err != nil {
+		s.log.Warn("release session lease", "session", id, "error", err)
+	}
 }
