@@ -153,7 +153,8 @@ func (p *Proxy) build(s *state, b *body, c *conversation, req *agentctx.Request,
 	ex.Budget = req.Budget
 	ex.Compactions = req.Compactions
 	ex.AgentTokens = req.Tokens - (ws.Tokens - ws.Reserved) + s.agentTokens
-	ex.Managed = p.opts.Always || len(req.Interrupted) > 0 || ex.AgentTokens > req.Budget
+	// A request the provider would refuse is repaired whatever its size.
+	ex.Managed = p.opts.Always || unpaired(c.msgs) || len(req.Interrupted) > 0 || ex.AgentTokens > req.Budget
 	if !ex.Managed {
 		ex.SentTokens, ex.Kept, ex.Elements = ex.AgentTokens, len(b.elems), len(b.elems)
 		return b.raw, nil
@@ -294,6 +295,32 @@ func hopByHop(k string, h http.Header) bool {
 		for _, f := range strings.Split(v, ",") {
 			if strings.EqualFold(strings.TrimSpace(f), k) {
 				return true
+			}
+		}
+	}
+	return false
+}
+
+// unpaired reports whether msgs break the providers' tool-call rules: a
+// tool result that answers no call of the assistant message before it, or
+// a call whose result does not follow it before the next user or
+// assistant message (both APIs refuse either with 400).
+func unpaired(msgs []chat.Message) bool {
+	open := map[string]bool{}
+	for _, m := range msgs {
+		switch m.Role {
+		case chat.RoleTool:
+			r, _ := m.ToolResult()
+			if !open[r.ToolCallID] {
+				return true
+			}
+			delete(open, r.ToolCallID)
+		default:
+			if len(open) > 0 {
+				return true
+			}
+			for _, c := range m.ToolCalls() {
+				open[c.ID] = true
 			}
 		}
 	}

@@ -146,7 +146,9 @@ func New(opts Options) (*Proxy, error) {
 	if p.client == nil {
 		p.client = &http.Client{}
 	}
-	cache, err := lru.NewWithEvict(opts.MaxSessions, func(_ string, s *state) { s.close() })
+	// An evicted session may be in the middle of a request: it closes
+	// when that request is done, without holding up the others.
+	cache, err := lru.NewWithEvict(opts.MaxSessions, func(_ string, s *state) { go s.close() })
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
@@ -214,6 +216,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Close ends every session in memory, saving what their Engines hold.
 // Errors: none today; the signature leaves room for a store's.
 func (p *Proxy) Close() error {
+	for _, k := range p.sessions.Keys() {
+		if s, ok := p.sessions.Peek(k); ok {
+			s.close()
+		}
+	}
 	p.sessions.Purge()
 	return nil
 }

@@ -167,7 +167,9 @@ func agentBody(t *testing.T, w providertest.Wire, system string, tools []chat.To
 			m = m.ForRequest()
 			if i == len(wire)-1 && len(m.Content) > 0 {
 				raw, _ := json.Marshal(m)
-				raw = bytes.Replace(raw, []byte(`}]}`), []byte(`,"cache_control":{"type":"ephemeral"}}]}`), 1)
+				if k := bytes.LastIndex(raw, []byte(`}]}`)); k >= 0 {
+					raw = append(raw[:k:k], `,"cache_control":{"type":"ephemeral"}}]}`...)
+				}
 				elems[i] = raw
 				continue
 			}
@@ -536,5 +538,38 @@ func TestRewrittenHistory(t *testing.T) {
 	status, _ := r.post(t, w, agentBody(t, w, systemPrompt, testTools(), msgs[:3], false), http.Header{SessionHeader: {"my-agent-run-1"}})
 	if exs := r.exchanges(); status != 200 || exs[len(exs)-1].Session != "my-agent-run-1" {
 		t.Fatalf("the session header was not used: %d %+v", status, exs[len(exs)-1])
+	}
+}
+
+// TestEvictedSessions: beyond MaxSessions the least recently used session
+// is closed; its next request continues in a new generation, from the
+// agent's whole history.
+func TestEvictedSessions(t *testing.T) {
+	st, err := jsonlstore.Open(jsonlstore.Options{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := providertest.WireAnthropic
+	r := newRig(t, w, providertest.Options{}, Options{Store: st, Budget: 50000, MaxSessions: 2})
+	for round := 0; round < 2; round++ {
+		for agent := 0; agent < 3; agent++ {
+			msgs := codingSession(2+round, 300)
+			msgs[0] = chat.NewText(chat.RoleUser, fmt.Sprintf("Task of agent %d.", agent))
+			if status, answer := r.post(t, w, agentBody(t, w, systemPrompt, testTools(), msgs, false), nil); status != 200 {
+				t.Fatalf("agent %d: %d %s", agent, status, answer)
+			}
+		}
+	}
+	exs := r.exchanges()
+	for i := 0; i < 3; i++ {
+		first, second := exs[i].Session, exs[i+3].Session
+		if second != first+"-2" {
+			t.Errorf("agent %d: sessions %s then %s: want a new generation after eviction", i, first, second)
+		}
+	}
+	_ = r.p.Close()
+	list, err := st.List(context.Background(), session.ListOptions{})
+	if err != nil || len(list) != 6 {
+		t.Fatalf("%v: %d sessions, want 6", err, len(list))
 	}
 }
