@@ -35,7 +35,7 @@ type savings struct {
 	name               string
 	wire               providertest.Wire
 	calls, managed     int
-	without, with      int // tokens sent upstream without and with the proxy
+	without, with      int     // tokens sent upstream without and with the proxy
 	prefixShare        float64 // with the proxy
 	prefixWithout      float64 // the agent's own requests
 	retention          float64
