@@ -85,7 +85,13 @@ func TestProxyCommand(t *testing.T) {
 		t.Errorf("the API key reached the log")
 	}
 	code, stdout, stderr := run(t, "sessions", "list", "--home", home)
-	if code != ExitOK || !strings.Contains(stdout, "proxy-") {
+	id := regexp.MustCompile(`proxy-[0-9a-f]{20}`).FindString(stdout)
+	if code != ExitOK || id == "" {
 		t.Fatalf("sessions list: exit %d, %q %q", code, stdout, stderr)
+	}
+	// inspect sees the proxied session: its messages and its compactions.
+	code, stdout, stderr = run(t, "inspect", id, "--home", home, "--json")
+	if code != ExitOK || !strings.Contains(stdout, `"compactions"`) || !strings.Contains(stdout, "gpt-4o") {
+		t.Fatalf("inspect %s: exit %d, %.500q %q", id, code, stdout, stderr)
 	}
 }
