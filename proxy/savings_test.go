@@ -40,7 +40,7 @@ type savings struct {
 	prefixWithout      float64 // the agent's own requests
 	retention          float64
 	facts, factsKept   int
-	maxSent, rejected  int
+	rejected           int
 	compactions, fails int
 }
 
