@@ -189,32 +189,29 @@ func matchElement(c *conversation, fps []fingerprint, candidates []int, want []f
 
 // convert writes msgs as wire messages, ready for a request.
 func convert(w Wire, msgs []chat.Message) ([][]byte, error) {
-	var out [][]byte
-	switch w {
-	case WireAnthropic:
+	if w == WireAnthropic {
 		_, wire, err := chat.ToAnthropic(msgs)
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range wire {
-			raw, err := json.Marshal(m.ForRequest())
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, raw)
-		}
-	case WireOpenAI:
-		wire, err := chat.ToOpenAI(msgs)
+		return marshalEach(wire, chat.AnthropicMessage.ForRequest)
+	}
+	wire, err := chat.ToOpenAI(msgs)
+	if err != nil {
+		return nil, err
+	}
+	return marshalEach(wire, chat.OpenAIMessage.ForRequest)
+}
+
+// marshalEach writes each message as JSON after forRequest.
+func marshalEach[M any](msgs []M, forRequest func(M) M) ([][]byte, error) {
+	out := make([][]byte, 0, len(msgs))
+	for _, m := range msgs {
+		raw, err := json.Marshal(forRequest(m))
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range wire {
-			raw, err := json.Marshal(m.ForRequest())
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, raw)
-		}
+		out = append(out, raw)
 	}
 	return out, nil
 }

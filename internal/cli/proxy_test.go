@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentctx/agentctx/provider/providertest"
 )
@@ -44,16 +43,7 @@ func TestProxyCommand(t *testing.T) {
 	go func() {
 		done <- Main(ctx, []string{"proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--budget", "3000", "--home", home}, strings.NewReader(""), &out, &errb)
 	}()
-	re := regexp.MustCompile(`listening on (http://\S+),`)
-	var base string
-	for deadline := time.Now().Add(30 * time.Second); base == ""; {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			base = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("not listening: %q %q", out.String(), errb.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	base := waitListening(t, &out, &errb, regexp.MustCompile(`listening on (http://\S+),`))
 	msgs := []any{map[string]any{"role": "system", "content": "You are a coding agent."}, map[string]any{"role": "user", "content": "Fix the bug."}}
 	for i := 0; i < 8; i++ {
 		id := fmt.Sprintf("call_%d", i)
