@@ -32,6 +32,21 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
+// waitListening waits up to 30 s for a server command to print the line
+// re matches on out, and returns re's first group (its URL).
+func waitListening(t *testing.T, out, errb *lockedBuffer, re *regexp.Regexp) string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not listening: %q %q", out.String(), errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestServeRefusesOpenListenWithoutTokens checks that serve without
 // tokens will not listen beyond loopback.
 func TestServeRefusesOpenListenWithoutTokens(t *testing.T) {
@@ -57,16 +72,7 @@ func TestServeStartsAndStops(t *testing.T) {
 	go func() {
 		done <- Main(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--store", "jsonl:" + t.TempDir()}, strings.NewReader(""), &out, &errb)
 	}()
-	re := regexp.MustCompile(`listening on (http://\S+) \(1 bearer tokens\)`)
-	var url string
-	for deadline := time.Now().Add(30 * time.Second); url == ""; {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			url = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("not listening: %q %q", out.String(), errb.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	url := waitListening(t, &out, &errb, regexp.MustCompile(`listening on (http://\S+) \(1 bearer tokens\)`))
 	for token, want := range map[string]int{"secret-token-0123456789": 200, "": 401} {
 		req, _ := http.NewRequestWithContext(t.Context(), "GET", url+"/v1/sessions", nil)
 		if token != "" {
@@ -105,16 +111,7 @@ func TestServeDefaultsToSQLite(t *testing.T) {
 	go func() {
 		done <- Main(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--home", home}, strings.NewReader(""), &out, &errb)
 	}()
-	re := regexp.MustCompile(`listening on (http://\S+)`)
-	var url string
-	for deadline := time.Now().Add(30 * time.Second); url == ""; {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			url = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("not listening: %q %q", out.String(), errb.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	url := waitListening(t, &out, &errb, regexp.MustCompile(`listening on (http://\S+)`))
 	resp, err := http.Post(url+"/v1/sessions", "application/json", strings.NewReader(`{"model":"gpt-4o"}`))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentctx/agentctx/proxy"
+)
+
+type proxyFlags struct {
+	upstream string
+	listen   string
+	budget   int
+	always   bool
+	home     string
+}
+
+func newProxyCmd(e *env) *cobra.Command {
+	var f proxyFlags
+	cmd := &cobra.Command{
+		Use:   "proxy --upstream URL",
+		Short: "Manage the context of an agent you cannot change, between it and its provider",
+		Long: `Proxy sits between a coding agent and its model provider: point the agent's
+base URL at it (ANTHROPIC_BASE_URL=http://127.0.0.1:8787 for Claude Code and
+the Anthropic SDKs, OPENAI_BASE_URL=http://127.0.0.1:8787/v1 for Codex and
+the OpenAI SDKs). It speaks the Anthropic Messages API and the OpenAI chat
+completions API, streaming included.
+
+Each request carries the agent's whole history. A request that fits the
+budget goes upstream byte for byte; one that does not gets the session's
+managed window instead: old tool outputs masked in batches (the cached
+prefix survives), a summary when needed, orphan tool calls answered, with
+the agent's own bytes for every message kept. The system prompt, the tools
+and every other field are never changed; other routes pass through.
+
+Sessions are stored like every other (--store, default JSONL files in the
+--home folder): 'agentctx inspect ID' and the service see them. The
+session is the X-Agentctx-Session header when the agent sets it, else a
+key from the system prompt and the first user message. API keys pass
+through in the agent's headers and are never stored or logged.`,
+		Example: `  agentctx proxy --upstream https://api.anthropic.com
+  ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
+
+  agentctx proxy --upstream https://api.openai.com --budget 64000
+  OPENAI_BASE_URL=http://127.0.0.1:8787/v1 codex`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runProxy(cmd.Context(), e, f)
+		},
+	}
+	cmd.Flags().StringVar(&f.upstream, "upstream", "", "the provider's base URL, e.g. https://api.anthropic.com or https://api.openai.com (required)")
+	cmd.Flags().StringVar(&f.listen, "listen", "127.0.0.1:8787", "address to listen on (host:port); loopback only")
+	cmd.Flags().IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the budget of each request's model)")
+	cmd.Flags().BoolVar(&f.always, "always", false, "send the managed window even when the agent's request fits the budget")
+	addHomeFlag(cmd, e, &f.home)
+	return cmd
+}
+
+func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
+	e.ownsInterrupt = true
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
+	if f.upstream == "" {
+		return usageError{errors.New("proxy: --upstream URL is required (the provider's base URL)")}
+	}
+	up, err := url.Parse(f.upstream)
+	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+		return usageError{fmt.Errorf("proxy: --upstream %q: want an absolute http or https URL", f.upstream)}
+	}
+	if f.budget < 0 {
+		return usageError{fmt.Errorf("proxy: --budget %d: want a positive number of tokens", f.budget)}
+	}
+	host, _, err := net.SplitHostPort(f.listen)
+	if err != nil {
+		return usageError{fmt.Errorf("proxy: --listen %q: %w", f.listen, err)}
+	}
+	if !isLoopback(host) {
+		// The agent's API keys travel through the proxy in clear.
+		return usageError{fmt.Errorf("proxy: --listen %s is not a loopback address: the proxy carries API keys and has no authentication of its own", f.listen)}
+	}
+	st, err := openSessions(e, f.home)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := st.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	p, err := proxy.New(proxy.Options{Upstream: up, Store: st, Budget: f.budget, Always: f.always, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := p.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("proxy: %w", err)
+	}
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
+	fmt.Fprintf(e.stdout, "agentctx proxy: listening on http://%s, upstream %s\n", ln.Addr(), up.Redacted())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("proxy: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("proxy: shutdown: %w", err)
+	}
+	fmt.Fprintln(e.stdout, "agentctx proxy: stopped")
+	return nil
+}

@@ -1,0 +1,55 @@
+package proxy
+
+import (
+	"testing"
+)
+
+// FuzzReadBody: the proxy's reading of a model request (spans, fields,
+// conversion to the message model, rendering back) never panics, and the
+// spans it reports are inside the body.
+func FuzzReadBody(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"gpt-4o","messages":[{"role":"system","content":"s"},{"role":"user","content":"hi"}]}`,
+		`{"model":"claude-sonnet-4-5","system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read_file","input":{"path":"a"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}],"tools":[{"name":"read_file","input_schema":{}}]}`,
+		`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"r"}],"x":[1,2]}`,
+		`{"messages": [1, 2`, `[]`, `{"messages":{}}`, ``,
+	} {
+		f.Add([]byte(s), true)
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, anthropic bool) {
+		w := WireOpenAI
+		if anthropic {
+			w = WireAnthropic
+		}
+		b, err := parseBody(data, w)
+		if err != nil {
+			return
+		}
+		if b.messages.start < 0 || b.messages.end > len(data) || b.messages.start >= b.messages.end {
+			t.Fatalf("messages span %v in %d bytes", b.messages, len(data))
+		}
+		for _, e := range b.elems {
+			if e.start < b.messages.start || e.end > b.messages.end || e.start >= e.end {
+				t.Fatalf("element span %v outside %v", e, b.messages)
+			}
+		}
+		c, err := b.read()
+		if err != nil {
+			return
+		}
+		fps := make([]fingerprint, len(c.msgs))
+		for i, m := range c.msgs {
+			fps[i] = fingerprintOf(m)
+		}
+		// Rendering the conversation as it is gives the agent's elements.
+		elems, kept, err := renderMessages(b, c, fps, c.msgs)
+		if err != nil {
+			return
+		}
+		if kept != len(b.elems)-c.lead || len(elems) != len(b.elems) {
+			t.Fatalf("rendering the unchanged history kept %d of %d elements, wrote %d", kept, len(b.elems)-c.lead, len(elems))
+		}
+		_ = b.splice(elems)
+	})
+}

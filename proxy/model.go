@@ -1,0 +1,328 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/provider"
+	"github.com/agentctx/agentctx/token"
+)
+
+// maxOverflowRetries is how many times one agent request is compacted and
+// sent again after the upstream answered with a context overflow.
+const maxOverflowRetries = 2
+
+// model handles one model request.
+func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []byte) {
+	start := time.Now()
+	ex := Exchange{Wire: wire}
+	b, err := parseBody(raw, wire)
+	var c *conversation
+	if err == nil {
+		c, err = b.read()
+	}
+	if err != nil {
+		// Not a request the proxy can read: the upstream says what it
+		// thinks of it.
+		ex.Err = err.Error()
+		p.log.Warn("forwarded unchanged", "path", r.URL.Path, "reason", err.Error())
+		p.relay(w, r, wire, raw, nil, &ex, nil)
+		p.observe(ex)
+		return
+	}
+	key := sessionKey(r, wire, c)
+	s := p.session(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// The Engine's work outlives an agent that hangs up: what it added
+	// is in the session.
+	ctx := context.WithoutCancel(r.Context())
+	req, err := p.prepare(ctx, s, b, c)
+	if err != nil {
+		ex.Err = err.Error()
+		p.log.Warn("forwarded unchanged", "session", key, "reason", err.Error())
+		s.reset()
+		p.relay(w, r, wire, raw, nil, &ex, nil)
+		p.observe(ex)
+		return
+	}
+	ex.Session = s.eng.ID()
+	out, err := p.build(s, b, c, req, &ex)
+	if err != nil {
+		ex.Err = err.Error()
+		p.log.Warn("forwarded unchanged", "session", ex.Session, "reason", err.Error())
+		out = raw
+		ex.Managed = false
+	}
+	p.relay(w, r, wire, out, s, &ex, func(status int, errBody []byte) []byte {
+		// A context overflow: lower the budget, compact, send again.
+		lim, tok, ok := provider.ParseOverflowBody(status, errBody)
+		if !ok || ex.Overflows >= maxOverflowRetries {
+			return nil
+		}
+		perr := &provider.APIError{Provider: string(wire), Status: status, Message: string(errBody), Kind: provider.ErrContextOverflow, Limit: lim, PromptTokens: tok}
+		nreq, err := s.eng.RecoverOverflow(ctx, perr)
+		if err != nil {
+			p.log.Warn("overflow not recovered", "session", ex.Session, "err", err.Error())
+			return nil
+		}
+		ex.Overflows++
+		ex.Compactions = append(ex.Compactions, nreq.Compactions...)
+		req = nreq
+		ex.Managed = true // the agent's request does not fit
+		next, err := p.render(b, c, nreq, &ex)
+		if err != nil {
+			p.log.Warn("overflow not recovered", "session", ex.Session, "err", err.Error())
+			return nil
+		}
+		return next
+	})
+	if ex.Status >= 200 && ex.Status < 300 {
+		if err := req.Sent(ctx); err != nil && !errors.Is(err, agentctx.ErrStaleRequest) {
+			p.log.Warn("session not committed", "session", ex.Session, "err", err.Error())
+		}
+	}
+	p.log.Info("model request", "session", ex.Session, "wire", wire, "managed", ex.Managed,
+		"agent_tokens", ex.AgentTokens, "sent_tokens", ex.SentTokens, "budget", ex.Budget,
+		"compactions", len(ex.Compactions), "status", ex.Status, "ms", since(start))
+	p.observe(ex)
+}
+
+// observe hands ex to Options.Observe when set.
+func (p *Proxy) observe(ex Exchange) {
+	if p.opts.Observe != nil {
+		p.opts.Observe(ex)
+	}
+}
+
+// reset drops the session's Engine after a failure, so that the next
+// request starts a new generation from the agent's whole history.
+func (s *state) reset() {
+	if s.eng != nil {
+		_ = s.eng.Close()
+		s.eng = nil
+	}
+	s.seen, s.usage = nil, nil
+}
+
+// prepare brings the agent's history into the session's Engine and builds
+// the Engine's next request.
+func (p *Proxy) prepare(ctx context.Context, s *state, b *body, c *conversation) (*agentctx.Request, error) {
+	fps := make([]fingerprint, len(c.msgs))
+	for i, m := range c.msgs {
+		fps[i] = fingerprintOf(m)
+	}
+	if s.eng == nil || s.sys != sha256.Sum256([]byte(c.system)) || s.tools != sha256.Sum256(b.tools) || !prefixOf(s.seen, fps) {
+		if err := p.open(ctx, s, b, c); err != nil {
+			return nil, err
+		}
+	}
+	added := make([]chat.Message, 0, len(c.msgs)-len(s.seen))
+	for _, m := range c.msgs[len(s.seen):] {
+		added = append(added, m.Clone())
+	}
+	if s.usage != nil && s.usageAt == len(s.seen) && len(added) > 0 && added[0].Role == chat.RoleAssistant && added[0].Usage == nil {
+		u := *s.usage
+		added[0].Usage = &u
+	}
+	s.usage = nil
+	ov := s.eng.WindowStats().Overhead
+	counter := s.eng.Counter()
+	for _, m := range added {
+		s.agentTokens += token.Message(counter, ov, m)
+	}
+	if err := s.eng.Add(ctx, added...); err != nil {
+		return nil, err
+	}
+	s.seen = fps
+	return s.eng.Request(ctx)
+}
+
+// build decides what to send for the Engine's request: the agent's own
+// body when it fits, else the body with the Engine's window.
+func (p *Proxy) build(s *state, b *body, c *conversation, req *agentctx.Request, ex *Exchange) ([]byte, error) {
+	ws := s.eng.WindowStats()
+	ex.Budget = req.Budget
+	ex.Compactions = req.Compactions
+	ex.AgentTokens = req.Tokens - (ws.Tokens - ws.Reserved) + s.agentTokens
+	// A request the provider would refuse is repaired whatever its size.
+	ex.Managed = p.opts.Always || unpaired(c.msgs) || len(req.Interrupted) > 0 || ex.AgentTokens > req.Budget
+	if !ex.Managed {
+		ex.SentTokens, ex.Kept, ex.Elements = ex.AgentTokens, len(b.elems), len(b.elems)
+		return b.raw, nil
+	}
+	return p.render(b, c, req, ex)
+}
+
+// render writes the body with the Engine's window.
+func (p *Proxy) render(b *body, c *conversation, req *agentctx.Request, ex *Exchange) ([]byte, error) {
+	msgs := req.Provider().Messages
+	for len(msgs) > 0 && msgs[0].Role == chat.RoleSystem {
+		msgs = msgs[1:]
+	}
+	fps := make([]fingerprint, len(c.msgs))
+	for i, m := range c.msgs {
+		fps[i] = fingerprintOf(m)
+	}
+	elems, kept, err := renderMessages(b, c, fps, msgs)
+	if err != nil {
+		return nil, err
+	}
+	ex.SentTokens, ex.Kept, ex.Elements = req.Tokens, kept, len(elems)
+	return b.splice(elems), nil
+}
+
+// relay sends body upstream and streams the answer back to the agent. On
+// an error answer, retry (when set) may return a new body to send
+// instead; the agent then sees only the last answer. s, when set, gets
+// the answer's usage for its next assistant message.
+func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, wire Wire, body []byte, s *state, ex *Exchange, retry func(status int, errBody []byte) []byte) {
+	for {
+		res, err := p.send(r, body)
+		if err != nil {
+			if r.Context().Err() != nil {
+				return // the agent went away
+			}
+			ex.Status = http.StatusBadGateway
+			writeError(w, wire, http.StatusBadGateway, "agentctx proxy: upstream: "+err.Error())
+			return
+		}
+		if res.StatusCode >= 400 && retry != nil {
+			errBody, _ := io.ReadAll(io.LimitReader(res.Body, provider.MaxErrorBody))
+			_ = res.Body.Close()
+			if next := retry(res.StatusCode, decoded(errBody, res.Header.Get("Content-Encoding"))); next != nil {
+				body = next
+				continue
+			}
+			res.Body = io.NopCloser(bytes.NewReader(errBody))
+			res.ContentLength = int64(len(errBody))
+		}
+		ex.Status = res.StatusCode
+		tee := p.copyResponse(w, res)
+		if s != nil && res.StatusCode < 300 && managedWindow(ex) {
+			if u := readUsage(wire, tee, res.Header.Get("Content-Encoding")); u != nil {
+				ex.Usage = u
+				s.usage, s.usageAt = u, len(s.seen)
+			}
+		}
+		return
+	}
+}
+
+// managedWindow reports whether the usage of ex's answer measures the
+// Engine's window: always for a managed request, and for one forwarded
+// unchanged when nothing was compacted for it.
+func managedWindow(ex *Exchange) bool {
+	return ex.Managed || len(ex.Compactions) == 0
+}
+
+// decoded returns an error body without its gzip encoding, for reading.
+func decoded(data []byte, encoding string) []byte {
+	if !strings.EqualFold(strings.TrimSpace(encoding), "gzip") {
+		return data
+	}
+	if u := gunzip(data); u != nil {
+		return u
+	}
+	return data
+}
+
+// send posts body to the upstream with the agent's headers (its API key
+// among them), hop-by-hop headers left out.
+func (p *Proxy) send(r *http.Request, body []byte) (*http.Response, error) {
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, p.target(r.URL).String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range r.Header {
+		if hopByHop(k, r.Header) || strings.EqualFold(k, "Content-Length") || strings.EqualFold(k, SessionHeader) {
+			continue
+		}
+		out.Header[k] = vs
+	}
+	out.ContentLength = int64(len(body))
+	out.Host = p.opts.Upstream.Host
+	return p.client.Do(out)
+}
+
+// copyResponse streams res to the agent, flushing as bytes arrive, and
+// returns the first maxTee bytes of the body.
+func (p *Proxy) copyResponse(w http.ResponseWriter, res *http.Response) []byte {
+	defer res.Body.Close()
+	for k, vs := range res.Header {
+		if hopByHop(k, res.Header) {
+			continue
+		}
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(res.StatusCode)
+	rc := http.NewResponseController(w)
+	var tee []byte
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := res.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return tee
+			}
+			_ = rc.Flush()
+			if len(tee)+n <= maxTee {
+				tee = append(tee, buf[:n]...)
+			}
+		}
+		if err != nil {
+			return tee
+		}
+	}
+}
+
+// hopByHop reports whether header k is a hop-by-hop header (RFC 9110
+// section 7.6.1): the fixed ones and those h's Connection names.
+func hopByHop(k string, h http.Header) bool {
+	switch http.CanonicalHeaderKey(k) {
+	case "Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade":
+		return true
+	}
+	for _, v := range h.Values("Connection") {
+		for _, f := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(f), k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unpaired reports whether msgs break the providers' tool-call rules: a
+// tool result that answers no call of the assistant message before it, or
+// a call whose result does not follow it before the next user or
+// assistant message (both APIs refuse either with 400).
+func unpaired(msgs []chat.Message) bool {
+	open := map[string]bool{}
+	for _, m := range msgs {
+		switch m.Role {
+		case chat.RoleTool:
+			r, _ := m.ToolResult()
+			if !open[r.ToolCallID] {
+				return true
+			}
+			delete(open, r.ToolCallID)
+		default:
+			if len(open) > 0 {
+				return true
+			}
+			for _, c := range m.ToolCalls() {
+				open[c.ID] = true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,365 @@
+package proxy
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/session"
+)
+
+// SessionHeader names the header an agent can set to choose its session
+// id. Without it the proxy derives one from the request (see [Proxy]).
+const SessionHeader = "X-Agentctx-Session"
+
+// MaxBody is the largest model request body the proxy reads, in bytes
+// (64 MiB): a bigger one is refused with 413 before anything is sent.
+const MaxBody = 64 << 20
+
+// Options configures a [Proxy].
+type Options struct {
+	// Upstream is the provider's base URL, such as https://api.anthropic.com
+	// or https://api.openai.com: a request's path is appended to its path.
+	// Required.
+	Upstream *url.URL
+	// Store keeps the proxied sessions, so that `agentctx inspect` and
+	// the service see them. Optional: without one, sessions live in
+	// memory only.
+	Store session.Store
+	// Budget is the prompt budget in tokens of every session. Optional.
+	// Defaults to the budget of the request's model (model.DefaultPolicy).
+	Budget int
+	// Always makes the proxy send its managed window even when the
+	// agent's request fits the budget (tool results limited, orphan calls
+	// answered). By default a request that fits is forwarded unchanged.
+	Always bool
+	// Strategy compacts the windows. Optional. Defaults to the Engine's
+	// (tiered levels, then a summary by the extractive summarizer: no
+	// model call is made on the agent's key).
+	Strategy compact.Strategy
+	// MaxSessions is how many sessions are kept in memory; the least
+	// recently used is closed beyond it. Optional. Defaults to 256.
+	MaxSessions int
+	// Client sends the upstream requests. Optional. Defaults to a client
+	// without a timeout (replies stream for minutes), honouring the
+	// request's context.
+	Client *http.Client
+	// Logger receives one line per request (method, path, session,
+	// tokens, status) and never a header or a key. Optional.
+	Logger *slog.Logger
+	// Observe, when set, is called after each managed model request with
+	// what the proxy did. For tests and reports. Optional.
+	Observe func(Exchange)
+}
+
+// Exchange is what the proxy did with one model request.
+type Exchange struct {
+	// Session is the session id; Wire the API.
+	Session string
+	Wire    Wire
+	// AgentTokens is the agent's request counted as the proxy counts (the
+	// whole history); SentTokens what was sent upstream; Budget the
+	// budget.
+	AgentTokens, SentTokens, Budget int
+	// Managed is true when the proxy sent its window, false when it
+	// forwarded the agent's request unchanged.
+	Managed bool
+	// Compactions are the levels the Engine applied for this request.
+	Compactions []compact.Record
+	// Kept counts the elements of the agent's "messages" sent as the
+	// agent wrote them; Elements the elements sent.
+	Kept, Elements int
+	// Status is the upstream's HTTP status; Overflows how many times the
+	// upstream answered with a context overflow and the proxy compacted
+	// and sent again.
+	Status, Overflows int
+	// Usage is what the upstream reported, when it did.
+	Usage *chat.Usage
+	// Err is why the proxy forwarded the request unchanged when it could
+	// not manage it ("" otherwise).
+	Err string
+}
+
+// Proxy is an http.Handler that sits between an agent and its provider.
+// It manages model requests (POST …/v1/messages in the Anthropic wire
+// format, POST …/chat/completions in OpenAI's) and passes every other
+// request through unchanged.
+//
+// Each model request carries the agent's whole history. The proxy finds
+// the request's session (the [SessionHeader] header, else a key derived
+// from the wire, the model's system prompt and the first user message),
+// adds the messages the session has not seen to its Engine, and asks the
+// Engine for the next request: when the agent's request fits the budget it
+// is forwarded byte for byte (unless [Options].Always); otherwise the
+// "messages" array is replaced by the Engine's window (old tool outputs
+// masked in batches, a summary when needed, orphan calls answered), with
+// the agent's own bytes for every message the window kept as it was. The
+// system prompt, the tools and every other field are never changed.
+//
+// The upstream's answer streams back unchanged; its usage anchors the
+// Engine's next count. A context-overflow answer makes the Engine lower
+// its budget and compact, and the request is sent again (at most twice).
+// When the agent rewrites its history (its own compaction, an edit), the
+// proxy starts a new generation of the session (id suffix "-2", "-3", …).
+//
+// API keys pass through in the agent's headers and are never stored or
+// logged. Safe for concurrent use; requests of one session are serialized.
+type Proxy struct {
+	opts     Options
+	log      *slog.Logger
+	client   *http.Client
+	pass     *httputil.ReverseProxy
+	mu       sync.Mutex
+	sessions *lru.Cache[string, *state]
+}
+
+// New returns a proxy for opts. Errors: no upstream, or an upstream that is
+// not an absolute http(s) URL.
+func New(opts Options) (*Proxy, error) {
+	u := opts.Upstream
+	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("proxy: the upstream must be an absolute http or https URL")
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = 256
+	}
+	p := &Proxy{opts: opts, log: opts.Logger, client: opts.Client}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	if p.client == nil {
+		p.client = &http.Client{}
+	}
+	// An evicted session may be in the middle of a request: it closes
+	// when that request is done, without holding up the others.
+	cache, err := lru.NewWithEvict(opts.MaxSessions, func(_ string, s *state) { go s.close() })
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	p.sessions = cache
+	p.pass = &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.Out.URL = p.target(r.In.URL)
+			r.Out.Host = u.Host
+		},
+		FlushInterval: -1,
+		ErrorLog:      slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
+	}
+	return p, nil
+}
+
+// target is the upstream URL for an incoming request's URL.
+func (p *Proxy) target(in *url.URL) *url.URL {
+	u := *p.opts.Upstream
+	u.Path = strings.TrimSuffix(u.Path, "/") + in.Path
+	if in.RawPath != "" {
+		u.RawPath = strings.TrimSuffix(u.EscapedPath(), "/") + in.RawPath
+	} else {
+		u.RawPath = ""
+	}
+	u.RawQuery = in.RawQuery
+	return &u
+}
+
+// wireOf tells the wire of a model request from its method and path; ""
+// for any other request.
+func wireOf(r *http.Request) Wire {
+	if r.Method != http.MethodPost {
+		return ""
+	}
+	switch path := strings.TrimSuffix(r.URL.Path, "/"); {
+	case strings.HasSuffix(path, "/v1/messages"):
+		return WireAnthropic
+	case strings.HasSuffix(path, "/chat/completions"):
+		return WireOpenAI
+	}
+	return ""
+}
+
+// ServeHTTP manages model requests and passes the others through.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	wire := wireOf(r)
+	if wire == "" {
+		p.log.Info("pass", "method", r.Method, "path", r.URL.Path)
+		p.pass.ServeHTTP(w, r)
+		return
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, wire, http.StatusRequestEntityTooLarge, fmt.Sprintf("agentctx proxy: request body over %d bytes", MaxBody))
+			return
+		}
+		writeError(w, wire, http.StatusBadRequest, "agentctx proxy: reading the request body: "+err.Error())
+		return
+	}
+	p.model(w, r, wire, raw)
+}
+
+// Close ends every session in memory, saving what their Engines hold.
+// Errors: none today; the signature leaves room for a store's.
+func (p *Proxy) Close() error {
+	for _, k := range p.sessions.Keys() {
+		if s, ok := p.sessions.Peek(k); ok {
+			s.close()
+		}
+	}
+	p.sessions.Purge()
+	return nil
+}
+
+// state is one proxied session: its Engine and what the agent sent so far.
+type state struct {
+	mu  sync.Mutex
+	key string // the session key, before generations
+	gen int
+	eng *agentctx.Engine
+	// sys and tools are hashes of the system prompt and the tools the
+	// Engine was opened with.
+	sys, tools [32]byte
+	// seen are the fingerprints of the agent's messages added so far.
+	seen []fingerprint
+	// agentTokens is the size of those messages in tokens.
+	agentTokens int
+	// usage is the upstream's usage for the request sent when the history
+	// was seen[:usageAt]; it goes on the assistant message that follows.
+	usage   *chat.Usage
+	usageAt int
+}
+
+func (s *state) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.eng != nil {
+		_ = s.eng.Close()
+		s.eng = nil
+	}
+}
+
+// sessionKey is the session id for a request: the header's value when
+// set, else "proxy-" and 20 hex digits of a hash of the wire, the system
+// prompt and the first user message (an agent's sub-agents and side
+// requests each get their own session).
+func sessionKey(r *http.Request, wire Wire, c *conversation) string {
+	if id := strings.TrimSpace(r.Header.Get(SessionHeader)); id != "" {
+		return id
+	}
+	h := sha256.New()
+	_, _ = io.WriteString(h, string(wire))
+	_, _ = h.Write([]byte{0})
+	_, _ = io.WriteString(h, c.system)
+	_, _ = h.Write([]byte{0})
+	for _, m := range c.msgs {
+		if m.Role == chat.RoleUser {
+			_, _ = io.WriteString(h, m.Text())
+			break
+		}
+	}
+	return "proxy-" + hex.EncodeToString(h.Sum(nil))[:20]
+}
+
+// session returns the state of key, creating it.
+func (p *Proxy) session(key string) *state {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s, ok := p.sessions.Get(key); ok {
+		return s
+	}
+	s := &state{key: key}
+	p.sessions.Add(key, s)
+	return s
+}
+
+// open starts the Engine of s for a conversation, in a new generation
+// when s had one: the first free id among key, key-2, key-3, … (a
+// generation left by an earlier run of the proxy is not reused: the
+// proxy cannot tell which of the agent's messages it holds).
+func (p *Proxy) open(ctx context.Context, s *state, b *body, c *conversation) error {
+	if s.eng != nil {
+		_ = s.eng.Close()
+		s.eng = nil
+	}
+	var id string
+	for {
+		s.gen++
+		id = s.key
+		if s.gen > 1 {
+			id = fmt.Sprintf("%s-%d", s.key, s.gen)
+		}
+		if p.opts.Store == nil {
+			break
+		}
+		if _, err := p.opts.Store.Get(ctx, id); errors.Is(err, session.ErrNotFound) {
+			break
+		} else if err != nil {
+			return err
+		}
+		if s.gen > 1000 {
+			return fmt.Errorf("proxy: session %s: no free generation", s.key)
+		}
+	}
+	eng, err := agentctx.Open(ctx, agentctx.Options{
+		Store: p.opts.Store, SessionID: id, Origin: "proxy",
+		Metadata: map[string]string{"agentctx.proxy.wire": string(b.wire)},
+		Model:    b.model, Budget: p.opts.Budget, MaxTokens: b.maxTokens,
+		SystemPrompt: c.system, Tools: c.tools, StaticRatio: 1,
+		NoWorkspace: true, NoDiskReads: true, NoWorkingMemory: true, NoTrackerSection: true, NoReminders: true,
+		Rehydrate: agentctx.RehydrateOptions{Disabled: true},
+		Strategy:  p.opts.Strategy, Logger: p.opts.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	s.eng = eng
+	s.sys = sha256.Sum256([]byte(c.system))
+	s.tools = sha256.Sum256(b.tools)
+	s.seen, s.agentTokens, s.usage = nil, 0, nil
+	return nil
+}
+
+// writeError answers the agent in its provider's error shape.
+func writeError(w http.ResponseWriter, wire Wire, status int, msg string) {
+	m, _ := json.Marshal(msg)
+	var body []byte
+	if wire == WireAnthropic {
+		body = fmt.Appendf(nil, `{"type":"error","error":{"type":"api_error","message":%s}}`, m)
+	} else {
+		body = fmt.Appendf(nil, `{"error":{"message":%s,"type":"server_error","param":null,"code":null}}`, m)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// since is milliseconds since t, for logs.
+func since(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+
+// prefixOf reports whether a is a prefix of b.
+func prefixOf(a, b []fingerprint) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
