@@ -221,7 +221,7 @@ func (c *ccContent) UnmarshalJSON(raw []byte) error {
 	c.array = true
 	// One decoding of the whole array when every item is an object, as
 	// almost all are; item by item otherwise.
-	err := json.Unmarshal(raw, &c.blocks)
+	err := unmarshal(raw, &c.blocks)
 	var te *json.UnmarshalTypeError
 	if err == nil || !errors.As(err, &te) {
 		return nil

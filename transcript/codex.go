@@ -105,7 +105,7 @@ func (l *cxItemList) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	items := []cxItem{}
-	err := json.Unmarshal(raw, &items)
+	err := unmarshal(raw, &items)
 	var te *json.UnmarshalTypeError
 	if err != nil && errors.As(err, &te) {
 		items = []cxItem{}
@@ -407,7 +407,7 @@ func cxOutput(raw json.RawMessage) (string, bool) {
 				ExitCode *count `json:"exit_code"`
 			} `json:"metadata"`
 		}
-		if json.Unmarshal([]byte(s), &o) == nil && o.Metadata != nil && o.Metadata.ExitCode != nil {
+		if unmarshal([]byte(s), &o) == nil && o.Metadata != nil && o.Metadata.ExitCode != nil {
 			return s, *o.Metadata.ExitCode != 0
 		}
 	}

@@ -103,7 +103,7 @@ func splitLines(data []byte, _ string) ([]record, []Problem) {
 // yields a Problem and false.
 func decodeRecord(name string, r record, v any) (bool, Problem) {
 	if !rawObject(r.raw) {
-		if json.Valid(r.raw) {
+		if validJSON(r.raw) {
 			return false, recProblem(name, r, "not a JSON object")
 		}
 		return false, jsonProblem(name, r)
@@ -117,7 +117,7 @@ func decodeRecord(name string, r record, v any) (bool, Problem) {
 // jsonProblem reports a line that is not valid JSON.
 func jsonProblem(name string, r record) Problem {
 	var v json.RawMessage
-	err := json.Unmarshal(r.raw, &v)
+	err := json.Unmarshal(r.raw, &v) // the error message of encoding/json
 	reason := "invalid JSON"
 	if isTorn(err) {
 		reason = "incomplete JSON (torn line)"
@@ -170,7 +170,7 @@ func (l *freshList[T]) UnmarshalJSON(raw []byte) error {
 		l.typeErr = string(bytes.TrimSpace(raw)) != "null"
 		return nil
 	}
-	l.typeErr = json.Unmarshal(raw, &l.items) != nil
+	l.typeErr = unmarshal(raw, &l.items) != nil
 	return nil
 }
 
@@ -181,7 +181,7 @@ func decodeLoose(raw []byte, v any) error {
 	if len(raw) == 0 {
 		return nil
 	}
-	err := json.Unmarshal(raw, v)
+	err := unmarshal(raw, v)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return nil
@@ -275,7 +275,7 @@ func str(raw json.RawMessage) string {
 			return s
 		}
 		var s string
-		if json.Unmarshal(raw, &s) == nil {
+		if unmarshal(raw, &s) == nil {
 			return s
 		}
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -331,14 +331,14 @@ func parseArgs(raw json.RawMessage) json.RawMessage {
 		return append(json.RawMessage(nil), raw...)
 	}
 	s, ok := plainString(raw)
-	if !ok && json.Unmarshal(raw, &s) != nil {
+	if !ok && unmarshal(raw, &s) != nil {
 		return append(json.RawMessage(nil), raw...)
 	}
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return emptyObject
 	}
-	if json.Valid([]byte(t)) {
+	if validJSON([]byte(t)) {
 		return json.RawMessage(t)
 	}
 	return append(json.RawMessage(nil), raw...)
@@ -422,7 +422,7 @@ type oaPartItem struct {
 // item is an object, as almost always, item by item otherwise.
 func oaParts(raw json.RawMessage) []oaPartItem {
 	var parts []oaPart
-	err := json.Unmarshal(raw, &parts)
+	err := unmarshal(raw, &parts)
 	var te *json.UnmarshalTypeError
 	if err == nil {
 		out := make([]oaPartItem, 0, len(parts))
@@ -656,7 +656,7 @@ func sortProblems(probs []Problem) {
 // holds a whole JSON object or array on its own (a pretty-printed document
 // has no such line, a JSONL file with a torn first line still has one).
 func looksJSONL(data []byte) bool {
-	return !json.Valid(data) && hasJSONLine(data)
+	return !validJSON(data) && hasJSONLine(data)
 }
 
 // hasJSONLine reports whether one of the first 20 non-blank lines of
@@ -670,7 +670,7 @@ func hasJSONLine(data []byte) bool {
 			continue
 		}
 		i++
-		if len(line) > 2 && (line[0] == '{' || line[0] == '[') && json.Valid(line) {
+		if len(line) > 2 && (line[0] == '{' || line[0] == '[') && validJSON(line) {
 			return true
 		}
 	}

@@ -47,7 +47,7 @@ func detect(data []byte) (Format, string) {
 	if data[0] != '{' && data[0] != '[' {
 		return "", "input is not JSON or JSON Lines"
 	}
-	valid := json.Valid(data)
+	valid := validJSON(data)
 	if valid || !hasJSONLine(data) {
 		if valid {
 			if f := classifyDoc(data); f != "" {
@@ -74,7 +74,7 @@ func classifyLines(data []byte) Format {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte{'\n'})
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 || !json.Valid(line) {
+		if len(line) == 0 || !validJSON(line) {
 			continue
 		}
 		seen++
@@ -91,7 +91,7 @@ func keysOf(raw []byte) map[string]json.RawMessage {
 		return nil
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	if unmarshal(raw, &m) != nil {
 		return nil
 	}
 	return m
@@ -147,7 +147,7 @@ func classifyRecord(raw []byte) Format {
 // an OpenHands output line (history of events).
 func classifyHistory(m map[string]json.RawMessage) Format {
 	var hist []json.RawMessage
-	_ = json.Unmarshal(m["history"], &hist)
+	_ = unmarshal(m["history"], &hist)
 	for _, h := range flattenEvents(hist) {
 		e := keysOf(h)
 		switch {
@@ -179,7 +179,7 @@ func classifyDoc(data []byte) Format {
 		return classifyRecord(data)
 	}
 	var items []json.RawMessage
-	if json.Unmarshal(data, &items) != nil {
+	if unmarshal(data, &items) != nil {
 		return ""
 	}
 	if len(items) == 0 {

@@ -50,9 +50,9 @@ func decodeMini(data []byte, name string) (miniDoc, []miniMsg, error) {
 	}
 	var err error
 	if rawArray(data) {
-		err = json.Unmarshal(data, &fast.Messages)
+		err = unmarshal(data, &fast.Messages)
 	} else {
-		err = json.Unmarshal(data, &fast)
+		err = unmarshal(data, &fast)
 	}
 	var te *json.UnmarshalTypeError
 	switch {

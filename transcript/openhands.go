@@ -177,7 +177,7 @@ func (h *ohEvents) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	h.array = true
-	err := json.Unmarshal(raw, &h.events)
+	err := unmarshal(raw, &h.events)
 	var te *json.UnmarshalTypeError
 	if err == nil || !errors.As(err, &te) {
 		return nil

@@ -38,7 +38,7 @@ func decodeSWE(data []byte, name string) (sweTraj, []sweMsg, error) {
 		History      freshList[sweMsg] `json:"history"`
 		ReplayConfig json.RawMessage   `json:"replay_config"`
 	}
-	err := json.Unmarshal(data, &fast)
+	err := unmarshal(data, &fast)
 	var te *json.UnmarshalTypeError
 	switch {
 	case err == nil && !fast.History.typeErr:

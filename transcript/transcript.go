@@ -3,7 +3,6 @@ package transcript
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -385,7 +384,7 @@ func readHead(br *bufio.Reader, size int64) (head []byte, complete bool, err err
 		if len(line) == 0 {
 			continue
 		}
-		ok := json.Valid(line)
+		ok := validJSON(line)
 		if ok {
 			valid++
 		}
@@ -427,7 +426,7 @@ func detectHead(head []byte) Format {
 	data := bytes.TrimSpace(head)
 	first, _, _ := bytes.Cut(data, []byte{'\n'})
 	first = bytes.TrimSpace(first)
-	if len(first) <= 2 || (first[0] != '{' && first[0] != '[') || !json.Valid(first) {
+	if len(first) <= 2 || (first[0] != '{' && first[0] != '[') || !validJSON(first) {
 		return ""
 	}
 	return classifyLines(data)

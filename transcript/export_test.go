@@ -1,0 +1,5 @@
+package transcript
+
+// StdOnly makes the readers decode with encoding/json alone while it is
+// set (see stdOnly); FuzzStdEquivalence compares both decodings.
+var StdOnly = &stdOnly
