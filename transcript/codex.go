@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -149,7 +148,7 @@ var cxLineTypes = map[string]bool{
 // Replacement is its replacement_history; an event_msg context_compacted
 // next to it marks the same compaction.
 func readCodex(data []byte, name string) ([]*Trajectory, error) {
-	return readCodexLines(newLineReader(bytes.NewReader(data)), name)
+	return readCodexLines(newBytesLineReader(data), name)
 }
 
 // readCodexLines reads the lines of lr one at a time (see readCodex):

@@ -27,8 +27,11 @@ type record struct {
 // 64 KiB, plus one line held whole (lines have no length limit) only
 // until the next call. It is what lets the JSONL readers stream a
 // gigabyte-sized transcript in memory proportional to what they keep.
+// Over an input held in memory ([newBytesLineReader]) it has no buffer:
+// its lines are the input's bytes.
 type lineReader struct {
-	br       *bufio.Reader
+	br       *bufio.Reader // nil: the lines of data
+	data     []byte        // the input not read yet, when br is nil
 	off      int64
 	no       int
 	long     []byte
@@ -44,27 +47,42 @@ func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
 }
 
+// newBytesLineReader returns a lineReader of the lines of data.
+func newBytesLineReader(data []byte) *lineReader {
+	return &lineReader{data: data}
+}
+
 // next returns the next non-blank line, trimmed of white space. Its raw
 // bytes are valid only until the next call. At the end of the input, or
 // on a read error (kept in err), it returns false.
 func (lr *lineReader) next() (record, bool) {
 	for !lr.done {
-		chunk, err := lr.br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			lr.long = append(lr.long, chunk...)
-			continue
-		}
-		b := chunk
-		if len(lr.long) > 0 {
-			lr.long = append(lr.long, chunk...)
-			b = lr.long
-		}
-		lr.long = lr.long[:0]
-		if err != nil {
-			lr.done = true
-			if !errors.Is(err, io.EOF) {
-				lr.err = err
-				return record{}, false
+		var b []byte
+		if lr.br == nil {
+			i := bytes.IndexByte(lr.data, '\n')
+			if i < 0 {
+				b, lr.data, lr.done = lr.data, nil, true
+			} else {
+				b, lr.data = lr.data[:i+1], lr.data[i+1:]
+			}
+		} else {
+			chunk, err := lr.br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				lr.long = append(lr.long, chunk...)
+				continue
+			}
+			b = chunk
+			if len(lr.long) > 0 {
+				lr.long = append(lr.long, chunk...)
+				b = lr.long
+			}
+			lr.long = lr.long[:0]
+			if err != nil {
+				lr.done = true
+				if !errors.Is(err, io.EOF) {
+					lr.err = err
+					return record{}, false
+				}
 			}
 		}
 		if len(b) == 0 {
@@ -84,15 +102,15 @@ func (lr *lineReader) next() (record, bool) {
 // splitLines returns the non-blank lines of data, trimmed, for the
 // readers that keep every line (OpenHands, OpenAI JSONL). Whether a line
 // holds JSON is checked by [decodeRecord] as it is decoded (one pass).
+// The lines are data's bytes, not copies.
 func splitLines(data []byte, _ string) ([]record, []Problem) {
 	var recs []record
-	lr := newLineReader(bytes.NewReader(data))
+	lr := newBytesLineReader(data)
 	for {
 		r, ok := lr.next()
 		if !ok {
 			break
 		}
-		r.raw = bytes.Clone(r.raw)
 		recs = append(recs, r)
 	}
 	return recs, nil
@@ -290,19 +308,29 @@ func str(raw json.RawMessage) string {
 // json.Unmarshal would return it. ok is false for anything else, which
 // the caller decodes.
 func plainString(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	body, ok := plainBody(raw)
+	if !ok {
 		return "", false
+	}
+	return string(body), true
+}
+
+// plainBody is [plainString]'s text as the bytes of raw between the
+// quotes, not copied.
+func plainBody(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
 	}
 	body := raw[1 : len(raw)-1]
 	for _, c := range body {
 		if c < 0x20 || c == '"' || c == '\\' {
-			return "", false
+			return nil, false
 		}
 	}
 	if !utf8.Valid(body) {
-		return "", false
+		return nil, false
 	}
-	return string(body), true
+	return body, true
 }
 
 // jsonText is a value decoded as [str] decodes it, in the pass that
@@ -328,20 +356,29 @@ func parseArgs(raw json.RawMessage) json.RawMessage {
 		return emptyObject
 	}
 	if raw[0] != '"' {
-		return append(json.RawMessage(nil), raw...)
+		return bytes.Clone(raw)
 	}
-	s, ok := plainString(raw)
-	if !ok && unmarshal(raw, &s) != nil {
-		return append(json.RawMessage(nil), raw...)
+	// The string's text, decoded once, and checked as JSON where it
+	// stands: the result is its only copy.
+	text, plain := plainBody(raw)
+	if !plain {
+		var s string
+		if unmarshal(raw, &s) != nil {
+			return bytes.Clone(raw)
+		}
+		text = []byte(s)
 	}
-	t := strings.TrimSpace(s)
-	if t == "" {
+	t := bytes.TrimSpace(text)
+	if len(t) == 0 {
 		return emptyObject
 	}
-	if validJSON([]byte(t)) {
-		return json.RawMessage(t)
+	if !validJSON(t) {
+		return bytes.Clone(raw)
 	}
-	return append(json.RawMessage(nil), raw...)
+	if plain {
+		return bytes.Clone(t)
+	}
+	return t
 }
 
 // rawObject reports whether raw is a JSON object.

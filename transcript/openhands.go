@@ -66,7 +66,7 @@ type ohArgs struct {
 func readOpenHands(data []byte, name string) ([]*Trajectory, error) {
 	trimmed := bytes.TrimSpace(data)
 	if looksJSONL(trimmed) {
-		return readOpenHandsLines(newLineReader(bytes.NewReader(data)), name)
+		return readOpenHandsLines(newBytesLineReader(data), name)
 	}
 	if rawArray(trimmed) {
 		var events ohEvents

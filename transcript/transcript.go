@@ -282,7 +282,7 @@ func ReadFile(path string, opts Options) ([]*Trajectory, error) {
 // kept as raw bytes and decoded again.
 func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 	size := sizeOf(r)
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, bufSize(size))
 	if b, _ := br.Peek(len(bom)); bytes.Equal(b, bom) {
 		_, _ = br.Discard(len(bom))
 	}
@@ -351,9 +351,15 @@ func sizeOf(r io.Reader) int64 {
 // bytes, or -1: the head does not grow by doubling where size tells how
 // much to hold: until its first line is read it grows at once to the
 // input (up to the bounds), and when that line is not a JSON object or
-// array on its own (a JSON document, read whole) to the whole input.
+// array on its own (a JSON document, read whole) to the whole input, and
+// readHead returns at once: the lines of a document need no checking
+// ([detectHead] finds no JSONL in such a head).
 func readHead(br *bufio.Reader, size int64) (head []byte, complete bool, err error) {
-	head = make([]byte, 0, min(max(size, 0)+1, 64<<10))
+	if size >= 0 && size < headBytes {
+		head = make([]byte, 0, size+1) // a small input is read whole, or nearly: at once
+	} else {
+		head = make([]byte, 0, 64<<10)
+	}
 	grow := func(n int64) {
 		if n > int64(cap(head)) {
 			head = slices.Grow(head, int(n)-len(head))
@@ -392,10 +398,23 @@ func readHead(br *bufio.Reader, size int64) (head []byte, complete bool, err err
 			first = false
 			if !ok || len(line) <= 2 || (line[0] != '{' && line[0] != '[') {
 				grow(size + 1)
+				return head, false, nil
 			}
 		}
 	}
 	return head, false, nil
+}
+
+// bufSize is the size in bytes of the buffer that reads an input of size
+// bytes (-1: unknown): 64 KiB, or at most 16 KiB for an input smaller
+// than headBytes, which [readHead] reads whole, or nearly, into its own
+// buffer (the +1 finds the end of an input smaller still without another
+// read).
+func bufSize(size int64) int {
+	if size >= 0 && size < headBytes {
+		return int(min(size+1, 16<<10))
+	}
+	return 64 << 10
 }
 
 // readRest returns head followed by the rest of br, read into head's
