@@ -355,11 +355,7 @@ func sizeOf(r io.Reader) int64 {
 // readHead returns at once: the lines of a document need no checking
 // ([detectHead] finds no JSONL in such a head).
 func readHead(br *bufio.Reader, size int64) (head []byte, complete bool, err error) {
-	if size >= 0 && size < headBytes {
-		head = make([]byte, 0, size+1) // a small input is read whole, or nearly: at once
-	} else {
-		head = make([]byte, 0, 64<<10)
-	}
+	head = make([]byte, 0, min(max(size, 0)+1, int64(bufSize(size))))
 	grow := func(n int64) {
 		if n > int64(cap(head)) {
 			head = slices.Grow(head, int(n)-len(head))
