@@ -289,8 +289,10 @@ func str(raw json.RawMessage) string {
 	}
 	switch raw[0] {
 	case '"':
-		if s, ok := plainString(raw); ok {
-			return s
+		if !stdOnly.Load() {
+			if s, ok := unquote(raw); ok {
+				return s
+			}
 		}
 		var s string
 		if unmarshal(raw, &s) == nil {
@@ -302,21 +304,11 @@ func str(raw json.RawMessage) string {
 	return ""
 }
 
-// plainString returns the text of raw when raw is a JSON string that
-// needs no decoding: quoted, with no escape, no control character and
-// valid UTF-8, so that its text is the bytes between the quotes, as
-// json.Unmarshal would return it. ok is false for anything else, which
-// the caller decodes.
-func plainString(raw []byte) (string, bool) {
-	body, ok := plainBody(raw)
-	if !ok {
-		return "", false
-	}
-	return string(body), true
-}
-
-// plainBody is [plainString]'s text as the bytes of raw between the
-// quotes, not copied.
+// plainBody returns the text of raw when raw is a JSON string that needs
+// no decoding: quoted, with no escape, no control character and valid
+// UTF-8, so that its text is the bytes between the quotes (returned, not
+// copied), as json.Unmarshal would return it. ok is false for anything
+// else, which the caller decodes.
 func plainBody(raw []byte) ([]byte, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return nil, false

@@ -2,7 +2,9 @@ package transcript_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/transcript"
 	"github.com/google/go-cmp/cmp"
@@ -67,6 +69,30 @@ func FuzzStdEquivalence(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range append([]transcript.Format{""}, transcript.Formats()...) {
 			readBoth(t, format, data)
+		}
+	})
+}
+
+// FuzzUnquote checks that the string decoder of the readers returns what
+// encoding/json returns for every JSON string it accepts, and that it
+// accepts real transcript text: escapes of every kind, surrogate pairs
+// and lone surrogates, multi-byte UTF-8.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{
+		`""`, `"plain"`, `"line\nbreak \"quoted\" \\ \/ \b\f\r\t"`, `"caf\u00e9 \u00E9 \ud83d\ude00 \ud83d x \ude00 \ud83d\u0041"`,
+		`"snow ☃ and 😀"`, "\"bad \xff utf-8\"", `"\u12G4"`, `"\x"`, `"\'"`, `"tab	raw"`, `"a"b"`, `"\`, `"unterminated`, `x`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := transcript.Unquote(raw)
+		var want string
+		err := json.Unmarshal(raw, &want)
+		if ok && (err != nil || got != want) {
+			t.Fatalf("unquote(%q) = %q; encoding/json: %q, %v", raw, got, want, err)
+		}
+		if !ok && err == nil && utf8.Valid(raw) && len(bytes.TrimSpace(raw)) == len(raw) {
+			t.Fatalf("unquote(%q) refused a valid JSON string of valid UTF-8 (%q)", raw, want)
 		}
 	})
 }
