@@ -276,10 +276,11 @@ func ReadFile(path string, opts Options) ([]*Trajectory, error) {
 // are single JSON documents, or small JSONL files, read whole. Lines
 // have no length limit.
 //
-// Each line, or document, is checked and decoded in one pass of
-// encoding/json where it can be: nested values (message content, tool
-// results, OpenHands histories) are decoded where they stand rather than
-// kept as raw bytes and decoded again.
+// Each line, or document, is checked and decoded in one pass where it
+// can be (see the package documentation, Speed): nested values (message
+// content, tool results, OpenHands histories) are decoded where they
+// stand rather than kept as raw bytes and decoded again, and the result
+// is what encoding/json alone decodes.
 func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 	size := sizeOf(r)
 	br := bufio.NewReaderSize(r, bufSize(size))
