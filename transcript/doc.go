@@ -84,8 +84,9 @@
 // encoding/json, so that what Read returns, errors included, is what
 // encoding/json alone returns; a fuzz test compares both on every
 // format. Tool-call arguments are decoded and checked once. Reading the
-// shared data's real transcripts runs at 120-320 MB/s of CPU per format,
-// allocating 0.9-2.2 bytes per byte read (BenchmarkReadFiles).
+// shared data's real transcripts takes 1 s of CPU for 140-350 MB,
+// depending on the format, and allocates 0.9-2.2 bytes per byte read
+// (BenchmarkReadFiles, on a 2-core machine).
 //
 // # Concurrency
 //
