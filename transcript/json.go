@@ -38,23 +38,43 @@ var stdOnly atomic.Bool
 // encoding/json goes on with the rest; on any error v is zeroed and
 // decoded again by encoding/json, so that errors (rare: real transcripts
 // have none) cost a second pass and nothing else changes.
+//
+// A panic of the fast decoder (none is known; hostile input must never
+// stop a reader) is taken as a failure like any other: encoding/json
+// decodes the value, and a panic of this package's own UnmarshalJSON
+// methods, which run in both, still surfaces there.
 func unmarshal(raw []byte, v any) error {
-	if !stdOnly.Load() {
-		rest, err := fastjson.Parse(raw, v, fastjson.DontCopyRawMessage)
-		if err == nil && len(rest) == 0 {
-			return nil
-		}
-		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
-			rv.Elem().SetZero()
-		}
+	if !stdOnly.Load() && fastUnmarshal(raw, v) {
+		return nil
 	}
 	return json.Unmarshal(raw, v)
 }
 
-// validJSON reports whether data is one valid JSON value, as json.Valid does.
-func validJSON(data []byte) bool {
+// fastUnmarshal decodes raw into v with the fast decoder and reports
+// whether it did; when it did not, v is zeroed again.
+func fastUnmarshal(raw []byte, v any) (ok bool) {
+	defer func() {
+		if !ok {
+			if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+				rv.Elem().SetZero()
+			}
+		}
+	}()
+	defer func() { _ = recover() }()
+	rest, err := fastjson.Parse(raw, v, fastjson.DontCopyRawMessage)
+	return err == nil && len(rest) == 0
+}
+
+// validJSON reports whether data is one valid JSON value, as json.Valid
+// does. A panic of the fast decoder is answered by json.Valid.
+func validJSON(data []byte) (ok bool) {
 	if stdOnly.Load() {
 		return json.Valid(data)
 	}
+	defer func() {
+		if recover() != nil {
+			ok = json.Valid(data)
+		}
+	}()
 	return fastjson.Valid(data)
 }
