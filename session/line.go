@@ -108,14 +108,29 @@ func MarshalLine(e Entry) ([]byte, error) {
 // [ErrMalformed] that says what is wrong when line is not a JSON object, a
 // field has the wrong JSON type, or the entry has no type. It never panics.
 func DecodeLine(line []byte) (Entry, error) {
-	line = bytes.TrimRight(line, "\r")
-	var w wireEntry
-	if err := json.Unmarshal(line, &w); err != nil {
+	raw := bytes.Clone(bytes.TrimRight(line, "\r"))
+	var d wireDecode
+	if err := json.Unmarshal(raw, &d); err != nil {
+		// The error as decoding wireEntry states it (the same inputs
+		// fail, but a type error would name wireDecode's types).
+		if e2 := json.Unmarshal(raw, new(wireEntry)); e2 != nil {
+			err = e2
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return Entry{}, fmt.Errorf("%w: field %q: %s is not a %s", ErrMalformed, te.Field, te.Value, te.Type)
 		}
 		return Entry{}, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	w := &d.wireEntry
+	w.Message, w.State = json.RawMessage(d.Message), json.RawMessage(d.State)
+	if d.Tool != nil {
+		w.Tool = &d.Tool.ToolUse
+		w.Tool.Input = json.RawMessage(d.Tool.Input)
+	}
+	if d.ToolResult != nil {
+		w.ToolResult = &d.ToolResult.ToolResult
+		w.ToolResult.Output = json.RawMessage(d.ToolResult.Output)
 	}
 	if w.Type == "" {
 		return Entry{}, fmt.Errorf("%w: no \"type\"", ErrMalformed)
@@ -137,18 +152,7 @@ func DecodeLine(line []byte) (Entry, error) {
 		CompactMetadata:   w.CompactMetadata,
 		State:             w.State,
 		Reminders:         w.Reminders,
-		Raw:               bytes.Clone(line),
-	}
-	// encoding/json copies every RawMessage out of the line; the line is
-	// kept in Raw anyway, so share its bytes instead and halve the memory
-	// of a loaded transcript (messages and tool outputs are most of it).
-	e.Message = within(e.Raw, e.Message)
-	e.State = within(e.Raw, e.State)
-	if e.Tool != nil {
-		e.Tool.Input = within(e.Raw, e.Tool.Input)
-	}
-	if e.ToolResult != nil {
-		e.ToolResult.Output = within(e.Raw, e.ToolResult.Output)
+		Raw:               raw,
 	}
 	if w.ParentUUID != nil {
 		e.ParentUUID = *w.ParentUUID
@@ -161,18 +165,45 @@ func DecodeLine(line []byte) (Entry, error) {
 	return e, nil
 }
 
-// within returns the bytes of raw that equal part (a RawMessage decoded
-// from raw, so they are there), or part itself when they are not found.
-// The result is capped so that appending to it never writes into raw.
-func within(raw, part json.RawMessage) json.RawMessage {
-	if len(part) < 64 {
-		return part
-	}
-	i := bytes.Index(raw, part)
-	if i < 0 {
-		return part
-	}
-	return raw[i : i+len(part) : i+len(part)]
+// wireDecode is the shape DecodeLine decodes: wireEntry, with the JSON
+// values it keeps raw (message, state, the tool's input and output)
+// decoded as rawRef: encoding/json copies a json.RawMessage out of its
+// input, and the line is kept in Raw anyway, so they share its bytes,
+// which halves the memory of a loaded transcript (messages and tool
+// outputs are most of it). A field of the outer struct wins over the
+// embedded one of the same JSON name.
+type wireDecode struct {
+	wireEntry
+	Message    rawRef         `json:"message"`
+	State      rawRef         `json:"state"`
+	Tool       *toolUseRef    `json:"tool"`
+	ToolResult *toolResultRef `json:"toolResult"`
+}
+
+// toolUseRef is ToolUse with its input decoded as a rawRef.
+type toolUseRef struct {
+	ToolUse
+	Input rawRef `json:"input"`
+}
+
+// toolResultRef is ToolResult with its output decoded as a rawRef.
+type toolResultRef struct {
+	ToolResult
+	Output rawRef `json:"output"`
+}
+
+// rawRef is a JSON value kept as the bytes of the input it was decoded
+// from, not a copy: DecodeLine decodes Raw, which the entry keeps, so the
+// bytes outlive the call. Where encoding/json hands UnmarshalJSON a copy,
+// the copy is kept, which is only slower. The slice is capped so that
+// appending to it never writes into Raw. Like json.RawMessage, JSON null
+// is kept as "null".
+type rawRef []byte
+
+// UnmarshalJSON keeps b. It never fails.
+func (r *rawRef) UnmarshalJSON(b []byte) error {
+	*r = b[:len(b):len(b)]
+	return nil
 }
 
 // Line is one line of a transcript file as [ReadLines] yields it: its

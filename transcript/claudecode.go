@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,7 +84,7 @@ var ccKnownTypes = map[string]bool{
 // compaction call) is read as its own trajectory. File order is followed;
 // the parentUuid tree is not walked.
 func readClaudeCode(data []byte, name string) ([]*Trajectory, error) {
-	return readClaudeCodeLines(newLineReader(bytes.NewReader(data)), name)
+	return readClaudeCodeLines(newBytesLineReader(data), name)
 }
 
 // ccRun is one reading of a Claude Code file's lines into a trajectory.
@@ -221,7 +220,7 @@ func (c *ccContent) UnmarshalJSON(raw []byte) error {
 	c.array = true
 	// One decoding of the whole array when every item is an object, as
 	// almost all are; item by item otherwise.
-	err := json.Unmarshal(raw, &c.blocks)
+	err := unmarshal(raw, &c.blocks)
 	var te *json.UnmarshalTypeError
 	if err == nil || !errors.As(err, &te) {
 		return nil

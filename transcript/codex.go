@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,7 +104,7 @@ func (l *cxItemList) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	items := []cxItem{}
-	err := json.Unmarshal(raw, &items)
+	err := unmarshal(raw, &items)
 	var te *json.UnmarshalTypeError
 	if err != nil && errors.As(err, &te) {
 		items = []cxItem{}
@@ -149,7 +148,7 @@ var cxLineTypes = map[string]bool{
 // Replacement is its replacement_history; an event_msg context_compacted
 // next to it marks the same compaction.
 func readCodex(data []byte, name string) ([]*Trajectory, error) {
-	return readCodexLines(newLineReader(bytes.NewReader(data)), name)
+	return readCodexLines(newBytesLineReader(data), name)
 }
 
 // readCodexLines reads the lines of lr one at a time (see readCodex):
@@ -407,7 +406,7 @@ func cxOutput(raw json.RawMessage) (string, bool) {
 				ExitCode *count `json:"exit_code"`
 			} `json:"metadata"`
 		}
-		if json.Unmarshal([]byte(s), &o) == nil && o.Metadata != nil && o.Metadata.ExitCode != nil {
+		if unmarshal([]byte(s), &o) == nil && o.Metadata != nil && o.Metadata.ExitCode != nil {
 			return s, *o.Metadata.ExitCode != 0
 		}
 	}

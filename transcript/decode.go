@@ -27,8 +27,11 @@ type record struct {
 // 64 KiB, plus one line held whole (lines have no length limit) only
 // until the next call. It is what lets the JSONL readers stream a
 // gigabyte-sized transcript in memory proportional to what they keep.
+// Over an input held in memory ([newBytesLineReader]) it has no buffer:
+// its lines are the input's bytes.
 type lineReader struct {
-	br       *bufio.Reader
+	br       *bufio.Reader // nil: the lines of data
+	data     []byte        // the input not read yet, when br is nil
 	off      int64
 	no       int
 	long     []byte
@@ -44,27 +47,42 @@ func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
 }
 
+// newBytesLineReader returns a lineReader of the lines of data.
+func newBytesLineReader(data []byte) *lineReader {
+	return &lineReader{data: data}
+}
+
 // next returns the next non-blank line, trimmed of white space. Its raw
 // bytes are valid only until the next call. At the end of the input, or
 // on a read error (kept in err), it returns false.
 func (lr *lineReader) next() (record, bool) {
 	for !lr.done {
-		chunk, err := lr.br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			lr.long = append(lr.long, chunk...)
-			continue
-		}
-		b := chunk
-		if len(lr.long) > 0 {
-			lr.long = append(lr.long, chunk...)
-			b = lr.long
-		}
-		lr.long = lr.long[:0]
-		if err != nil {
-			lr.done = true
-			if !errors.Is(err, io.EOF) {
-				lr.err = err
-				return record{}, false
+		var b []byte
+		if lr.br == nil {
+			i := bytes.IndexByte(lr.data, '\n')
+			if i < 0 {
+				b, lr.data, lr.done = lr.data, nil, true
+			} else {
+				b, lr.data = lr.data[:i+1], lr.data[i+1:]
+			}
+		} else {
+			chunk, err := lr.br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				lr.long = append(lr.long, chunk...)
+				continue
+			}
+			b = chunk
+			if len(lr.long) > 0 {
+				lr.long = append(lr.long, chunk...)
+				b = lr.long
+			}
+			lr.long = lr.long[:0]
+			if err != nil {
+				lr.done = true
+				if !errors.Is(err, io.EOF) {
+					lr.err = err
+					return record{}, false
+				}
 			}
 		}
 		if len(b) == 0 {
@@ -84,15 +102,15 @@ func (lr *lineReader) next() (record, bool) {
 // splitLines returns the non-blank lines of data, trimmed, for the
 // readers that keep every line (OpenHands, OpenAI JSONL). Whether a line
 // holds JSON is checked by [decodeRecord] as it is decoded (one pass).
+// The lines are data's bytes, not copies.
 func splitLines(data []byte, _ string) ([]record, []Problem) {
 	var recs []record
-	lr := newLineReader(bytes.NewReader(data))
+	lr := newBytesLineReader(data)
 	for {
 		r, ok := lr.next()
 		if !ok {
 			break
 		}
-		r.raw = bytes.Clone(r.raw)
 		recs = append(recs, r)
 	}
 	return recs, nil
@@ -103,7 +121,7 @@ func splitLines(data []byte, _ string) ([]record, []Problem) {
 // yields a Problem and false.
 func decodeRecord(name string, r record, v any) (bool, Problem) {
 	if !rawObject(r.raw) {
-		if json.Valid(r.raw) {
+		if validJSON(r.raw) {
 			return false, recProblem(name, r, "not a JSON object")
 		}
 		return false, jsonProblem(name, r)
@@ -117,7 +135,7 @@ func decodeRecord(name string, r record, v any) (bool, Problem) {
 // jsonProblem reports a line that is not valid JSON.
 func jsonProblem(name string, r record) Problem {
 	var v json.RawMessage
-	err := json.Unmarshal(r.raw, &v)
+	err := json.Unmarshal(r.raw, &v) // the error message of encoding/json
 	reason := "invalid JSON"
 	if isTorn(err) {
 		reason = "incomplete JSON (torn line)"
@@ -170,7 +188,7 @@ func (l *freshList[T]) UnmarshalJSON(raw []byte) error {
 		l.typeErr = string(bytes.TrimSpace(raw)) != "null"
 		return nil
 	}
-	l.typeErr = json.Unmarshal(raw, &l.items) != nil
+	l.typeErr = unmarshal(raw, &l.items) != nil
 	return nil
 }
 
@@ -181,7 +199,7 @@ func decodeLoose(raw []byte, v any) error {
 	if len(raw) == 0 {
 		return nil
 	}
-	err := json.Unmarshal(raw, v)
+	err := unmarshal(raw, v)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return nil
@@ -271,11 +289,13 @@ func str(raw json.RawMessage) string {
 	}
 	switch raw[0] {
 	case '"':
-		if s, ok := plainString(raw); ok {
-			return s
+		if !stdOnly.Load() {
+			if s, ok := unquote(raw); ok {
+				return s
+			}
 		}
 		var s string
-		if json.Unmarshal(raw, &s) == nil {
+		if unmarshal(raw, &s) == nil {
 			return s
 		}
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -284,25 +304,25 @@ func str(raw json.RawMessage) string {
 	return ""
 }
 
-// plainString returns the text of raw when raw is a JSON string that
-// needs no decoding: quoted, with no escape, no control character and
-// valid UTF-8, so that its text is the bytes between the quotes, as
-// json.Unmarshal would return it. ok is false for anything else, which
-// the caller decodes.
-func plainString(raw []byte) (string, bool) {
+// plainBody returns the text of raw when raw is a JSON string that needs
+// no decoding: quoted, with no escape, no control character and valid
+// UTF-8, so that its text is the bytes between the quotes (returned, not
+// copied), as json.Unmarshal would return it. ok is false for anything
+// else, which the caller decodes.
+func plainBody(raw []byte) ([]byte, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
+		return nil, false
 	}
 	body := raw[1 : len(raw)-1]
 	for _, c := range body {
 		if c < 0x20 || c == '"' || c == '\\' {
-			return "", false
+			return nil, false
 		}
 	}
 	if !utf8.Valid(body) {
-		return "", false
+		return nil, false
 	}
-	return string(body), true
+	return body, true
 }
 
 // jsonText is a value decoded as [str] decodes it, in the pass that
@@ -328,20 +348,29 @@ func parseArgs(raw json.RawMessage) json.RawMessage {
 		return emptyObject
 	}
 	if raw[0] != '"' {
-		return append(json.RawMessage(nil), raw...)
+		return bytes.Clone(raw)
 	}
-	s, ok := plainString(raw)
-	if !ok && json.Unmarshal(raw, &s) != nil {
-		return append(json.RawMessage(nil), raw...)
+	// The string's text, decoded once, and checked as JSON where it
+	// stands: the result is its only copy.
+	text, plain := plainBody(raw)
+	if !plain {
+		var s string
+		if unmarshal(raw, &s) != nil {
+			return bytes.Clone(raw)
+		}
+		text = []byte(s)
 	}
-	t := strings.TrimSpace(s)
-	if t == "" {
+	t := bytes.TrimSpace(text)
+	if len(t) == 0 {
 		return emptyObject
 	}
-	if json.Valid([]byte(t)) {
-		return json.RawMessage(t)
+	if !validJSON(t) {
+		return bytes.Clone(raw)
 	}
-	return append(json.RawMessage(nil), raw...)
+	if plain {
+		return bytes.Clone(t)
+	}
+	return t
 }
 
 // rawObject reports whether raw is a JSON object.
@@ -422,7 +451,7 @@ type oaPartItem struct {
 // item is an object, as almost always, item by item otherwise.
 func oaParts(raw json.RawMessage) []oaPartItem {
 	var parts []oaPart
-	err := json.Unmarshal(raw, &parts)
+	err := unmarshal(raw, &parts)
 	var te *json.UnmarshalTypeError
 	if err == nil {
 		out := make([]oaPartItem, 0, len(parts))
@@ -656,7 +685,7 @@ func sortProblems(probs []Problem) {
 // holds a whole JSON object or array on its own (a pretty-printed document
 // has no such line, a JSONL file with a torn first line still has one).
 func looksJSONL(data []byte) bool {
-	return !json.Valid(data) && hasJSONLine(data)
+	return !validJSON(data) && hasJSONLine(data)
 }
 
 // hasJSONLine reports whether one of the first 20 non-blank lines of
@@ -670,7 +699,7 @@ func hasJSONLine(data []byte) bool {
 			continue
 		}
 		i++
-		if len(line) > 2 && (line[0] == '{' || line[0] == '[') && json.Valid(line) {
+		if len(line) > 2 && (line[0] == '{' || line[0] == '[') && validJSON(line) {
 			return true
 		}
 	}

@@ -47,14 +47,13 @@ func detect(data []byte) (Format, string) {
 	if data[0] != '{' && data[0] != '[' {
 		return "", "input is not JSON or JSON Lines"
 	}
-	valid := json.Valid(data)
-	if valid || !hasJSONLine(data) {
-		if valid {
-			if f := classifyDoc(data); f != "" {
-				return f, ""
-			}
-			return "", "no known format has this JSON document's shape"
+	if f, valid := classifyDoc(data); valid {
+		if f != "" {
+			return f, ""
 		}
+		return "", "no known format has this JSON document's shape"
+	}
+	if !hasJSONLine(data) {
 		if f := sniffBroken(data); f != "" {
 			return f, ""
 		}
@@ -74,7 +73,7 @@ func classifyLines(data []byte) Format {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte{'\n'})
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 || !json.Valid(line) {
+		if len(line) == 0 || !validJSON(line) {
 			continue
 		}
 		seen++
@@ -91,7 +90,7 @@ func keysOf(raw []byte) map[string]json.RawMessage {
 		return nil
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	if unmarshal(raw, &m) != nil {
 		return nil
 	}
 	return m
@@ -116,6 +115,12 @@ func classifyRecord(raw []byte) Format {
 	if m == nil {
 		return ""
 	}
+	return classifyKeys(m)
+}
+
+// classifyKeys classifies a JSON object by its top-level keys (see
+// classifyRecord).
+func classifyKeys(m map[string]json.RawMessage) Format {
 	typ := str(m["type"])
 	switch {
 	case typ != "" && rawObject(m["payload"]):
@@ -147,7 +152,7 @@ func classifyRecord(raw []byte) Format {
 // an OpenHands output line (history of events).
 func classifyHistory(m map[string]json.RawMessage) Format {
 	var hist []json.RawMessage
-	_ = json.Unmarshal(m["history"], &hist)
+	_ = unmarshal(m["history"], &hist)
 	for _, h := range flattenEvents(hist) {
 		e := keysOf(h)
 		switch {
@@ -174,34 +179,42 @@ func isMiniObject(m map[string]json.RawMessage) bool {
 	return has(info, "mini_version", "config", "model_stats", "exit_status")
 }
 
-func classifyDoc(data []byte) Format {
+// classifyDoc returns the format of data, a JSON object or array, and
+// whether data is one valid JSON document; the format is "" when it is
+// not, or has no known shape. Decoding the document's top level checks
+// it: no pass over data for validity alone.
+func classifyDoc(data []byte) (Format, bool) {
 	if rawObject(data) {
-		return classifyRecord(data)
+		var m map[string]json.RawMessage
+		if unmarshal(data, &m) != nil {
+			return "", false
+		}
+		return classifyKeys(m), true
 	}
 	var items []json.RawMessage
-	if json.Unmarshal(data, &items) != nil {
-		return ""
+	if unmarshal(data, &items) != nil {
+		return "", false
 	}
 	if len(items) == 0 {
-		return FormatOpenAI
+		return FormatOpenAI, true
 	}
 	first := items[0]
 	if rawArray(first) {
-		return FormatOpenAI
+		return FormatOpenAI, true
 	}
 	m := keysOf(first)
 	switch {
 	case has(m, "action", "observation"):
-		return FormatOpenHands
+		return FormatOpenHands, true
 	case rawArray(m["messages"]) || rawArray(m["traj"]):
-		return FormatOpenAI
+		return FormatOpenAI, true
 	case has(m, "role"):
 		if isMiniTextArray(items) {
-			return FormatMiniSWEAgent
+			return FormatMiniSWEAgent, true
 		}
-		return FormatOpenAI
+		return FormatOpenAI, true
 	}
-	return ""
+	return "", true
 }
 
 // isMiniTextArray reports whether a bare array of messages is a text-style

@@ -73,6 +73,21 @@
 // buffer and the line being decoded. The other formats are single JSON
 // documents (or small JSONL files) and are read whole.
 //
+// # Speed
+//
+// Each line, or document, is checked and decoded in one pass, by
+// github.com/segmentio/encoding/json (encoding/json checks a whole value
+// before decoding it, and again for each nested value); JSON strings,
+// most of a transcript, are decoded by this package, copying the runs
+// between escapes whole. Where the fast decoder fails (broken JSON, a
+// value of an unexpected type) the value is decoded again by
+// encoding/json, so that what Read returns, errors included, is what
+// encoding/json alone returns; a fuzz test compares both on every
+// format. Tool-call arguments are decoded and checked once. Reading the
+// shared data's real transcripts takes 1 s of CPU for 140-350 MB,
+// depending on the format, and allocates 0.9-2.2 bytes per byte read
+// (BenchmarkReadFiles, on a 2-core machine).
+//
 // # Concurrency
 //
 // The functions of this package hold no state and are safe for concurrent

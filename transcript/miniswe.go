@@ -50,9 +50,9 @@ func decodeMini(data []byte, name string) (miniDoc, []miniMsg, error) {
 	}
 	var err error
 	if rawArray(data) {
-		err = json.Unmarshal(data, &fast.Messages)
+		err = unmarshal(data, &fast.Messages)
 	} else {
-		err = json.Unmarshal(data, &fast)
+		err = unmarshal(data, &fast)
 	}
 	var te *json.UnmarshalTypeError
 	switch {
@@ -127,9 +127,12 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	if len(msgs) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Reason: "no mini-swe-agent messages"}
 	}
+	// Each message's tool calls, decoded once (their arguments too).
+	calls := make([][]chat.ToolCall, len(msgs))
 	text := true
-	for _, m := range msgs {
-		if m.Role == "tool" || len(oaToolCalls(m.ToolCalls)) > 0 {
+	for i, m := range msgs {
+		calls[i] = oaToolCalls(m.ToolCalls)
+		if m.Role == "tool" || len(calls[i]) > 0 {
 			text = false
 		}
 	}
@@ -162,7 +165,7 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 				}
 			} else {
 				msg.Parts = append(msg.Parts, textParts(content, imgs)...)
-				for _, tc := range oaToolCalls(m.ToolCalls) {
+				for _, tc := range calls[i] {
 					msg.Parts = append(msg.Parts, tc)
 				}
 			}

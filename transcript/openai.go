@@ -60,7 +60,7 @@ func readOpenAI(data []byte, name string) ([]*Trajectory, error) {
 	var loneMsgs []json.RawMessage
 	for i, rec := range recs {
 		idx := i
-		if !json.Valid(rec.raw) {
+		if !validJSON(rec.raw) {
 			probs = append(probs, jsonProblem(name, rec))
 			continue
 		}

@@ -66,7 +66,7 @@ type ohArgs struct {
 func readOpenHands(data []byte, name string) ([]*Trajectory, error) {
 	trimmed := bytes.TrimSpace(data)
 	if looksJSONL(trimmed) {
-		return readOpenHandsLines(newLineReader(bytes.NewReader(data)), name)
+		return readOpenHandsLines(newBytesLineReader(data), name)
 	}
 	if rawArray(trimmed) {
 		var events ohEvents
@@ -177,7 +177,7 @@ func (h *ohEvents) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	h.array = true
-	err := json.Unmarshal(raw, &h.events)
+	err := unmarshal(raw, &h.events)
 	var te *json.UnmarshalTypeError
 	if err == nil || !errors.As(err, &te) {
 		return nil

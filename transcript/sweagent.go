@@ -38,7 +38,7 @@ func decodeSWE(data []byte, name string) (sweTraj, []sweMsg, error) {
 		History      freshList[sweMsg] `json:"history"`
 		ReplayConfig json.RawMessage   `json:"replay_config"`
 	}
-	err := json.Unmarshal(data, &fast)
+	err := unmarshal(data, &fast)
 	var te *json.UnmarshalTypeError
 	switch {
 	case err == nil && !fast.History.typeErr:
@@ -78,9 +78,12 @@ func readSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	if len(msgs) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Reason: "no SWE-agent history"}
 	}
+	// Each message's tool calls, decoded once (their arguments too).
+	calls := make([][]chat.ToolCall, len(msgs))
 	fc := false
-	for _, m := range msgs {
-		if m.Role == "tool" || len(oaToolCalls(m.ToolCalls)) > 0 {
+	for i, m := range msgs {
+		calls[i] = oaToolCalls(m.ToolCalls)
+		if m.Role == "tool" || len(calls[i]) > 0 {
 			fc = true
 		}
 	}
@@ -99,7 +102,7 @@ func readSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 			msg := chat.Message{Role: chat.RoleAssistant, Parts: thinkingBlocks(m.ThinkingBlocks)}
 			if fc {
 				msg.Parts = append(msg.Parts, textParts(text, imgs)...)
-				for _, tc := range oaToolCalls(m.ToolCalls) {
+				for _, tc := range calls[i] {
 					msg.Parts = append(msg.Parts, tc)
 				}
 			} else if m.Action != nil && strings.TrimSpace(*m.Action) != "" {

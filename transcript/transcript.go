@@ -3,7 +3,6 @@ package transcript
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -277,13 +276,14 @@ func ReadFile(path string, opts Options) ([]*Trajectory, error) {
 // are single JSON documents, or small JSONL files, read whole. Lines
 // have no length limit.
 //
-// Each line, or document, is checked and decoded in one pass of
-// encoding/json where it can be: nested values (message content, tool
-// results, OpenHands histories) are decoded where they stand rather than
-// kept as raw bytes and decoded again.
+// Each line, or document, is checked and decoded in one pass where it
+// can be (see the package documentation, Speed): nested values (message
+// content, tool results, OpenHands histories) are decoded where they
+// stand rather than kept as raw bytes and decoded again, and the result
+// is what encoding/json alone decodes.
 func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 	size := sizeOf(r)
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, bufSize(size))
 	if b, _ := br.Peek(len(bom)); bytes.Equal(b, bom) {
 		_, _ = br.Discard(len(bom))
 	}
@@ -352,9 +352,11 @@ func sizeOf(r io.Reader) int64 {
 // bytes, or -1: the head does not grow by doubling where size tells how
 // much to hold: until its first line is read it grows at once to the
 // input (up to the bounds), and when that line is not a JSON object or
-// array on its own (a JSON document, read whole) to the whole input.
+// array on its own (a JSON document, read whole) to the whole input, and
+// readHead returns at once: the lines of a document need no checking
+// ([detectHead] finds no JSONL in such a head).
 func readHead(br *bufio.Reader, size int64) (head []byte, complete bool, err error) {
-	head = make([]byte, 0, min(max(size, 0)+1, 64<<10))
+	head = make([]byte, 0, min(max(size, 0)+1, int64(bufSize(size))))
 	grow := func(n int64) {
 		if n > int64(cap(head)) {
 			head = slices.Grow(head, int(n)-len(head))
@@ -385,7 +387,7 @@ func readHead(br *bufio.Reader, size int64) (head []byte, complete bool, err err
 		if len(line) == 0 {
 			continue
 		}
-		ok := json.Valid(line)
+		ok := validJSON(line)
 		if ok {
 			valid++
 		}
@@ -393,10 +395,23 @@ func readHead(br *bufio.Reader, size int64) (head []byte, complete bool, err err
 			first = false
 			if !ok || len(line) <= 2 || (line[0] != '{' && line[0] != '[') {
 				grow(size + 1)
+				return head, false, nil
 			}
 		}
 	}
 	return head, false, nil
+}
+
+// bufSize is the size in bytes of the buffer that reads an input of size
+// bytes (-1: unknown): 64 KiB, or at most 16 KiB for an input smaller
+// than headBytes, which [readHead] reads whole, or nearly, into its own
+// buffer (the +1 finds the end of an input smaller still without another
+// read).
+func bufSize(size int64) int {
+	if size >= 0 && size < headBytes {
+		return int(min(size+1, 16<<10))
+	}
+	return 64 << 10
 }
 
 // readRest returns head followed by the rest of br, read into head's
@@ -427,7 +442,7 @@ func detectHead(head []byte) Format {
 	data := bytes.TrimSpace(head)
 	first, _, _ := bytes.Cut(data, []byte{'\n'})
 	first = bytes.TrimSpace(first)
-	if len(first) <= 2 || (first[0] != '{' && first[0] != '[') || !json.Valid(first) {
+	if len(first) <= 2 || (first[0] != '{' && first[0] != '[') || !validJSON(first) {
 		return ""
 	}
 	return classifyLines(data)

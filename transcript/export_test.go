@@ -1,0 +1,8 @@
+package transcript
+
+// StdOnly makes the readers decode with encoding/json alone while it is
+// set (see stdOnly); FuzzStdEquivalence compares both decodings.
+var StdOnly = &stdOnly
+
+// Unquote is unquote, which FuzzUnquote compares with encoding/json.
+var Unquote = unquote
