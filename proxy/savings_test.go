@@ -11,14 +11,11 @@ import (
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/provider/providertest"
 	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/transcript"
 )
-
-// dataDir holds the real transcripts (../shared/data from the repository
-// root).
-const dataDir = "../../shared/data"
 
 // savingsBudget is the budget of the savings test, in tokens: a window
 // most real sessions outgrow. AGENTCTX_PROXY_BUDGET sets another.
@@ -56,13 +53,8 @@ type savings struct {
 // facts (compact.ExtractFacts of the whole history, found in the last
 // request). AGENTCTX_PROXY_SAVINGS=FILE also writes the table to FILE.
 func TestRealTranscriptsThroughProxy(t *testing.T) {
-	files, err := transcript.Collect([]string{dataDir})
-	if err != nil || len(files) == 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("real transcripts under %s: %v", dataDir, err)
-		}
-		t.Skipf("real transcripts under %s: %v", dataDir, err)
-	}
+	dataDir := sharedtest.Dir(t)
+	files := sharedtest.Files(t)
 	counter, err := token.ForEncoding(token.O200kBase)
 	if err != nil {
 		t.Fatal(err)
