@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -160,13 +159,10 @@ type Totals struct {
 	Retention *compact.Retention `json:"retention,omitempty"`
 }
 
-// ErrNoCalls reports a trajectory without a model call (no assistant
-// message): there is nothing to chart. Pick another trajectory.
-var ErrNoCalls = errors.New("report: the trajectory has no model call")
-
 // FromTrajectory replays tr with opts ([replay.Run], with Steps and an
 // Observe of its own, chained before opts.Observe) and returns its report.
-// Errors: replay.Run's, [ErrNoCalls].
+// A trajectory without a model call (no assistant message) has a report
+// without calls. Errors: replay.Run's.
 func FromTrajectory(ctx context.Context, tr *transcript.Trajectory, opts replay.Options) (*Report, error) {
 	var obs []observed
 	user := opts.Observe
@@ -239,9 +235,6 @@ func observe(req *agentctx.Request, eng *agentctx.Engine) observed {
 
 // build joins the replay's steps with what was observed at each call.
 func build(res *replay.Result, obs []observed) (*Report, error) {
-	if res.ModelCalls == 0 {
-		return nil, ErrNoCalls
-	}
 	if len(obs) != res.ModelCalls {
 		return nil, fmt.Errorf("report: %s: observed %d requests for %d model calls", res.File, len(obs), res.ModelCalls)
 	}

@@ -133,8 +133,9 @@ func TestNoCalls(t *testing.T) {
 	t.Parallel()
 	tr := synthetic(0)
 	tr.Messages = tr.Messages[:2]
-	if _, err := FromTrajectory(t.Context(), tr, replay.Options{}); err != ErrNoCalls {
-		t.Fatalf("err %v, want ErrNoCalls", err)
+	rep, err := FromTrajectory(t.Context(), tr, replay.Options{})
+	if err != nil || len(rep.Calls) != 0 || len(rep.Compactions) != 0 || rep.Messages != 2 {
+		t.Fatalf("report %+v, err %v; want one without calls", rep, err)
 	}
 }
 
@@ -162,7 +163,8 @@ func TestFromSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := FromSession(t.Context(), st, res.SessionID, opts())
+	// The budget and strategy are the ones the session recorded.
+	rep, err := FromSession(t.Context(), st, res.SessionID, cliOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

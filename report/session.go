@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/replay"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/transcript"
@@ -15,7 +16,10 @@ import (
 // message as it entered the session, without the snapshots compaction
 // wrote: [session.History]) is replayed ([FromTrajectory]) under the
 // configuration the session recorded (model, budget, system prompt, tool
-// schemas), which opts.Model and opts.Budget override when set. A session
+// schemas, compaction strategy), which opts.Model, opts.Budget and
+// opts.Strategy override when set. A recorded strategy that summarizes
+// with a model summarizes with the extractive summarizer instead, unless
+// opts.Strategy says otherwise: a report calls no model. A session
 // that recorded none is replayed for the model it or its messages name.
 // The replay reproduces the engine's compactions when the session ran
 // with the same strategy; the session's workspace context is not
@@ -47,6 +51,11 @@ func FromSession(ctx context.Context, st session.Store, id string, opts replay.O
 	if opts.Budget == 0 {
 		opts.Budget = cfg.Budget
 	}
+	if opts.Strategy == nil {
+		if opts.Strategy, err = cfg.strategy(opts); err != nil {
+			return nil, fmt.Errorf("report: session %s: %w", id, err)
+		}
+	}
 	rep, err := FromTrajectory(ctx, traj, opts)
 	if err != nil {
 		return nil, err
@@ -66,7 +75,9 @@ type config struct {
 	Model        string `json:"model"`
 	Budget       int    `json:"budget"`
 	SystemPrompt string `json:"system_prompt"`
-	Tools        []struct {
+	// Strategy is the recorded strategy: {"name": …, its parameters}.
+	Strategy json.RawMessage `json:"strategy"`
+	Tools    []struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
 		Parameters  string `json:"parameters"`
@@ -84,6 +95,28 @@ func (c config) tools() []chat.ToolDef {
 		out = append(out, d)
 	}
 	return out
+}
+
+// strategy builds the recorded strategy (nil when none is recorded: the
+// replay's default) without a model summarizer.
+func (c config) strategy(opts replay.Options) (compact.Strategy, error) {
+	var fields map[string]json.RawMessage
+	if len(c.Strategy) == 0 || json.Unmarshal(c.Strategy, &fields) != nil {
+		return nil, nil
+	}
+	var name string
+	if err := json.Unmarshal(fields["name"], &name); err != nil || name == "" {
+		return nil, nil
+	}
+	delete(fields, "name")
+	var params json.RawMessage
+	if len(fields) > 0 {
+		var err error
+		if params, err = json.Marshal(fields); err != nil {
+			return nil, err
+		}
+	}
+	return compact.Build(name, params, compact.BuildOptions{Logger: opts.Logger})
 }
 
 // recordedConfig returns the last configuration the entries record, the

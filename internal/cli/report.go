@@ -40,8 +40,10 @@ happened to its context window, call by call:
 
 The page embeds its data, script, styles and chart library (uPlot): open
 it in any browser, offline. A stored session is replayed from its history
-under the model and budget it recorded. The flags are replay's; like
-replay, the tool-result limiter, reminders and working memory are on.
+under the model, budget and compaction strategy it recorded (a summary is
+written by the extractive summarizer: a report calls no model). The flags
+are replay's; like replay, the tool-result limiter, reminders and working
+memory are on.
 
 A FILE holding several trajectories (OpenHands output.jsonl) is reported
 one at a time: --index picks one (default the first).`,
@@ -71,6 +73,9 @@ one at a time: --index picks one (default the first).`,
 					return err
 				}
 				defer closeStore(st, &err)
+				if !cmd.Flags().Changed("strategy") {
+					opts.Strategy = nil // the session's own
+				}
 				rep, err = report.FromSession(ctx, st, args[0], opts)
 				if err != nil {
 					err = storeError("report", args[0], err)

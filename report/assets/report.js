@@ -20,6 +20,7 @@
   function pct(x) { return (100 * x).toFixed(1) + "%"; }
   function short(n) {
     var a = Math.abs(n);
+    if (a >= 1e9) return (n / 1e9).toFixed(1) + "B";
     if (a >= 1e6) return (n / 1e6).toFixed(a >= 1e7 ? 0 : 1) + "M";
     if (a >= 1e3) return (n / 1e3).toFixed(a >= 1e4 ? 0 : 1) + "k";
     return String(n);
@@ -65,7 +66,12 @@
     return '<div class="card"><div class="k">' + esc(c[0]) + '</div><div class="v">' + esc(c[1]) + '</div><div class="k">' + esc(c[2]) + "</div></div>";
   }).join("");
 
-  if (N === 0) { document.body.dataset.ready = "1"; return; }
+  if (N === 0) {
+    $("timeline").innerHTML = '<p class="muted">No model call yet: nothing to chart.</p>';
+    ["window-section", "compactions-section", "retention-section"].forEach(function (id) { $(id).hidden = true; });
+    document.body.dataset.ready = "1";
+    return;
+  }
 
   var selected = N;
   var xs = calls.map(function (c) { return c.n; });
@@ -105,12 +111,14 @@
       var k = stack[c.call] = (stack[c.call] || 0) + 1;
       var on = x >= -1 && x <= w + 1;
       m.el.style.display = on ? "" : "none";
-      m.line.style.display = on ? "" : "none";
       m.el.style.left = x + "px";
       m.el.style.top = (k - 1) * 10 + "px";
-      m.line.style.left = Math.round(x) + "px";
-      m.line.style.top = "0px";
-      m.line.style.height = h + "px";
+      if (m.line) {
+        m.line.style.display = on ? "" : "none";
+        m.line.style.left = Math.round(x) + "px";
+        m.line.style.top = "0px";
+        m.line.style.height = h + "px";
+      }
     });
   }
 
@@ -140,10 +148,18 @@
     });
   }
 
+  // The y axis shows the budget and every prompt sent; the history
+  // without compaction only while it stays within 2.5 times that (past
+  // it, its line leaves the top of the chart and the legend says so).
+  var yMax = Math.max(R.budget, t.peak_prompt || 0);
+  calls.forEach(function (c) { if (c.provider > yMax) yMax = c.provider; });
+  var clipped = (t.peak_uncompacted || 0) > 2.5 * yMax;
+  if (!clipped) yMax = Math.max(yMax, t.peak_uncompacted || 0);
+  if (clipped) tlSeries[2].label = "without compaction (up to " + short(t.peak_uncompacted) + ", above the chart)";
   var tlEl = $("timeline");
   var timeline = new uPlot({
     width: width(tlEl), height: 380,
-    scales: { x: { time: false }, y: { range: function (u, lo, hi) { return [0, hi * 1.05]; } } },
+    scales: { x: { time: false }, y: { range: function () { return [0, yMax * 1.05]; } } },
     axes: [callAxis, tokenAxis],
     series: tlSeries,
     cursor: { sync: { key: "calls" }, drag: { x: true, y: false } },
@@ -157,10 +173,15 @@
           el.style.setProperty("--c", levelColor(c.level));
           el.title = "before call " + c.call + ": " + describe(c);
           el.addEventListener("click", function (ev) { ev.stopPropagation(); select(c.call); });
-          var line = document.createElement("div");
-          line.className = "cline";
-          line.style.setProperty("--c", levelColor(c.level));
-          u.over.appendChild(line);
+          // A line down the plot for each, unless there are so many
+          // that they would hide the series.
+          var line = null;
+          if (comps.length <= 80) {
+            line = document.createElement("div");
+            line.className = "cline";
+            line.style.setProperty("--c", levelColor(c.level));
+            u.over.appendChild(line);
+          }
           u.over.appendChild(el);
           markers.push({ i: i, el: el, line: line });
         });
@@ -170,7 +191,13 @@
       }],
       setScale: [function (u, key) { if (key === "x") placeMarkers(u); }],
       setSize: [placeMarkers],
-      setCursor: [showTip]
+      setCursor: [showTip],
+      draw: [function (u) {
+        // Where the plot area is on the page once drawn, in CSS pixels
+        // (left,top,width,height): tests look for the lines there.
+        var b = u.over.getBoundingClientRect();
+        u.root.parentNode.dataset.plot = [b.left + window.scrollX, b.top + window.scrollY, b.width, b.height].map(Math.round).join(",");
+      }]
     }
   }, tlData, tlEl);
   timeline.over.addEventListener("mouseleave", function () { tip.hidden = true; });
@@ -262,7 +289,7 @@
   // The compaction records.
   $("compaction-count").textContent = "(" + fmt(comps.length) + ")";
   var yes = function (b) { return b ? "yes" : ""; };
-  var head = "<thead><tr><th>call</th><th>level</th><th>before</th><th>after</th><th>removed</th><th>msgs removed</th><th>results cut</th><th>msgs cut</th><th>summarizer</th><th>fallback</th><th>retained</th></tr></thead>";
+  var head = '<thead><tr><th>call</th><th class="l">level</th><th>before</th><th>after</th><th>removed</th><th>msgs removed</th><th>results cut</th><th>msgs cut</th><th class="l">summarizer</th><th class="l">fallback</th><th>retained</th></tr></thead>';
   $("compactions").innerHTML = head + "<tbody>" + comps.map(function (c) {
     return '<tr data-call="' + c.call + '"><td>' + c.call + '</td><td class="l"><span class="swatch" style="background:' + levelColor(c.level) + '"></span>' + esc(c.level) + (c.escalated ? " (escalated)" : "") + "</td><td>" + fmt(c.before) + "</td><td>" + fmt(c.after) + "</td><td>" + fmt(c.removed) +
       "</td><td>" + (c.messages_removed || "") + "</td><td>" + (c.results_cut || "") + "</td><td>" + (c.messages_cut || "") + '</td><td class="l">' + esc(c.summarizer || "") +
