@@ -62,24 +62,14 @@ one at a time: --index picks one (default the first).`,
 			if err != nil {
 				return err
 			}
-			opts.Steps = false
-			ctx := cmd.Context()
 			var rep *report.Report
 			if isFile(args[0]) {
 				rep, err = reportFile(cmd, args[0], format, f.index, opts)
 			} else {
-				st, err := openSessions(e, home)
-				if err != nil {
-					return err
-				}
-				defer closeStore(st, &err)
 				if !cmd.Flags().Changed("strategy") {
 					opts.Strategy = nil // the session's own
 				}
-				rep, err = report.FromSession(ctx, st, args[0], opts)
-				if err != nil {
-					err = storeError("report", args[0], err)
-				}
+				rep, err = reportSession(cmd, e, home, args[0], opts)
 			}
 			if err != nil {
 				return err
@@ -126,6 +116,20 @@ func reportFile(cmd *cobra.Command, file string, format transcript.Format, index
 	rep, err := report.FromTrajectory(cmd.Context(), trs[index], opts)
 	if err != nil {
 		return nil, fmt.Errorf("report %s: %w", file, err)
+	}
+	return rep, nil
+}
+
+// reportSession reports stored session id of the store in home.
+func reportSession(cmd *cobra.Command, e *env, home, id string, opts replay.Options) (rep *report.Report, err error) {
+	st, err := openSessions(e, home)
+	if err != nil {
+		return nil, err
+	}
+	defer closeStore(st, &err)
+	rep, err = report.FromSession(cmd.Context(), st, id, opts)
+	if err != nil {
+		return nil, storeError("report", id, err)
 	}
 	return rep, nil
 }
