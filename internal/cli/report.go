@@ -89,17 +89,7 @@ one at a time: --index picks one (default the first).`,
 	fl := cmd.Flags()
 	fl.StringVarP(&f.output, "output", "o", "", "the HTML file to write (required)")
 	fl.IntVar(&f.index, "index", 0, "in a FILE holding several trajectories, the one to report (0-based)")
-	fl.StringVar(&f.model, "model", "", "model to replay under (default: the one the transcript or session records, else "+replay.DefaultModel+")")
-	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the session's, else the model's budget under --policy)")
-	fl.StringVar(&f.policy, "policy", "", "budget policy when --budget is not set: reserve or tiers")
-	fl.StringVar(&f.strategy, "strategy", "tiered", "compaction strategy: tiered, mask, summarize or none")
-	fl.StringVar(&f.sum.kind, "summarizer", "auto", "with --strategy summarize, the "+summarizerHelp)
-	fl.StringVar(&f.sum.provider, "provider", "", "with --summarizer llm, the provider: openai or anthropic")
-	fl.StringVar(&f.sum.model, "summary-model", "", "with --summarizer llm, the model that writes summaries")
-	fl.StringVar(&f.format, "format", "", "force a transcript format: "+formatNames())
-	fl.BoolVar(&f.limit, "limit-tool-results", true, "pass each tool result through the tool-result limiter as it enters the window")
-	fl.BoolVar(&f.reminders, "reminders", true, "send system reminders with the model calls")
-	fl.BoolVar(&f.workmem, "working-memory", true, "keep the working memory and send its context with the model calls")
+	f.addEngineFlags(fl)
 	addHomeFlag(cmd, e, &home)
 	return cmd
 }
