@@ -270,7 +270,7 @@
     rows += c.over ? '<tr><td class="bad">over budget</td><td class="bad">' + fmt(c.over) + "</td><td></td><td></td></tr>"
       : "<tr><td>free under the budget</td><td>" + fmt(R.budget - c.prompt) + "</td><td></td><td>" + pct((R.budget - c.prompt) / Math.max(R.budget, 1)) + "</td></tr>";
     $("breakdown").innerHTML = rows + "</tbody>";
-    var info = "<p>Without compaction this prompt would be <b>" + fmt(c.uncompacted) + "</b> tokens (" + pct(c.uncompacted / Math.max(R.budget, 1)) + " of the budget); compaction saved " + fmt(Math.max(c.uncompacted - c.prompt, 0)) + ".</p>" +
+    var info = "<p>Without compaction this prompt would be <b>" + fmt(c.uncompacted) + "</b> tokens (" + pct(c.uncompacted / Math.max(R.budget, 1)) + " of the budget): this call sends " + fmt(Math.max(c.uncompacted - c.prompt, 0)) + " fewer, by compaction and by the tool results the limiter cut as they entered.</p>" +
       "<p>A warm prompt cache would serve <b>" + fmt(c.cache_read) + "</b> tokens (" + pct(c.cache_read / Math.max(c.prompt, 1)) + ").</p>";
     if (c.provider) info += "<p>The provider reported " + fmt(c.provider) + " prompt tokens for this call.</p>";
     var cs = byCall[c.n] || [];
