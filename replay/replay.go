@@ -276,6 +276,17 @@ type Step struct {
 	// ProviderPromptTokens is the provider's reported prompt size for this
 	// call, where recorded.
 	ProviderPromptTokens int `json:"provider_prompt_tokens,omitempty"`
+	// UncompactedTokens is, for a model call, the size in tokens of the
+	// whole history before it, never compacted (neither by agentctx nor
+	// by the transcript's own recorded compactions, each tool result
+	// whole), with the tool schemas and the reply priming. 0 for other
+	// messages.
+	UncompactedTokens int `json:"uncompacted_tokens,omitempty"`
+	// CacheReadTokens is, for a model call, the part of PromptTokens a
+	// provider's prompt cache would serve: the previous call's cached
+	// prefix when this prompt starts with it (see [Result].CacheReadTokens),
+	// else 0.
+	CacheReadTokens int `json:"cache_read_tokens,omitempty"`
 }
 
 // Run replays one trajectory through an [agentctx.Engine], as the agent
@@ -334,8 +345,9 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 				return nil, fmt.Errorf("replay: %s: request before message %d: %w", tr.File, i, err)
 			}
 			res.InvariantViolations += len(eng.Check())
-			cache.add(req.Provider(), req.Tokens, req.CachedTokens)
+			read := cache.add(req.Provider(), req.Tokens, req.CachedTokens)
 			step = res.call(i, req)
+			step.CacheReadTokens = read
 			usage.call(m, &step)
 			if opts.Observe != nil {
 				opts.Observe(i, req, eng)
@@ -579,6 +591,7 @@ type usageComparison struct {
 	tools    int
 	recorded map[int]transcript.Compaction
 	shadow   int // the uncompacted context's size, in tokens
+	full     int // the whole history's size, never compacted, in tokens
 	anchor   token.Anchor
 	plain    diffAcc
 	anchored diffAcc
@@ -587,6 +600,7 @@ type usageComparison struct {
 
 func newUsageComparison(c token.Counter, ov token.Overhead, toolTokens int, recorded []transcript.Compaction) *usageComparison {
 	u := &usageComparison{counter: c, ov: ov, tools: toolTokens, recorded: map[int]transcript.Compaction{}, shadow: toolTokens + ov.ReplyPriming}
+	u.full = u.shadow
 	for _, rc := range recorded {
 		u.recorded[rc.At] = rc
 	}
@@ -605,6 +619,7 @@ func (u *usageComparison) at(i int) {
 // call compares the context before assistant message m with the prompt
 // size its usage reports, and notes that size in step.
 func (u *usageComparison) call(m chat.Message, step *Step) {
+	step.UncompactedTokens = u.full
 	if m.Usage == nil || m.Usage.PromptTokens() <= 0 {
 		return
 	}
@@ -621,7 +636,10 @@ func (u *usageComparison) call(m chat.Message, step *Step) {
 }
 
 // add grows the context by a message of tokens tokens.
-func (u *usageComparison) add(tokens int) { u.shadow += tokens }
+func (u *usageComparison) add(tokens int) {
+	u.shadow += tokens
+	u.full += tokens
+}
 
 // result returns the comparison; nil without a reported usage.
 func (u *usageComparison) result() *UsageDiff {
@@ -648,13 +666,17 @@ type cacheSim struct {
 }
 
 // add sends a request of size tokens, whose prefix up to its last cache
-// breakpoint is cached tokens.
-func (c *cacheSim) add(req provider.Request, size, cached int) {
+// breakpoint is cached tokens, and returns the tokens of it the cache
+// served.
+func (c *cacheSim) add(req provider.Request, size, cached int) int {
 	c.tokens += size
+	read := 0
 	if c.prev != nil && prefixOf(c.prev, req) {
-		c.read += c.prevCached
+		read = c.prevCached
 	}
+	c.read += read
 	c.prev, c.prevCached = cachedPrefix(req), cached
+	return read
 }
 
 // ratio returns read over tokens (0 without requests).

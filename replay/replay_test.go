@@ -165,3 +165,40 @@ func TestPromptCache(t *testing.T) {
 		t.Errorf("with summaries only %.1f%% of prompt tokens were a cached prefix, want ≥ 60%%", 100*ratio(sum))
 	}
 }
+
+// TestStepsPerCall checks the per-call figures of the steps: the cache
+// reads add up to the result's, and the uncompacted history grows by every
+// message, whole, however much compaction removed.
+func TestStepsPerCall(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(sharedtest.Dir(t), "swe-agent", "pydicom__pydicom-1458.traj")
+	trs, err := transcript.ReadFile(file, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := replay.Run(t.Context(), trs[0], replay.Options{Budget: 8000, Steps: true, LimitToolResults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, prev, calls := 0, 0, 0
+	for _, s := range res.Steps {
+		if s.Role != "assistant" {
+			if s.UncompactedTokens != 0 || s.CacheReadTokens != 0 {
+				t.Errorf("step %d (%s): uncompacted %d, cache read %d; want 0", s.Step, s.Role, s.UncompactedTokens, s.CacheReadTokens)
+			}
+			continue
+		}
+		calls++
+		read += s.CacheReadTokens
+		if s.CacheReadTokens > s.PromptTokens || s.UncompactedTokens <= prev {
+			t.Errorf("step %d: cache read %d of %d; uncompacted %d after %d", s.Step, s.CacheReadTokens, s.PromptTokens, s.UncompactedTokens, prev)
+		}
+		prev = s.UncompactedTokens
+	}
+	if calls != res.ModelCalls || read != res.CacheReadTokens {
+		t.Errorf("%d calls reading %d cached tokens; result: %d, %d", calls, read, res.ModelCalls, res.CacheReadTokens)
+	}
+	if res.TokensRemoved == 0 || prev <= res.PeakPromptTokens {
+		t.Errorf("uncompacted %d at the last call, peak prompt %d, removed %d: want a history past what compaction kept", prev, res.PeakPromptTokens, res.TokensRemoved)
+	}
+}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/reminder"
+	"github.com/agentctx/agentctx/replay"
+	"github.com/agentctx/agentctx/report"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/window"
 )
@@ -132,3 +134,32 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// reportCSP confines the report page to itself: its inline script, styles
+// and canvas images; nothing is fetched.
+const reportCSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; base-uri 'none'; form-action 'none'"
+
+// report writes the session's report page (package report): its history
+// replayed under the configuration it recorded.
+func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	if _, err := s.owned(ctx, id); err != nil {
+		return err
+	}
+	rep, err := report.FromSession(ctx, s.store, id, replay.Options{
+		LimitToolResults: true, Reminders: true, WorkingMemory: true, Logger: s.log,
+	})
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := report.Write(&buf, rep); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", reportCSP)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write(buf.Bytes())
+	return nil
+}

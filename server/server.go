@@ -105,6 +105,7 @@ var routes = []route{
 	{"GET", "/v1/sessions/{id}/inspect", (*Server).inspect},
 	{"GET", "/v1/sessions/{id}/outputs/{call_id}", (*Server).recall},
 	{"GET", "/v1/sessions/{id}/export", (*Server).export},
+	{"GET", "/v1/sessions/{id}/report", (*Server).report},
 	{"GET", "/v1/sessions/{id}/events", (*Server).streamEvents},
 }
 

@@ -196,6 +196,7 @@ func TestInterruptedExits130(t *testing.T) {
 		{"replay", file},
 		{"inspect", file},
 		{"inspect", "--home", home, "5a1e0b7e-0000-4000-8000-00000000000c"},
+		{"report", file, "-o", filepath.Join(dir, "report.html")},
 		{"compact", file, "--dry-run", "--summarizer", "extractive"},
 		{"sessions", "list", "--home", home, "--all"},
 		{"sessions", "show", "--home", home, "5a1e0b7e-0000-4000-8000-00000000000c"},

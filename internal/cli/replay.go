@@ -12,6 +12,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/agentctx/agentctx/compact"
@@ -84,6 +85,21 @@ replay. The session id is printed (and is "session_id" in --json).`,
 		},
 	}
 	fl := cmd.Flags()
+	f.addEngineFlags(fl)
+	fl.BoolVar(&f.json, "json", false, "print one JSON object per trajectory (JSON Lines)")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print a per-step table (step, role, tokens added, prompt tokens, usage %, provider's count, action)")
+	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, or an invariant broke")
+	fl.BoolVar(&f.save, "save", false, "store each replayed trajectory as a session and print its id")
+	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
+	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
+	addStoreFlag(fl, e)
+	return cmd
+}
+
+// addEngineFlags adds to fl the flags that say how a trajectory is
+// replayed (replay's and report's): model, budget, policy, strategy,
+// summarizer, format, limiter, reminders and working memory.
+func (f *replayFlags) addEngineFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&f.model, "model", "", "model to replay under (default: the model the transcript records, else "+replay.DefaultModel+")")
 	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the model's budget under --policy)")
 	fl.StringVar(&f.policy, "policy", "", "budget policy when --budget is not set: reserve or tiers (default "+model.DefaultPolicy.Name()+")")
@@ -92,17 +108,9 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	fl.StringVar(&f.sum.provider, "provider", "", "with --summarizer llm, the provider: openai or anthropic (default $AGENTCTX_PROVIDER, else by the API key set)")
 	fl.StringVar(&f.sum.model, "summary-model", "", "with --summarizer llm, the model that writes summaries (default $AGENTCTX_MODEL, else the provider's default)")
 	fl.StringVar(&f.format, "format", "", "force a transcript format: "+formatNames())
-	fl.BoolVar(&f.json, "json", false, "print one JSON object per trajectory (JSON Lines)")
-	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print a per-step table (step, role, tokens added, prompt tokens, usage %, provider's count, action)")
-	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, or an invariant broke")
-	fl.BoolVar(&f.save, "save", false, "store each replayed trajectory as a session and print its id")
 	fl.BoolVar(&f.limit, "limit-tool-results", true, "pass each tool result through the tool-result limiter (seed 003) as it enters the window; --limit-tool-results=false replays the results whole")
 	fl.BoolVar(&f.reminders, "reminders", true, "send system reminders (todo list, changed files, secrets, context pressure) with the model calls; -v lists them")
 	fl.BoolVar(&f.workmem, "working-memory", true, "keep the working memory (seed 002) and send its context with the model calls once a compaction ran or a finding or plan exists; --working-memory=false replays without it")
-	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
-	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
-	addStoreFlag(fl, e)
-	return cmd
 }
 
 func formatNames() string {

@@ -1,0 +1,185 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentctx/agentctx/transcript"
+)
+
+// chromium returns the path of a headless-capable Chromium, skipping the
+// test when there is none (failing it when CI=true: .ci/run installs
+// Debian's chromium).
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no chromium on PATH, and CI=true requires it (apt-get install chromium)")
+	}
+	t.Skip("no chromium on PATH: skipping the browser test")
+	return ""
+}
+
+// browse runs headless Chromium on page at 1280x900 with args (after
+// the page's scripts ran) and returns its standard output.
+func browse(t *testing.T, bin, page string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	full := append([]string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--hide-scrollbars", "--window-size=1280,900", "--virtual-time-budget=10000",
+		"--user-data-dir=" + filepath.Join(t.TempDir(), "profile"),
+	}, args...)
+	full = append(full, "file://"+page)
+	cmd := exec.CommandContext(ctx, bin, full...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", bin, err, errb.Bytes())
+	}
+	return out.Bytes()
+}
+
+var plotRE = regexp.MustCompile(`id="timeline"[^>]*data-plot="(\d+),(\d+),(\d+),(\d+)"|data-plot="(\d+),(\d+),(\d+),(\d+)"[^>]*id="timeline"`)
+
+// TestBrowser renders pages in headless Chromium: the script ran to its
+// end, the timeline's plot area holds the drawn series (pixels of the
+// prompt line's blue and of the cache shading's green), and there is one
+// compaction marker in the DOM per compaction.
+func TestBrowser(t *testing.T) {
+	bin := chromium(t)
+	cases := []struct {
+		name string
+		rep  func(t *testing.T) *Report
+	}{
+		{"synthetic", func(t *testing.T) *Report { return syntheticReport(t, 60) }},
+		{"thousands of calls", func(t *testing.T) *Report { return syntheticReport(t, 2500) }},
+		{"largest file", func(t *testing.T) *Report {
+			trs, err := transcript.ReadFile(largest(t), transcript.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := FromTrajectory(t.Context(), trs[0], cliOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rep
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && strings.HasPrefix(tc.name, "thousands") {
+				t.Skip("-short: the 2,500-call page takes seconds")
+			}
+			rep := tc.rep(t)
+			dir := t.TempDir()
+			page := filepath.Join(dir, "report.html")
+			var buf bytes.Buffer
+			if err := Write(&buf, rep); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dom := string(browse(t, bin, page, "--dump-dom"))
+			if !strings.Contains(dom, `data-ready="1"`) {
+				t.Fatalf("the page's script did not finish; DOM starts %.300q", dom)
+			}
+			if got := strings.Count(dom, `class="cmark"`); got != len(rep.Compactions) {
+				t.Errorf("%d compaction markers in the DOM, want %d", got, len(rep.Compactions))
+			}
+			m := plotRE.FindStringSubmatch(dom)
+			if m == nil {
+				t.Fatal("no data-plot on #timeline")
+			}
+			var box [4]int
+			for i := range box {
+				s := m[1+i]
+				if s == "" {
+					s = m[5+i]
+				}
+				box[i], _ = strconv.Atoi(s)
+			}
+			shot := filepath.Join(dir, "shot.png")
+			browse(t, bin, page, "--screenshot="+shot)
+			if os.Getenv("REPORT_SCREENSHOT") != "" {
+				keep := filepath.Join(os.Getenv("REPORT_SCREENSHOT"), strings.ReplaceAll(tc.name, " ", "-"))
+				_ = os.WriteFile(keep+".png", mustRead(t, shot), 0o644)
+				_ = os.WriteFile(keep+".html", buf.Bytes(), 0o644)
+			}
+			blue, green := plotPixels(t, shot, box)
+			t.Logf("plot area %v: %d prompt-line pixels, %d cache-shading pixels", box, blue, green)
+			if blue < 200 {
+				t.Errorf("%d pixels of the prompt line in the plot area %v, want ≥ 200", blue, box)
+			}
+			if rep.Totals.CacheReadTokens > 0 && green < 1000 {
+				t.Errorf("%d pixels of cache shading in the plot area %v, want ≥ 1000", green, box)
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// plotPixels counts, in the screenshot's box (left, top, width, height),
+// the pixels near the prompt line's blue (#2563eb) and near the cache
+// shading's green (rgba(16,185,129,.22) over white).
+func plotPixels(t *testing.T, shot string, box [4]int) (blue, green int) {
+	t.Helper()
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := image.Rect(box[0], box[1], box[0]+box[2], box[1]+box[3]).Intersect(img.Bounds())
+	if r.Dx() < 100 || r.Dy() < 100 {
+		t.Fatalf("plot area %v within the %v screenshot is too small", r, img.Bounds())
+	}
+	near := func(c [3]int, want [3]int, tol int) bool {
+		for i := range c {
+			if d := c[i] - want[i]; d > tol || d < -tol {
+				return false
+			}
+		}
+		return true
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			c := [3]int{int(cr >> 8), int(cg >> 8), int(cb >> 8)}
+			switch {
+			case near(c, [3]int{37, 99, 235}, 40):
+				blue++
+			case near(c, [3]int{202, 240, 230}, 14):
+				green++
+			}
+		}
+	}
+	return blue, green
+}
