@@ -24,6 +24,10 @@ const (
 	// …/chat/completions, system and developer messages in "messages"
 	// (https://platform.openai.com/docs/api-reference/chat/create).
 	WireOpenAI Wire = "openai"
+	// WireResponses is the OpenAI Responses API: POST …/v1/responses,
+	// "instructions" and an "input" array of items
+	// (https://platform.openai.com/docs/api-reference/responses/create).
+	WireResponses Wire = "responses"
 )
 
 // span is a byte range [start, end) of a request body.
@@ -41,14 +45,25 @@ type body struct {
 	elems    []span // each element of "messages", in order
 	system   json.RawMessage
 	tools    json.RawMessage
-	// maxTokens is "max_tokens" (or OpenAI's "max_completion_tokens"),
-	// 0 when absent.
+	// maxTokens is "max_tokens" (or OpenAI's "max_completion_tokens",
+	// the Responses API's "max_output_tokens"), 0 when absent.
 	maxTokens int
+	// previous is the Responses API's "previous_response_id": the
+	// conversation lives on the provider, which the proxy cannot manage.
+	previous bool
 }
 
-// errNoMessages reports a body without a "messages" array: not a model
-// request the proxy can manage.
-var errNoMessages = errors.New(`no "messages" array`)
+// errNoMessages reports a body without a "messages" array (the Responses
+// API's "input"): not a model request the proxy can manage.
+var errNoMessages = errors.New(`no "messages" or "input" array`)
+
+// historyKey is the field that holds the conversation in wire w.
+func historyKey(w Wire) string {
+	if w == WireResponses {
+		return "input"
+	}
+	return "messages"
+}
 
 // parseBody reads a request body of wire w. Errors name the byte offset;
 // a body the proxy cannot read is forwarded unchanged by the caller.
@@ -65,7 +80,7 @@ func parseBody(raw []byte, w Wire) (*body, error) {
 			return nil, fmt.Errorf("body: offset %d: %w", dec.InputOffset(), err)
 		}
 		key, _ := t.(string)
-		if key == "messages" {
+		if key == historyKey(w) {
 			if err := b.readMessages(dec); err != nil {
 				return nil, err
 			}
@@ -80,11 +95,13 @@ func parseBody(raw []byte, w Wire) (*body, error) {
 			_ = json.Unmarshal(v, &b.model)
 		case "stream":
 			_ = json.Unmarshal(v, &b.stream)
-		case "system":
+		case "system", "instructions":
 			b.system = v
+		case "previous_response_id":
+			b.previous = w == WireResponses && string(v) != "null" && string(v) != `""`
 		case "tools":
 			b.tools = v
-		case "max_tokens", "max_completion_tokens":
+		case "max_tokens", "max_completion_tokens", "max_output_tokens":
 			var n int
 			if json.Unmarshal(v, &n) == nil && n > 0 {
 				b.maxTokens = n
@@ -114,13 +131,13 @@ func (b *body) readMessages(dec *json.Decoder) error {
 	for dec.More() {
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return fmt.Errorf("body: messages[%d]: offset %d: %w", len(b.elems), dec.InputOffset(), err)
+			return fmt.Errorf("body: %s[%d]: offset %d: %w", historyKey(b.wire), len(b.elems), dec.InputOffset(), err)
 		}
 		end := int(dec.InputOffset())
 		b.elems = append(b.elems, span{end - len(v), end})
 	}
 	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("body: messages: offset %d: %w", dec.InputOffset(), err)
+		return fmt.Errorf("body: %s: offset %d: %w", historyKey(b.wire), dec.InputOffset(), err)
 	}
 	b.messages.end = int(dec.InputOffset())
 	return nil
@@ -151,17 +168,24 @@ func (b *body) splice(elems [][]byte) []byte {
 }
 
 // conversation is a request's history in the message model: the system
-// prompt's text, the messages after it, and for each message the element
-// of "messages" it came from (several messages can come from one element:
-// an Anthropic user message with tool results).
+// prompt's text, the messages after it, and for each message the elements
+// of "messages" it came from. Several messages can come from one element
+// (an Anthropic user message with tool results), and one message from
+// several elements (a Responses API model response: reasoning, text and
+// tool calls are items of their own).
 type conversation struct {
 	system string
 	// lead counts the leading elements kept as they are, outside the
 	// history: OpenAI's system and developer messages.
-	lead  int
-	msgs  []chat.Message
-	group []int // group[i] is the element msgs[i] came from
-	tools []chat.ToolDef
+	lead int
+	msgs []chat.Message
+	// group[i] and groupEnd[i] are the first element msgs[i] came from
+	// and one past its last; the messages of one group share both.
+	group, groupEnd []int
+	tools           []chat.ToolDef
+	// custom holds the ids of Responses API custom tool calls, whose
+	// outputs must be sent back as custom_tool_call_output.
+	custom map[string]bool
 }
 
 // read converts the body's messages, system prompt and tools. Errors name
@@ -169,6 +193,10 @@ type conversation struct {
 func (b *body) read() (*conversation, error) {
 	c := &conversation{}
 	switch b.wire {
+	case WireResponses:
+		if err := b.readResponses(c); err != nil {
+			return nil, err
+		}
 	case WireAnthropic:
 		if len(b.system) > 0 {
 			var sys chat.AnthropicContent
@@ -187,7 +215,7 @@ func (b *body) read() (*conversation, error) {
 			if err != nil {
 				return nil, fmt.Errorf("messages[%d]: %w", i, err)
 			}
-			c.add(ms, i, calls)
+			c.add(ms, i, i+1, calls)
 		}
 	case WireOpenAI:
 		calls := map[string]string{}
@@ -211,7 +239,7 @@ func (b *body) read() (*conversation, error) {
 					return nil, fmt.Errorf("messages[%d]: a system message inside the conversation", i)
 				}
 			}
-			c.add(ms, i, calls)
+			c.add(ms, i, i+1, calls)
 		}
 		c.system = strings.Join(sys, "\n\n")
 	}
@@ -223,10 +251,71 @@ func (b *body) read() (*conversation, error) {
 	return c, nil
 }
 
-// add appends the messages of element i, naming tool results after their
-// calls (the tracker and the limiter go by tool name; OpenAI's tool
+// readResponses reads a Responses API "input": leading developer and
+// system messages are the lead, with "instructions" as the system
+// prompt; consecutive model-output items (reasoning, assistant text, tool
+// calls) make one assistant message.
+func (b *body) readResponses(c *conversation) error {
+	if b.previous {
+		return errors.New("previous_response_id: the conversation is kept by the provider")
+	}
+	var sys []string
+	if len(b.system) > 0 && string(b.system) != "null" {
+		var s string
+		if err := json.Unmarshal(b.system, &s); err != nil {
+			return fmt.Errorf("instructions: %w", err)
+		}
+		sys = append(sys, s)
+	}
+	calls := map[string]string{}
+	c.custom = map[string]bool{}
+	var cur *chat.Message
+	start := 0
+	flush := func(end int) {
+		if cur != nil {
+			c.add([]chat.Message{*cur}, start, end, calls)
+			cur = nil
+		}
+	}
+	for i := range b.elems {
+		var it chat.ResponsesItem
+		if err := json.Unmarshal(b.elem(i), &it); err != nil {
+			return fmt.Errorf("input[%d]: %w", i, err)
+		}
+		m, err := chat.FromResponses(it)
+		if err != nil {
+			return fmt.Errorf("input[%d]: %w", i, err)
+		}
+		if it.Type == "custom_tool_call" {
+			c.custom[it.CallID] = true
+		}
+		if it.IsAssistantSide() {
+			if cur == nil {
+				cur, start = &chat.Message{Role: chat.RoleAssistant}, i
+			}
+			cur.Parts = append(cur.Parts, m.Parts...)
+			continue
+		}
+		flush(i)
+		if len(c.msgs) == 0 && m.Role == chat.RoleSystem {
+			sys = append(sys, m.Text())
+			c.lead = i + 1
+			continue
+		}
+		if m.Role == chat.RoleSystem {
+			return fmt.Errorf("input[%d]: a system message inside the conversation", i)
+		}
+		c.add([]chat.Message{m}, i, i+1, calls)
+	}
+	flush(len(b.elems))
+	c.system = strings.Join(sys, "\n\n")
+	return nil
+}
+
+// add appends the messages of elements [i, end), naming tool results after
+// their calls (the tracker and the limiter go by tool name; OpenAI's tool
 // messages carry none).
-func (c *conversation) add(ms []chat.Message, i int, calls map[string]string) {
+func (c *conversation) add(ms []chat.Message, i, end int, calls map[string]string) {
 	for _, m := range ms {
 		for _, tc := range m.ToolCalls() {
 			calls[tc.ID] = tc.Name
@@ -239,6 +328,7 @@ func (c *conversation) add(ms []chat.Message, i int, calls map[string]string) {
 		}
 		c.msgs = append(c.msgs, m)
 		c.group = append(c.group, i)
+		c.groupEnd = append(c.groupEnd, end)
 	}
 }
 
@@ -253,9 +343,10 @@ func blocksText(c chat.AnthropicContent) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// readTools reads tool definitions of either wire for counting: OpenAI's
+// readTools reads tool definitions of every wire for counting: OpenAI's
 // {"type": "function", "function": {name, description, parameters}},
-// Anthropic's {name, description, input_schema}; any other shape (a
+// Anthropic's {name, description, input_schema}, the Responses API's
+// {"type": "function", name, description, parameters}; any other shape (a
 // server tool) counts as its whole JSON under its name.
 func readTools(raw json.RawMessage) ([]chat.ToolDef, error) {
 	if len(raw) == 0 || string(raw) == "null" {
@@ -271,6 +362,7 @@ func readTools(raw json.RawMessage) ([]chat.ToolDef, error) {
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
 			InputSchema json.RawMessage `json:"input_schema"`
+			Parameters  json.RawMessage `json:"parameters"`
 			Function    *struct {
 				Name        string          `json:"name"`
 				Description string          `json:"description"`
@@ -285,6 +377,8 @@ func readTools(raw json.RawMessage) ([]chat.ToolDef, error) {
 			out = append(out, chat.ToolDef{Name: d.Function.Name, Description: d.Function.Description, Parameters: d.Function.Parameters})
 		case d.InputSchema != nil:
 			out = append(out, chat.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.InputSchema})
+		case d.Parameters != nil: // a Responses API function tool
+			out = append(out, chat.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
 		default:
 			out = append(out, chat.ToolDef{Name: d.Name, Parameters: t})
 		}

@@ -14,14 +14,13 @@ func FuzzReadBody(f *testing.F) {
 		`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"r"}],"x":[1,2]}`,
 		`{"messages": [1, 2`, `[]`, `{"messages":{}}`, ``,
 	} {
-		f.Add([]byte(s), true)
-		f.Add([]byte(s), false)
-	}
-	f.Fuzz(func(t *testing.T, data []byte, anthropic bool) {
-		w := WireOpenAI
-		if anthropic {
-			w = WireAnthropic
+		for w := range uint8(3) {
+			f.Add([]byte(s), w)
 		}
+	}
+	f.Add([]byte(`{"instructions":"s","input":[{"type":"message","role":"developer","content":"d"},{"role":"user","content":"hi"},{"type":"reasoning","summary":[],"encrypted_content":"e"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"o"}]}`), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, wire uint8) {
+		w := []Wire{WireOpenAI, WireAnthropic, WireResponses}[wire%3]
 		b, err := parseBody(data, w)
 		if err != nil {
 			return

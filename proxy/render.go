@@ -89,7 +89,7 @@ func renderMessages(b *body, c *conversation, fps []fingerprint, out []chat.Mess
 		if len(pending) == 0 {
 			return nil
 		}
-		raws, err := convert(b.wire, pending)
+		raws, err := convert(b.wire, c, pending)
 		if err != nil {
 			return err
 		}
@@ -108,8 +108,10 @@ func renderMessages(b *body, c *conversation, fps []fingerprint, out []chat.Mess
 			if err := flush(); err != nil {
 				return nil, 0, err
 			}
-			elems = append(elems, b.elem(c.group[g]))
-			kept++
+			for e := c.group[g]; e < c.groupEnd[g]; e++ {
+				elems = append(elems, b.elem(e))
+				kept++
+			}
 			next = g + n
 			k += n
 			continue
@@ -188,7 +190,14 @@ func matchElement(c *conversation, fps []fingerprint, candidates []int, want []f
 }
 
 // convert writes msgs as wire messages, ready for a request.
-func convert(w Wire, msgs []chat.Message) ([][]byte, error) {
+func convert(w Wire, c *conversation, msgs []chat.Message) ([][]byte, error) {
+	if w == WireResponses {
+		items, err := chat.ToResponses(msgs, func(id string) bool { return c.custom[id] })
+		if err != nil {
+			return nil, err
+		}
+		return marshalEach(items, func(it chat.ResponsesItem) chat.ResponsesItem { return it })
+	}
 	if w == WireAnthropic {
 		_, wire, err := chat.ToAnthropic(msgs)
 		if err != nil {

@@ -18,10 +18,11 @@ import (
 const maxTee = 16 << 20
 
 // readUsage reads the usage of an upstream response body: a JSON reply
-// (Anthropic's message "usage"; OpenAI's completion "usage") or a stream
-// of server-sent events (Anthropic's message_start usage completed by
-// message_delta's; OpenAI's last chunk with "usage", sent when the request
-// set stream_options.include_usage). encoding is the response's
+// (Anthropic's message "usage"; OpenAI's completion "usage"; the Responses
+// API's response "usage") or a stream of server-sent events (Anthropic's
+// message_start usage completed by message_delta's; OpenAI's last chunk
+// with "usage", sent when the request set stream_options.include_usage;
+// the Responses API's response.completed event). encoding is the response's
 // Content-Encoding ("gzip" is read; another one gives no usage). It
 // returns nil when the body holds none.
 func readUsage(wire Wire, data []byte, encoding string) *chat.Usage {
@@ -55,7 +56,13 @@ func usageOfJSON(wire Wire, data []byte) *chat.Usage {
 // decodeUsage converts a wire usage object.
 func decodeUsage(wire Wire, raw json.RawMessage) *chat.Usage {
 	var u chat.Usage
-	if wire == WireAnthropic {
+	if wire == WireResponses {
+		var r chat.ResponsesUsage
+		if json.Unmarshal(raw, &r) != nil {
+			return nil
+		}
+		u = chat.UsageFromResponses(r)
+	} else if wire == WireAnthropic {
 		var a chat.AnthropicUsage
 		if json.Unmarshal(raw, &a) != nil {
 			return nil
@@ -95,6 +102,9 @@ func usageOfStream(wire Wire, data []byte) *chat.Usage {
 			Message *struct {
 				Usage json.RawMessage `json:"usage"`
 			} `json:"message"`
+			Response *struct {
+				Usage json.RawMessage `json:"usage"`
+			} `json:"response"`
 		}
 		if json.Unmarshal(payload, &ev) != nil {
 			continue
@@ -122,6 +132,16 @@ func usageOfStream(wire Wire, data []byte) *chat.Usage {
 				}
 				if d.CacheCreationInputTokens > 0 {
 					found.CacheWriteTokens = d.CacheCreationInputTokens
+				}
+			}
+			continue
+		}
+		if wire == WireResponses {
+			// response.completed (or .incomplete) carries the response
+			// with its usage.
+			if ev.Response != nil && len(ev.Response.Usage) > 0 && string(ev.Response.Usage) != "null" {
+				if u := decodeUsage(wire, ev.Response.Usage); u != nil {
+					found = u
 				}
 			}
 			continue

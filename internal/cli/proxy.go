@@ -33,8 +33,9 @@ func newProxyCmd(e *env) *cobra.Command {
 		Long: `Proxy sits between a coding agent and its model provider: point the agent's
 base URL at it (ANTHROPIC_BASE_URL=http://127.0.0.1:8787 for Claude Code and
 the Anthropic SDKs, OPENAI_BASE_URL=http://127.0.0.1:8787/v1 for Codex and
-the OpenAI SDKs). It speaks the Anthropic Messages API and the OpenAI chat
-completions API, streaming included.
+the OpenAI SDKs, model_providers base_url for Codex CLI). It speaks the
+Anthropic Messages API, the OpenAI chat completions API and the OpenAI
+Responses API, streaming included.
 
 Each request carries the agent's whole history. A request that fits the
 budget goes upstream byte for byte; one that does not gets the session's
