@@ -56,19 +56,20 @@ func usageOfJSON(wire Wire, data []byte) *chat.Usage {
 // decodeUsage converts a wire usage object.
 func decodeUsage(wire Wire, raw json.RawMessage) *chat.Usage {
 	var u chat.Usage
-	if wire == WireResponses {
+	switch wire {
+	case WireResponses:
 		var r chat.ResponsesUsage
 		if json.Unmarshal(raw, &r) != nil {
 			return nil
 		}
 		u = chat.UsageFromResponses(r)
-	} else if wire == WireAnthropic {
+	case WireAnthropic:
 		var a chat.AnthropicUsage
 		if json.Unmarshal(raw, &a) != nil {
 			return nil
 		}
 		u = chat.UsageFromAnthropic(a)
-	} else {
+	default:
 		var o chat.OpenAIUsage
 		if json.Unmarshal(raw, &o) != nil {
 			return nil
