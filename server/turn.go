@@ -193,6 +193,16 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		if _, shared := s.store.(unlocker); shared {
+			// Several servers share the store: the reply may come to
+			// another one, which did not build this request. Record its
+			// reminders now, as handed out, so that they are in the
+			// store whichever server takes the reply (and are not sent
+			// again by the next request).
+			if err := req.Sent(ctx); err != nil {
+				return err
+			}
+		}
 		h.pending, h.lastTokens, h.lastBudget = req, req.Tokens, req.Budget
 		out = requestView{
 			Format: f, Body: body, Tokens: req.Tokens, Budget: req.Budget, Over: req.Over,
