@@ -76,9 +76,13 @@ func (e *Engine) Add(ctx context.Context, msgs ...chat.Message) error {
 		}
 		if m.Role == chat.RoleAssistant {
 			e.overflows = 0 // a reply: the request fitted
+			if e.pending == nil && !e.callCounted {
+				e.countCall() // the reply to a request built elsewhere
+			}
 			if en, ok := e.commitEntry(); ok && e.rec != nil {
 				b.pending = append(b.pending, en)
 			}
+			e.callCounted = false
 		}
 		if err := b.add(ctx, m); err != nil {
 			return errors.Join(fmt.Errorf("agentctx: add message %d: %w", i, err), b.flush(ctx))
@@ -100,6 +104,15 @@ func (e *Engine) Add(ctx context.Context, msgs ...chat.Message) error {
 		b.pending = append(b.pending, en)
 	}
 	return b.flush(ctx)
+}
+
+// countCall counts one model call in a stateful strategy's state (the
+// summarizing guard's spacing): one per request committed, or per reply
+// to a request this engine did not commit.
+func (e *Engine) countCall() {
+	if st, ok := e.strategy.(compact.Stateful); ok {
+		st.SetCalls(st.Calls() + 1)
+	}
 }
 
 // answerInterrupted adds a synthetic result for each call in open (see

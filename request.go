@@ -106,9 +106,8 @@ func (e *Engine) commitEntry() (session.Entry, bool) {
 	}
 	e.pending = nil
 	r.committed = true
-	if st, ok := e.strategy.(compact.Stateful); ok {
-		st.SetCalls(st.Calls() + 1)
-	}
+	e.countCall()
+	e.callCounted = true
 	e.stats.Requests++
 	if r.Over > 0 {
 		e.stats.RequestsOverBudget++
@@ -186,7 +185,9 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 	e.w.SetReserved(e.reserve(trackerText, memText, pend))
 	// A stateful strategy counts model calls (the summarizing guard): a
 	// request counts once it is committed, not each time it is built (a
-	// retry).
+	// retry); a reply to a request this engine did not build (another
+	// server's) counts too, and a resumed engine counts the replies
+	// written after the state it restored.
 	st, _ := e.strategy.(compact.Stateful)
 	var calls int
 	if st != nil {

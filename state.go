@@ -164,6 +164,11 @@ func (e *Engine) restore(tr *session.Transcript) error {
 	}
 	for _, m := range tail {
 		e.observe(fullResult(after, m))
+		if m.Role == chat.RoleAssistant {
+			// The replies added since the state was saved: their model
+			// calls, as the live engine counted them.
+			e.countCall()
+		}
 	}
 	return nil
 }
