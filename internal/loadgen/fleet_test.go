@@ -104,9 +104,6 @@ func runFleet(t *testing.T, cfg loadgen.FleetConfig) {
 // It needs PostgreSQL (skipped without it, failed when CI=true) and
 // ../shared/data.
 func TestFleetPostgres(t *testing.T) {
-	if s := os.Getenv("AGENTCTX_LOAD_STORE"); s != "" && s != "postgres" {
-		t.Skipf("AGENTCTX_LOAD_STORE=%s", s)
-	}
 	schema := pgtest.Schema(t, "fleet_")
 	dsn := pgtest.DSN()
 	sep := "?"
@@ -124,9 +121,6 @@ func TestFleetPostgres(t *testing.T) {
 // is one host's), SIGKILLed at 40 % of the steps and started again on the
 // same file.
 func TestFleetSQLite(t *testing.T) {
-	if s := os.Getenv("AGENTCTX_LOAD_STORE"); s != "" && s != "sqlite" {
-		t.Skipf("AGENTCTX_LOAD_STORE=%s", s)
-	}
 	runFleet(t, loadgen.FleetConfig{
 		Name:  "sqlite, 1 server",
 		Store: "sqlite:" + filepath.Join(t.TempDir(), "sessions.db") + "?lease=2s", Servers: 1,
