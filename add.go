@@ -77,7 +77,11 @@ func (e *Engine) Add(ctx context.Context, msgs ...chat.Message) error {
 		if m.Role == chat.RoleAssistant {
 			e.overflows = 0 // a reply: the request fitted
 			if e.pending == nil && !e.callCounted {
-				e.countCall() // the reply to a request built elsewhere
+				// The reply to a request built elsewhere (another
+				// server): count its call and end its round, as a commit
+				// does.
+				e.countCall()
+				e.results = nil
 			}
 			if en, ok := e.commitEntry(); ok && e.rec != nil {
 				b.pending = append(b.pending, en)

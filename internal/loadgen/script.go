@@ -62,7 +62,10 @@ type Script struct {
 }
 
 // Trajectories reads every trajectory of the files, skipping those with
-// fewer than two assistant messages. Errors: a file that cannot be read.
+// fewer than two assistant messages and those that use one tool call id
+// for two calls (no provider accepts that in one conversation, and an
+// Engine resumed from the store pairs such results with their calls
+// otherwise than the live one did). Errors: a file that cannot be read.
 func Trajectories(files []string) ([]*transcript.Trajectory, error) {
 	var out []*transcript.Trajectory
 	for _, f := range files {
@@ -72,12 +75,19 @@ func Trajectories(files []string) ([]*transcript.Trajectory, error) {
 		}
 		for _, t := range ts {
 			n := 0
+			ids := map[string]bool{}
+			unique := true
 			for _, m := range t.Messages {
-				if m.Role == chat.RoleAssistant {
-					n++
+				if m.Role != chat.RoleAssistant {
+					continue
+				}
+				n++
+				for _, c := range m.ToolCalls() {
+					unique = unique && !ids[c.ID]
+					ids[c.ID] = true
 				}
 			}
-			if n >= 2 {
+			if n >= 2 && unique {
 				out = append(out, t)
 			}
 		}
