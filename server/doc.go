@@ -42,13 +42,12 @@
 // a crash wrote all of it or nothing: a client that lost an answer can
 // read the session's entry count (GET /v1/sessions/{id}) to tell.
 //
-// On such a shared store a request's reminders are recorded when the
-// request is handed out (POST .../request), not when its reply comes, so
-// that the reply may go to another server; a request asked for again
-// then carries no reminder already handed out. On other stores a request
-// asked for again carries the same reminders until its reply is added.
-// The request an agent got and has not yet answered lives in the
-// server's memory only (for the reply's usage event).
+// A request's reminders are recorded when the request is handed out
+// (POST .../request), not when its reply comes, so that the reply may go
+// to another server, or to this one restarted; a request asked for again
+// then carries no reminder already handed out. The request an agent got
+// and has not yet answered lives in the server's memory only (for the
+// reply's usage event).
 //
 // Event streams carry the events of the requests served by the server the
 // stream is connected to, and no other: events are not shared through

@@ -83,7 +83,9 @@ func TestTurn(t *testing.T) {
 
 	var in inspectView
 	ts.call(t, "GET", base+"/inspect", tokenA, nil).must(t, 200).decode(t, &in)
-	if in.Window.Messages != 4 || in.Model != "gpt-4o" || in.Stats.Requests != 2 || in.Session.Metadata["team"] != "x" {
+	// Every request handed out counts (the server records a request's
+	// reminders as it hands it out): one per format, then one more.
+	if in.Window.Messages != 4 || in.Model != "gpt-4o" || in.Stats.Requests != 4 || in.Session.Metadata["team"] != "x" {
 		t.Errorf("inspect: %+v", in)
 	}
 	if _, ok := in.Session.Metadata[TenantKey]; ok {

@@ -193,15 +193,12 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if _, shared := s.store.(unlocker); shared {
-			// Several servers share the store: the reply may come to
-			// another one, which did not build this request. Record its
-			// reminders now, as handed out, so that they are in the
-			// store whichever server takes the reply (and are not sent
-			// again by the next request).
-			if err := req.Sent(ctx); err != nil {
-				return err
-			}
+		// Record the request's reminders now, as handed out: its reply may
+		// come to another server of a fleet, or to this one restarted,
+		// which did not build it; the reminders are then in the store
+		// either way, and not sent again.
+		if err := req.Sent(ctx); err != nil {
+			return err
 		}
 		h.pending, h.lastTokens, h.lastBudget = req, req.Tokens, req.Budget
 		out = requestView{

@@ -41,7 +41,7 @@ func Verify(ctx context.Context, st session.Store, rep *Report, refDir string) [
 	defer ref.Close()
 	var errs []error
 	for _, l := range rep.Logs {
-		if err := verifySession(ctx, st, ref, l, refDir, shared(st)); err != nil {
+		if err := verifySession(ctx, st, ref, l, refDir); err != nil {
 			errs = append(errs, fmt.Errorf("session %s (%s #%d): %w\n steps (kind@server:entries, * = found in the store): %s", l.ID, l.Script.File, l.Script.Index, err, l.Steps()))
 		}
 	}
@@ -81,7 +81,7 @@ func ReferenceOptions(st session.Store, id string, budget int, meta map[string]s
 	}
 }
 
-func verifySession(ctx context.Context, st, ref session.Store, l *SessionLog, refDir string, sentOnRequest bool) error {
+func verifySession(ctx context.Context, st, ref session.Store, l *SessionLog, refDir string) error {
 	if l.Created == 0 && len(l.Done) == 0 {
 		if l.Err != nil {
 			return fmt.Errorf("not created: %w", l.Err)
@@ -108,7 +108,7 @@ func verifySession(ctx context.Context, st, ref session.Store, l *SessionLog, re
 			return fmt.Errorf("step %d done as step %d: steps skipped", d.Op, k)
 		}
 		op := s.Ops[d.Op]
-		if err := apply(ctx, eng, op, sentOnRequest); err != nil {
+		if err := apply(ctx, eng, op); err != nil {
 			return fmt.Errorf("reference step %d (%s): %w", d.Op, op.Kind, err)
 		}
 		if n := count(); n != d.Entries {
@@ -180,19 +180,9 @@ func dump(ctx context.Context, st, ref session.Store, id, refDir string, err err
 	return fmt.Errorf("%w (entries in %s)", err, filepath.Join(refDir, id+".{fleet,reference}.jsonl"))
 }
 
-// shared reports whether servers on st record a request's reminders when
-// they hand it out (server: a store that gives leases back, shared by
-// several servers), rather than when its reply comes.
-func shared(st session.Store) bool {
-	_, ok := st.(interface {
-		Unlock(ctx context.Context, id string) error
-	})
-	return ok
-}
-
-// apply does op on the reference Engine, as the server does it (sent:
-// a request is reported sent as soon as it is built).
-func apply(ctx context.Context, eng *agentctx.Engine, op Op, sent bool) error {
+// apply does op on the reference Engine, as the server does it (a
+// request is reported sent as soon as it is built).
+func apply(ctx context.Context, eng *agentctx.Engine, op Op) error {
 	switch op.Kind {
 	case OpMessages, OpReply:
 		msgs, err := roundTrip(op.Messages)
@@ -202,7 +192,7 @@ func apply(ctx context.Context, eng *agentctx.Engine, op Op, sent bool) error {
 		return eng.Add(ctx, msgs...)
 	case OpRequest:
 		req, err := eng.Request(ctx)
-		if err != nil || !sent {
+		if err != nil {
 			return err
 		}
 		return req.Sent(ctx)
