@@ -9,12 +9,10 @@ import (
 	"github.com/agentctx/agentctx/session/pgstore"
 )
 
-// TestTwoServersOnPostgres: two servers, each with its own store (two
-// lease owners, as two processes are), share one PostgreSQL schema. A
-// session written through one is written next through the other at once,
-// without waiting for a lease to expire (each request gives its lease
-// back), and each server's next request holds what the other added.
-func TestTwoServersOnPostgres(t *testing.T) {
+// twoServers returns two servers, each with its own store (two lease
+// owners, as two processes are), on one fresh PostgreSQL schema.
+func twoServers(t *testing.T) (a, b *testServer) {
+	t.Helper()
 	schema := pgtest.Schema(t, "server_")
 	open := func() *pgstore.Store {
 		st, err := pgstore.Open(t.Context(), pgstore.Options{DSN: pgtest.DSN(), Schema: schema, LeaseTTL: time.Minute, Version: "agentctx-test"})
@@ -24,8 +22,16 @@ func TestTwoServersOnPostgres(t *testing.T) {
 		t.Cleanup(func() { _ = st.Close() })
 		return st
 	}
-	a := newTestServer(t, Options{Store: open()}, true)
-	b := newTestServer(t, Options{Store: open()}, true)
+	return newTestServer(t, Options{Store: open()}, true), newTestServer(t, Options{Store: open()}, true)
+}
+
+// TestTwoServersOnPostgres: two servers, each with its own store (two
+// lease owners, as two processes are), share one PostgreSQL schema. A
+// session written through one is written next through the other at once,
+// without waiting for a lease to expire (each request gives its lease
+// back), and each server's next request holds what the other added.
+func TestTwoServersOnPostgres(t *testing.T) {
+	a, b := twoServers(t)
 	id := a.createSession(t, tokenA, nil)
 	base := "/v1/sessions/" + id
 	a.call(t, "POST", base+"/messages", tokenA, `{"messages":[{"role":"user","content":"first, through A"}]}`).must(t, 200)
@@ -52,17 +58,7 @@ func TestTwoServersOnPostgres(t *testing.T) {
 // sees the usage of a reply A took, not of one B took (events are not
 // shared through the store; the package documentation says so).
 func TestEventsOnTheHandlingServer(t *testing.T) {
-	schema := pgtest.Schema(t, "server_")
-	open := func() *pgstore.Store {
-		st, err := pgstore.Open(t.Context(), pgstore.Options{DSN: pgtest.DSN(), Schema: schema, LeaseTTL: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}
-	a := newTestServer(t, Options{Store: open()}, true)
-	b := newTestServer(t, Options{Store: open()}, true)
+	a, b := twoServers(t)
 	id := a.createSession(t, tokenA, map[string]any{"tools": []any{readFileTool}})
 	base := "/v1/sessions/" + id
 	events := subscribe(t, a, id, tokenA)

@@ -72,7 +72,7 @@ func Start(bin, store, home string, log io.Writer) (*Proc, error) {
 		p.URL = u
 		return p, nil
 	case <-p.done:
-		return nil, fmt.Errorf("loadgen: %s serve exited before listening: %v", bin, p.err)
+		return nil, fmt.Errorf("loadgen: %s serve exited before listening: %w", bin, p.err)
 	case <-time.After(StartTimeout):
 		_ = cmd.Process.Kill()
 		<-p.done

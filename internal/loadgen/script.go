@@ -31,11 +31,6 @@ const (
 	OpRecall OpKind = "recall"
 )
 
-// writes reports whether an op can write the session.
-func (k OpKind) writes() bool {
-	return k == OpMessages || k == OpRequest || k == OpReply || k == OpCompact
-}
-
 // Op is one step of a session's script.
 type Op struct {
 	Kind OpKind
