@@ -128,19 +128,35 @@ func (cl *client) once(ctx context.Context, rng *rand.Rand, c call, avoid int) (
 	return r, outcomeFatal, fmt.Errorf("%s %s: %d %s", c.method, c.path, resp.StatusCode, body)
 }
 
-// do sends c until it is answered. A failure whose effect is unknown (the
-// server died mid-call) is handed to resolve, which says whether the call
-// took effect (then do returns with landed set and no response) or not
-// (then it is sent again); resolve nil means that c is safe to repeat.
+// do sends c until it is answered. After a failure whose effect is
+// unknown (the server died mid-call), resolve is asked before every
+// further attempt whether the call took effect (then do returns with
+// landed set and no response) or not (then it is sent again); resolve
+// nil means that c is safe to repeat.
 // Busy answers are retried after a backoff, on any server. Errors:
 // [ErrGaveUp] after cl.retryFor, or the answer of a fatal failure.
 func (cl *client) do(ctx context.Context, rng *rand.Rand, c call, resolve func() (bool, error)) (r response, landed bool, err error) {
 	deadline := time.Now().Add(cl.retryFor)
 	avoid := -1
+	unsure := false
 	var last error
 	for n := 0; ; n++ {
 		if n > 0 {
 			cl.stats.retry(c.route)
+		}
+		// Once an answer was lost, look before every retry: the dead
+		// server's transaction may commit after a first look (PostgreSQL
+		// finishes a COMMIT whose client died), and its lease then keeps
+		// the session busy until the look sees it.
+		if unsure {
+			ok, err := resolve()
+			if err != nil {
+				return response{}, false, err
+			}
+			if ok {
+				cl.stats.landed(c.route)
+				return response{}, true, nil
+			}
 		}
 		r, out, err := cl.once(ctx, rng, c, avoid)
 		switch out {
@@ -151,16 +167,7 @@ func (cl *client) do(ctx context.Context, rng *rand.Rand, c call, resolve func()
 		case outcomeUnknown:
 			last = err
 			avoid = r.server
-			if resolve != nil {
-				ok, err := resolve()
-				if err != nil {
-					return r, false, err
-				}
-				if ok {
-					cl.stats.landed(c.route)
-					return response{}, true, nil
-				}
-			}
+			unsure = resolve != nil
 		case outcomeBusy:
 			last = fmt.Errorf("%s %s: %d", c.method, c.path, r.status)
 		}

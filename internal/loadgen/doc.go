@@ -23,9 +23,11 @@
 // any server, for at most [Config].RetryFor. A call whose answer was lost
 // (the server died: connection refused or cut, or a 5xx) may or may not
 // have taken effect: for a write, the client reads the session's entry
-// count (GET /v1/sessions/{id}) and counts the step done when it moved,
-// else sends it again; requests, inspects and recalls are simply sent
-// again. This relies on each write being one store append (Engine.Add
+// count (GET /v1/sessions/{id}) before every further attempt and counts
+// the step done when it moved, else sends it again (PostgreSQL may finish
+// the dead server's COMMIT after a first look; its lease keeps the
+// session busy until a later look sees the write); requests, inspects and
+// recalls are simply sent again. This relies on each write being one store append (Engine.Add
 // writes all its entries at once) and on the client being the session's
 // only writer.
 //

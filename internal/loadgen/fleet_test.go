@@ -62,8 +62,19 @@ func runFleet(t *testing.T, cfg loadgen.FleetConfig) {
 	cfg.Bin = agentctxBin(t)
 	cfg.Data = sharedtest.Dir(t)
 	cfg.Sessions, cfg.MaxTurns, cfg.Seed, cfg.Duration = sessions, turns, uint64(seed), duration
-	cfg.Work = t.TempDir()
-	logf, err := os.Create(filepath.Join(cfg.Work, "servers.log"))
+	// The work folder (servers' log, the differing sessions' entries) is
+	// kept when the test fails.
+	work, err := os.MkdirTemp("", "fleet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			_ = os.RemoveAll(work)
+		}
+	})
+	cfg.Work = work
+	logf, err := os.Create(filepath.Join(work, "servers.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
