@@ -8,6 +8,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/reminder"
+	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/tooluse"
 	"github.com/agentctx/agentctx/window"
 	"github.com/agentctx/agentctx/workmem"
@@ -75,25 +76,47 @@ func (e *Engine) Add(ctx context.Context, msgs ...chat.Message) error {
 		}
 		if m.Role == chat.RoleAssistant {
 			e.overflows = 0 // a reply: the request fitted
-			if err := b.flush(ctx); err != nil {
-				return err
+			if e.pending == nil && !e.callCounted {
+				// The reply to a request built elsewhere (another
+				// server): count its call and end its round, as a commit
+				// does.
+				e.countCall()
+				e.results = nil
 			}
-			if err := e.commit(ctx); err != nil {
-				return err
+			if en, ok := e.commitEntry(); ok && e.rec != nil {
+				b.pending = append(b.pending, en)
 			}
+			e.callCounted = false
 		}
 		if err := b.add(ctx, m); err != nil {
 			return errors.Join(fmt.Errorf("agentctx: add message %d: %w", i, err), b.flush(ctx))
 		}
 		turnEnd = m.Role == chat.RoleAssistant && !m.HasToolCalls()
 	}
-	if err := b.flush(ctx); err != nil {
-		return err
-	}
 	if turnEnd && e.rec != nil {
-		return e.saveState(ctx)
+		// The state goes in the same append as the turn's messages: a
+		// crash leaves all of them or none (the fleet test's retries
+		// rely on it: internal/loadgen).
+		st, err := e.state(false)
+		if err != nil {
+			return errors.Join(err, b.flush(ctx))
+		}
+		en, err := session.NewStateEntry(st)
+		if err != nil {
+			return errors.Join(fmt.Errorf("agentctx: save state of %s: %w", e.id, err), b.flush(ctx))
+		}
+		b.pending = append(b.pending, en)
 	}
-	return nil
+	return b.flush(ctx)
+}
+
+// countCall counts one model call in a stateful strategy's state (the
+// summarizing guard's spacing): one per request committed, or per reply
+// to a request this engine did not commit.
+func (e *Engine) countCall() {
+	if st, ok := e.strategy.(compact.Stateful); ok {
+		st.SetCalls(st.Calls() + 1)
+	}
 }
 
 // answerInterrupted adds a synthetic result for each call in open (see
@@ -114,20 +137,22 @@ func interrupted(c chat.ToolCall) chat.Message {
 	return chat.NewToolResult(c.ID, c.Name, InterruptedResult, true)
 }
 
-// batch adds messages to the window and collects them for one append to
-// the session.
+// batch adds messages to the window and collects their entries (with
+// the full outputs of cut tool results, the reminders of the request a
+// reply answers, the state at a turn's end) for one append to the
+// session: a crash leaves all of them or none.
 type batch struct {
 	e       *Engine
-	pending []chat.Message
+	pending []session.Entry
 }
 
-// flush appends the collected messages to the session.
+// flush appends the collected entries to the session.
 func (b *batch) flush(ctx context.Context) error {
 	e := b.e
 	if e.rec == nil || len(b.pending) == 0 {
 		return nil
 	}
-	err := e.rec.Add(ctx, b.pending...)
+	err := e.rec.AddEntries(ctx, b.pending...)
 	b.pending = b.pending[:0]
 	if err != nil {
 		return fmt.Errorf("agentctx: add to %s: %w", e.id, err)
@@ -161,15 +186,18 @@ func (b *batch) add(ctx context.Context, m chat.Message) error {
 	}
 	if e.rec != nil {
 		if m.Role == chat.RoleTool && !sameParts(m, orig) {
-			if err := b.flush(ctx); err != nil {
-				return err
-			}
 			r, _ := orig.ToolResult()
-			if err := e.rec.AddToolOutput(ctx, r); err != nil {
+			en, err := session.NewToolOutputEntry(r)
+			if err != nil {
 				return fmt.Errorf("agentctx: add to %s: %w", e.id, err)
 			}
+			b.pending = append(b.pending, en)
 		}
-		b.pending = append(b.pending, m)
+		en, err := session.NewMessageEntry(m)
+		if err != nil {
+			return fmt.Errorf("agentctx: add to %s: %w", e.id, err)
+		}
+		b.pending = append(b.pending, en)
 	}
 	return nil
 }

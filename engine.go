@@ -97,7 +97,10 @@ type Engine struct {
 	// pending is the last request built and not yet committed (sent or
 	// answered); gen numbers the requests built.
 	pending *Request
-	gen     uint64
+	// callCounted is set when a request was committed (Request.Sent)
+	// before its reply came: the reply then counts no model call again.
+	callCounted bool
+	gen         uint64
 	// lastTokens is the size of the last request built, in tokens;
 	// overflows counts RecoverOverflow calls since the last reply.
 	lastTokens int

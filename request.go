@@ -83,17 +83,31 @@ func (r *Request) Sent(ctx context.Context) error {
 	return e.commit(ctx)
 }
 
-// commit commits the pending request, if any.
+// commit commits the pending request, if any, recording its reminders
+// in one append.
 func (e *Engine) commit(ctx context.Context) error {
+	en, ok := e.commitEntry()
+	if !ok || e.rec == nil {
+		return nil
+	}
+	if err := e.rec.AddEntries(ctx, en); err != nil {
+		return fmt.Errorf("agentctx: request %s: %w", e.id, err)
+	}
+	return nil
+}
+
+// commitEntry commits the pending request, if any, and returns the
+// [session.TypeReminder] entry of its reminders, for the caller to
+// append; false when there is nothing to record.
+func (e *Engine) commitEntry() (session.Entry, bool) {
 	r := e.pending
 	if r == nil {
-		return nil
+		return session.Entry{}, false
 	}
 	e.pending = nil
 	r.committed = true
-	if st, ok := e.strategy.(compact.Stateful); ok {
-		st.SetCalls(st.Calls() + 1)
-	}
+	e.countCall()
+	e.callCounted = true
 	e.stats.Requests++
 	if r.Over > 0 {
 		e.stats.RequestsOverBudget++
@@ -101,21 +115,15 @@ func (e *Engine) commit(ctx context.Context) error {
 	e.stats.TailDropped += len(r.Dropped)
 	e.results = nil
 	if len(r.reminders) == 0 {
-		return nil
+		return session.Entry{}, false
 	}
 	e.reminders.MarkSent(r.reminders...)
 	e.stats.Reminders += len(r.reminders)
-	if e.rec == nil {
-		return nil
-	}
 	rs := make([]session.Reminder, len(r.reminders))
 	for i, m := range r.reminders {
 		rs[i] = session.Reminder{Kind: m.Kind, Key: m.Key, Text: m.Text}
 	}
-	if err := e.rec.AddReminders(ctx, rs...); err != nil {
-		return fmt.Errorf("agentctx: request %s: %w", e.id, err)
-	}
-	return nil
+	return session.Entry{Type: session.TypeReminder, Reminders: rs}, true
 }
 
 // tailSlack is the tokens reserved on top of the tail's own count: the
@@ -177,7 +185,9 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 	e.w.SetReserved(e.reserve(trackerText, memText, pend))
 	// A stateful strategy counts model calls (the summarizing guard): a
 	// request counts once it is committed, not each time it is built (a
-	// retry).
+	// retry); a reply to a request this engine did not build (another
+	// server's) counts too, and a resumed engine counts the replies
+	// written after the state it restored.
 	st, _ := e.strategy.(compact.Stateful)
 	var calls int
 	if st != nil {

@@ -163,9 +163,32 @@ func (e *Engine) restore(tr *session.Transcript) error {
 		e.pair(m)
 	}
 	for _, m := range tail {
-		e.observe(m)
+		e.observe(fullResult(after, m))
+		if m.Role == chat.RoleAssistant {
+			// The replies added since the state was saved: their model
+			// calls, as the live engine counted them.
+			e.countCall()
+		}
 	}
 	return nil
+}
+
+// fullResult returns tool message m with the full output the session
+// kept for it (a [session.TypeToolOutput] entry among entries) when the
+// limiter cut it, else m: the live engine observed the result before
+// cutting it, and a resumed one must observe the same (the fleet test,
+// internal/loadgen, compares them).
+func fullResult(entries []session.Entry, m chat.Message) chat.Message {
+	r, ok := m.ToolResult()
+	if !ok || m.Role != chat.RoleTool {
+		return m
+	}
+	full, ok := session.ToolOutput(entries, r.ToolCallID)
+	if !ok {
+		return m
+	}
+	m.Parts = []chat.Part{full}
+	return m
 }
 
 // applyState loads a saved state.

@@ -30,17 +30,30 @@
 // keeps the Engines of recently used sessions open ([Options].CacheSessions),
 // and before each use checks the session's entry count in the store: when
 // someone else wrote the session, the Engine is resumed from the store
-// again. Writers of one session are kept apart by the store's writer lock
-// ([session.Locker]: jsonlstore's file lock, a database store's lease),
-// which a server takes on the first write of a session and keeps while it
-// holds the session open: a second server that writes the same session
-// meanwhile gets 409 session-busy with Retry-After, and may retry, or the
-// client may go back to the first. The request an agent got and has not
-// yet answered lives in the server's memory only: after a restart its
-// reminders are sent again with the next request.
+// again; after a request that failed, it is resumed too (it may hold what
+// the store refused). Writers of one session are kept apart by the
+// store's writer lock ([session.Locker]: jsonlstore's file lock, a
+// database store's lease). On a store whose lease can be given back
+// (package pgstore), a server gives it back after each request, so that
+// any server of a fleet takes the session's next request; a server that
+// dies mid-request keeps it until it expires (the lease's lifetime), and
+// another server meanwhile answers 409 session-busy with Retry-After.
+// Each write of a request is one store append, so a request cut short by
+// a crash wrote all of it or nothing: a client that lost an answer can
+// read the session's entry count (GET /v1/sessions/{id}) to tell.
+//
+// A request's reminders are recorded when the request is handed out
+// (POST .../request), not when its reply comes, so that the reply may go
+// to another server, or to this one restarted; a request asked for again
+// then carries no reminder already handed out. The request an agent got
+// and has not yet answered lives in the server's memory only (for the
+// reply's usage event).
 //
 // Event streams carry the events of the requests served by the server the
-// stream is connected to.
+// stream is connected to, and no other: events are not shared through
+// the store. An agent that follows its session's events sends the
+// session's requests to the server it is subscribed to (or subscribes to
+// every server).
 //
 // # Files
 //

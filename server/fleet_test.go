@@ -1,51 +1,28 @@
 package server
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/session/pgstore"
 )
 
-// pgDSN is the test database: $AGENTCTX_PG_DSN, else the local server's.
-func pgDSN() string {
-	if d := os.Getenv("AGENTCTX_PG_DSN"); d != "" {
-		return d
-	}
-	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-}
-
-// pgSchema returns a fresh schema on the test database, dropped when the
-// test ends; it skips the test where PostgreSQL is unreachable, and fails
-// it when CI=true.
-func pgSchema(t *testing.T) string {
+// twoServers returns two servers, each with its own store (two lease
+// owners, as two processes are), on one fresh PostgreSQL schema.
+func twoServers(t *testing.T) (a, b *testServer) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, pgDSN())
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL unreachable (CI=true): %v", err)
+	schema := pgtest.Schema(t, "server_")
+	open := func() *pgstore.Store {
+		st, err := pgstore.Open(t.Context(), pgstore.Options{DSN: pgtest.DSN(), Schema: schema, LeaseTTL: time.Minute, Version: "agentctx-test"})
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Skipf("PostgreSQL unreachable: %v", err)
+		t.Cleanup(func() { _ = st.Close() })
+		return st
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "server_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-		}
-	})
-	return name
+	return newTestServer(t, Options{Store: open()}, true), newTestServer(t, Options{Store: open()}, true)
 }
 
 // TestTwoServersOnPostgres: two servers, each with its own store (two
@@ -54,17 +31,7 @@ func pgSchema(t *testing.T) string {
 // without waiting for a lease to expire (each request gives its lease
 // back), and each server's next request holds what the other added.
 func TestTwoServersOnPostgres(t *testing.T) {
-	schema := pgSchema(t)
-	open := func() *pgstore.Store {
-		st, err := pgstore.Open(t.Context(), pgstore.Options{DSN: pgDSN(), Schema: schema, LeaseTTL: time.Minute, Version: "agentctx-test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}
-	a := newTestServer(t, Options{Store: open()}, true)
-	b := newTestServer(t, Options{Store: open()}, true)
+	a, b := twoServers(t)
 	id := a.createSession(t, tokenA, nil)
 	base := "/v1/sessions/" + id
 	a.call(t, "POST", base+"/messages", tokenA, `{"messages":[{"role":"user","content":"first, through A"}]}`).must(t, 200)
@@ -84,4 +51,39 @@ func TestTwoServersOnPostgres(t *testing.T) {
 	}
 	// The other tenant sees nothing of it on either server.
 	b.call(t, "GET", base, tokenB, nil).must(t, 404)
+}
+
+// TestEventsOnTheHandlingServer: a server publishes the events of the
+// requests it handles, and only those: a client subscribed to server A
+// sees the usage of a reply A took, not of one B took (events are not
+// shared through the store; the package documentation says so).
+func TestEventsOnTheHandlingServer(t *testing.T) {
+	a, b := twoServers(t)
+	id := a.createSession(t, tokenA, map[string]any{"tools": []any{readFileTool}})
+	base := "/v1/sessions/" + id
+	events := subscribe(t, a, id, tokenA)
+	// A turn through B (usage 160 prompt tokens), then one through A (120).
+	b.call(t, "POST", base+"/messages", tokenA, `{"messages":[{"role":"user","content":"hi"}]}`).must(t, 200)
+	b.call(t, "POST", base+"/request", tokenA, nil).must(t, 200)
+	b.call(t, "POST", base+"/reply", tokenA, replyText).must(t, 200)
+	a.call(t, "POST", base+"/messages", tokenA, `{"messages":[{"role":"user","content":"read main.go"}]}`).must(t, 200)
+	a.call(t, "POST", base+"/request", tokenA, nil).must(t, 200)
+	a.call(t, "POST", base+"/reply", tokenA, replyToolCall).must(t, 200)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatal("event stream ended")
+			}
+			if ev.Kind != "usage" {
+				continue // reminders of A's request
+			}
+			if ev.Usage == nil || ev.Usage.PromptTokens != 120 {
+				t.Fatalf("A's stream carried %+v, want the usage of A's reply (120 prompt tokens) first", ev.Usage)
+			}
+			return
+		case <-time.After(10 * time.Second):
+			t.Fatal("no usage event on A's stream")
+		}
+	}
 }

@@ -141,14 +141,7 @@ func (s *Server) evict(v *handle) {
 	}
 	v.dead = true
 	s.mu.Unlock()
-	// Save the Engine's state only when no other server wrote the session
-	// since this one did (its lease was given back after each request):
-	// a stale state must not land after theirs.
-	save := true
-	if sess, err := s.store.Get(context.Background(), v.id); err != nil || sess.Entries != v.entries {
-		save = false
-	}
-	if err := v.drop(save); err != nil {
+	if err := s.close(v); err != nil {
 		s.log.Error("evict session", "session", v.id, "error", err)
 	}
 	s.mu.Lock()
@@ -156,6 +149,20 @@ func (s *Server) evict(v *handle) {
 		delete(s.handles, v.id)
 	}
 	s.mu.Unlock()
+}
+
+// close closes h's Engine (mu held), saving its state only when no
+// other server wrote the session since this one did (its lease was given
+// back after each request): a stale state must not land after theirs.
+func (s *Server) close(h *handle) error {
+	if h.eng == nil {
+		return nil
+	}
+	save := true
+	if sess, err := s.store.Get(context.Background(), h.id); err != nil || sess.Entries != h.entries {
+		save = false
+	}
+	return h.drop(save)
 }
 
 // forget removes h (held) from the cache for good: the session was
@@ -231,6 +238,15 @@ func (s *Server) withSession(r *http.Request, fn func(ctx context.Context, h *ha
 		return err
 	}
 	err = fn(ctx, h, eng, sess)
+	if err != nil && r.Method != http.MethodGet {
+		// The Engine may hold what the store refused (a message added to
+		// the window whose append failed: another server's lease, the
+		// database gone): forget it, unsaved, and resume the session from
+		// the store next time, so that a retry does not find its own
+		// message already there (TestFleetPostgres found it). A read
+		// (inspect, recall) changes nothing.
+		_ = h.drop(false)
+	}
 	if serr := s.synced(ctx, h); serr != nil && err == nil {
 		err = serr
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
@@ -254,3 +256,51 @@ func (b *syncBuffer) String() string {
 }
 
 func newJSONLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }
+
+// subscribe opens session id's event stream on ts with token and returns
+// its events as they come (the channel is closed when the stream ends),
+// once the server has the subscription in place.
+func subscribe(t *testing.T, ts *testServer, id, token string) <-chan Event {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", ts.URL+"/v1/sessions/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	events := make(chan Event, 16)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var ev Event
+				if json.Unmarshal([]byte(data), &ev) == nil {
+					events <- ev
+				}
+			}
+		}
+	}()
+	waitSubscribed(t, ts.Server, id)
+	return events
+}
+
+// waitSubscribed waits until s has a subscriber to session id's events.
+func waitSubscribed(t *testing.T, s *Server, id string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		s.events.mu.Lock()
+		n := len(s.events.subs[id])
+		s.events.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("no subscriber")
+}

@@ -275,9 +275,10 @@ func (s *Server) access(r *http.Request, pattern, tenant string, rec *recorder, 
 }
 
 // Close ends the event streams, waits for the requests in flight, then
-// closes every cached Engine (saving its working-memory state and syncing
-// its session). Later requests get 503. It does not close the store. Call
-// it after http.Server.Shutdown returned, or instead of it in tests.
+// closes every cached Engine (saving its working-memory state, unless
+// another server wrote the session since, and syncing its session).
+// Later requests get 503. It does not close the store. Call it after
+// http.Server.Shutdown returned, or instead of it in tests.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -298,7 +299,7 @@ func (s *Server) Close() error {
 	var errs []error
 	for _, h := range hs {
 		h.mu.Lock()
-		errs = append(errs, h.drop(true))
+		errs = append(errs, s.close(h))
 		h.mu.Unlock()
 	}
 	return errors.Join(errs...)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -84,7 +83,9 @@ func TestTurn(t *testing.T) {
 
 	var in inspectView
 	ts.call(t, "GET", base+"/inspect", tokenA, nil).must(t, 200).decode(t, &in)
-	if in.Window.Messages != 4 || in.Model != "gpt-4o" || in.Stats.Requests != 2 || in.Session.Metadata["team"] != "x" {
+	// Every request handed out counts (the server records a request's
+	// reminders as it hands it out): one per format, then one more.
+	if in.Window.Messages != 4 || in.Model != "gpt-4o" || in.Stats.Requests != 4 || in.Session.Metadata["team"] != "x" {
 		t.Errorf("inspect: %+v", in)
 	}
 	if _, ok := in.Session.Metadata[TenantKey]; ok {
@@ -281,32 +282,7 @@ func TestEvents(t *testing.T) {
 	ts := newTestServer(t, Options{}, true)
 	id := ts.createSession(t, tokenA, map[string]any{"tools": []any{readFileTool}})
 	base := "/v1/sessions/" + id
-	req, _ := http.NewRequestWithContext(t.Context(), "GET", ts.URL+base+"/events", nil)
-	req.Header.Set("Authorization", "Bearer "+tokenA)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
-	events := make(chan Event, 4)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				var ev Event
-				if json.Unmarshal([]byte(data), &ev) == nil {
-					events <- ev
-				}
-			}
-		}
-		close(events)
-	}()
-	// The subscription is in place once the stream's first line came;
-	// wait for it through the broker.
-	waitSubscribed(t, ts.Server, id)
+	events := subscribe(t, ts, id, tokenA)
 	ts.call(t, "POST", base+"/messages", tokenA, `{"messages":[{"role":"user","content":"hi"}]}`).must(t, 200)
 	ts.call(t, "POST", base+"/request", tokenA, nil).must(t, 200)
 	ts.call(t, "POST", base+"/reply", tokenA, replyToolCall).must(t, 200)
@@ -320,21 +296,6 @@ func TestEvents(t *testing.T) {
 	}
 	// Another tenant cannot subscribe.
 	ts.call(t, "GET", base+"/events", tokenB, nil).problem(t, 404, CodeNotFound)
-}
-
-func waitSubscribed(t *testing.T, s *Server, id string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		s.events.mu.Lock()
-		n := len(s.events.subs[id])
-		s.events.mu.Unlock()
-		if n > 0 {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatal("no subscriber")
 }
 
 // TestStaleCache checks that a server whose cached Engine missed writes

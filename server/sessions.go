@@ -120,6 +120,8 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.adopt(h)
+	// Any server of a fleet may take the session's first turn.
+	s.unlock(ctx, h.id)
 	v := viewOf(sess)
 	v.Budget, v.Warnings = eng.Budget(), eng.Warnings()
 	w.Header().Set("Location", "/v1/sessions/"+h.id)

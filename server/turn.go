@@ -193,6 +193,13 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		// Record the request's reminders now, as handed out: its reply may
+		// come to another server of a fleet, or to this one restarted,
+		// which did not build it; the reminders are then in the store
+		// either way, and not sent again.
+		if err := req.Sent(ctx); err != nil {
+			return err
+		}
 		h.pending, h.lastTokens, h.lastBudget = req, req.Tokens, req.Budget
 		out = requestView{
 			Format: f, Body: body, Tokens: req.Tokens, Budget: req.Budget, Over: req.Over,

@@ -255,6 +255,25 @@ func (r *Recorder) Add(ctx context.Context, msgs ...chat.Message) error {
 	return nil
 }
 
+// AddEntries appends es in one [Store.Append]: all of them or, on an
+// error, none. The last [TypeState] entry among them becomes the state
+// the Recorder remembers ([Recorder.SaveState]). Errors wrap the store's.
+func (r *Recorder) AddEntries(ctx context.Context, es ...Entry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	if _, err := r.store.Append(ctx, r.id, es...); err != nil {
+		return fmt.Errorf("session: record %s: %w", r.id, err)
+	}
+	for i := len(es) - 1; i >= 0; i-- {
+		if es[i].Type == TypeState {
+			r.state = slices.Clone(es[i].State)
+			break
+		}
+	}
+	return nil
+}
+
 // Compacted records a compaction that just left w as it is, in one
 // [Store.Append] of its [Snapshot] with meta (Strategy, Level, PreTokens:
 // what compaction did), followed in the same append by a [TypeState]

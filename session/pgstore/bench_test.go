@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/pgstore"
 )
@@ -32,7 +33,7 @@ func benchEntries(b *testing.B, n int) []session.Entry {
 func BenchmarkAppend(b *testing.B) {
 	for _, batch := range []int{1, 10} {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
-			s := open(b, pgstore.Options{Schema: newSchema(b)})
+			s := open(b, pgstore.Options{Schema: pgtest.Schema(b, "test_")})
 			sess := newSession(b, s)
 			es := benchEntries(b, batch)
 			b.SetBytes(int64(batch * 1500))
@@ -51,7 +52,7 @@ func BenchmarkAppend(b *testing.B) {
 // BenchmarkAppendParallel measures Append throughput with 8 writers on 8
 // sessions (commits overlap, as on a server), batch 1.
 func BenchmarkAppendParallel(b *testing.B) {
-	s := open(b, pgstore.Options{Schema: newSchema(b), MaxConns: 8})
+	s := open(b, pgstore.Options{Schema: pgtest.Schema(b, "test_"), MaxConns: 8})
 	es := benchEntries(b, 1)
 	ids := make(chan string, 64)
 	for range 64 {
@@ -76,7 +77,7 @@ func BenchmarkAppendParallel(b *testing.B) {
 // the whole of it (All, or a live part without a boundary) and the live
 // part after a compaction 100 entries before the end.
 func BenchmarkLoad10k(b *testing.B) {
-	s := open(b, pgstore.Options{Schema: newSchema(b)})
+	s := open(b, pgstore.Options{Schema: pgtest.Schema(b, "test_")})
 	plain, compacted := newSession(b, s), newSession(b, s)
 	es := benchEntries(b, 100)
 	for range 100 {

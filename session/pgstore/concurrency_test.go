@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/pgstore"
 )
@@ -17,7 +18,7 @@ import (
 // metadata counts them, and its live part starts at its last boundary.
 func TestConcurrentSessions(t *testing.T) {
 	t.Parallel()
-	schema := newSchema(t)
+	schema := pgtest.Schema(t, "test_")
 	stores := []*pgstore.Store{
 		open(t, pgstore.Options{Schema: schema, MaxConns: 4}),
 		open(t, pgstore.Options{Schema: schema, MaxConns: 4}),
@@ -68,12 +69,12 @@ func TestConcurrentSessions(t *testing.T) {
 // SchemaVersion, recorded once.
 func TestMigrateConcurrent(t *testing.T) {
 	t.Parallel()
-	schema := newSchema(t)
+	schema := pgtest.Schema(t, "test_")
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for range 8 {
 		wg.Go(func() {
-			s, err := pgstore.Open(t.Context(), pgstore.Options{DSN: dsn(), Schema: schema, MaxConns: 1})
+			s, err := pgstore.Open(t.Context(), pgstore.Options{DSN: pgtest.DSN(), Schema: schema, MaxConns: 1})
 			if err != nil {
 				errs <- err
 				return
@@ -107,12 +108,12 @@ func TestMigrateConcurrent(t *testing.T) {
 // TestMigrateTooNew: a schema migrated by a newer program is refused.
 func TestMigrateTooNew(t *testing.T) {
 	t.Parallel()
-	schema := newSchema(t)
+	schema := pgtest.Schema(t, "test_")
 	s := open(t, pgstore.Options{Schema: schema})
 	if _, err := s.Pool().Exec(t.Context(), fmt.Sprintf("INSERT INTO %s.schema_version (version, name) VALUES (999, 'future')", schema)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := pgstore.Open(t.Context(), pgstore.Options{DSN: dsn(), Schema: schema})
+	_, err := pgstore.Open(t.Context(), pgstore.Options{DSN: pgtest.DSN(), Schema: schema})
 	if err == nil || !errors.Is(err, pgstore.ErrSchemaTooNew) {
 		t.Errorf("Open of a newer schema: %v, want ErrSchemaTooNew", err)
 	}

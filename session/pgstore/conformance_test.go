@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"testing"
 
+	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/pgstore"
 	"github.com/agentctx/agentctx/session/sessiontest"
@@ -11,9 +12,9 @@ import (
 // TestConformance runs the store conformance suite, each case on a store
 // of its own in a schema of its own (so 21 stores migrate concurrently).
 func TestConformance(t *testing.T) {
-	needPG(t)
+	pgtest.Need(t)
 	sessiontest.Run(t, func(t *testing.T) session.Store {
-		return open(t, pgstore.Options{Schema: newSchema(t), MaxConns: 2})
+		return open(t, pgstore.Options{Schema: pgtest.Schema(t, "test_"), MaxConns: 2})
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/pgstore"
 )
@@ -14,7 +15,7 @@ import (
 // open the same one), writes a session and reads it back.
 func Example() {
 	ctx := context.Background()
-	s, err := pgstore.Open(ctx, pgstore.Options{DSN: dsn(), Schema: "example_pgstore", Tenant: "team-a"})
+	s, err := pgstore.Open(ctx, pgstore.Options{DSN: pgtest.DSN(), Schema: "example_pgstore", Tenant: "team-a"})
 	if err != nil {
 		fmt.Println("no database:", err != nil)
 		return

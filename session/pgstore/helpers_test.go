@@ -1,91 +1,21 @@
 package pgstore_test
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
-	"sync"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/pgstore"
 )
-
-// defaultDSN is the local server's test database, which the tests use
-// unless AGENTCTX_PG_DSN names another.
-const defaultDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-
-// dsn returns the DSN of the test database.
-func dsn() string {
-	if d := os.Getenv("AGENTCTX_PG_DSN"); d != "" {
-		return d
-	}
-	return defaultDSN
-}
-
-var (
-	reachOnce sync.Once
-	reachErr  error
-)
-
-// needPG skips the test when the test database is unreachable, or fails
-// it when CI=true: CI starts PostgreSQL (.ci/run).
-func needPG(t testing.TB) {
-	t.Helper()
-	reachOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, dsn())
-		if err == nil {
-			err = conn.Ping(ctx)
-			_ = conn.Close(ctx)
-		}
-		reachErr = err
-	})
-	if reachErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL at %s unreachable (CI=true): %v", dsn(), reachErr)
-		}
-		t.Skipf("PostgreSQL at %s unreachable (set AGENTCTX_PG_DSN): %v", dsn(), reachErr)
-	}
-}
-
-// newSchema returns a fresh schema name for one test, dropped (with its
-// tables) when the test ends.
-func newSchema(t testing.TB) string {
-	t.Helper()
-	needPG(t)
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "test_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, dsn())
-		if err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-		}
-	})
-	return name
-}
 
 // open opens a store on opts (DSN and MaxConns defaulted for the
 // tests), closed when the test ends.
 func open(t testing.TB, opts pgstore.Options) *pgstore.Store {
 	t.Helper()
-	needPG(t)
+	pgtest.Need(t)
 	if opts.DSN == "" {
-		opts.DSN = dsn()
+		opts.DSN = pgtest.DSN()
 	}
 	if opts.MaxConns == 0 {
 		opts.MaxConns = 3
@@ -101,7 +31,7 @@ func open(t testing.TB, opts pgstore.Options) *pgstore.Store {
 // openFresh opens a store on a fresh schema.
 func openFresh(t testing.TB) *pgstore.Store {
 	t.Helper()
-	return open(t, pgstore.Options{Schema: newSchema(t)})
+	return open(t, pgstore.Options{Schema: pgtest.Schema(t, "test_")})
 }
 
 // newSession creates a session in a temporary project.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/pgstore"
 )
@@ -16,7 +17,7 @@ const leaseTTL = time.Second
 // twoServers opens two stores on one schema, as two servers sharing a
 // database.
 func twoServers(t *testing.T, ttl time.Duration) (a, b *pgstore.Store) {
-	schema := newSchema(t)
+	schema := pgtest.Schema(t, "test_")
 	a = open(t, pgstore.Options{Schema: schema, LeaseTTL: ttl})
 	b = open(t, pgstore.Options{Schema: schema, LeaseTTL: ttl})
 	return a, b
@@ -78,7 +79,7 @@ func TestLeaseBusy(t *testing.T) {
 // and gets it when the holder releases it.
 func TestLeaseLockTimeout(t *testing.T) {
 	t.Parallel()
-	schema := newSchema(t)
+	schema := pgtest.Schema(t, "test_")
 	a := open(t, pgstore.Options{Schema: schema})
 	b := open(t, pgstore.Options{Schema: schema, LockTimeout: 10 * time.Second})
 	sess := newSession(t, a)
@@ -179,7 +180,7 @@ func TestLeaseFencing(t *testing.T) {
 // is linear.
 func TestLeaseNoInterleaving(t *testing.T) {
 	t.Parallel()
-	schema := newSchema(t)
+	schema := pgtest.Schema(t, "test_")
 	servers := []*pgstore.Store{
 		open(t, pgstore.Options{Schema: schema, LockTimeout: 10 * time.Second}),
 		open(t, pgstore.Options{Schema: schema, LockTimeout: 10 * time.Second}),

@@ -4,57 +4,17 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/agentctx/agentctx/internal/migration"
 )
 
 // migrations holds the schema's migrations, "NNNN_name.sql": version
-// NNNN, applied in order.
+// NNNN, applied in order (package internal/migration reads them).
 //
 //go:embed migrations/*.sql
 var migrations embed.FS
-
-// migration is one embedded migration.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// loadMigrations returns the embedded migrations by version. Errors: a
-// file whose name does not start with its version, or a version twice
-// (a build mistake, caught by the tests).
-func loadMigrations() ([]migration, error) {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, n := range names {
-		base := strings.TrimPrefix(n, "migrations/")
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name does not start with a version", base)
-		}
-		b, err := migrations.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(b)})
-	}
-	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("migration version %d twice", ms[i].version)
-		}
-	}
-	return ms, nil
-}
 
 // SchemaVersion is the version of the schema this package writes: the
 // last embedded migration.
@@ -71,7 +31,7 @@ const SchemaVersion = 1
 func migrate(ctx context.Context, conn interface {
 	Begin(context.Context) (pgx.Tx, error)
 }, schema string) error {
-	ms, err := loadMigrations()
+	ms, err := migration.Load(migrations, "migrations")
 	if err != nil {
 		return err
 	}
@@ -92,18 +52,18 @@ func migrate(ctx context.Context, conn interface {
 	if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM "+ident+".schema_version").Scan(&cur); err != nil {
 		return err
 	}
-	if latest := ms[len(ms)-1].version; cur > latest {
+	if latest := ms[len(ms)-1].Version; cur > latest {
 		return fmt.Errorf("%w: schema %s is at version %d, this program knows %d", ErrSchemaTooNew, schema, cur, latest)
 	}
 	for _, m := range ms {
-		if m.version <= cur {
+		if m.Version <= cur {
 			continue
 		}
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
-		if _, err := tx.Exec(ctx, "INSERT INTO "+ident+".schema_version (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+		if _, err := tx.Exec(ctx, "INSERT INTO "+ident+".schema_version (version, name) VALUES ($1, $2)", m.Version, m.Name); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 	}
 	return tx.Commit(ctx)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/pgstore"
 )
@@ -32,7 +33,7 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("helper for the multi-process tests")
 	}
 	ctx := context.Background()
-	s, err := pgstore.Open(ctx, pgstore.Options{DSN: dsn(), Schema: os.Getenv("PGSTORE_TEST_SCHEMA"), LeaseTTL: leaseTTL, LockTimeout: time.Minute})
+	s, err := pgstore.Open(ctx, pgstore.Options{DSN: pgtest.DSN(), Schema: os.Getenv("PGSTORE_TEST_SCHEMA"), LeaseTTL: leaseTTL, LockTimeout: time.Minute})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -69,7 +70,7 @@ func TestHelperProcess(t *testing.T) {
 // (LockTimeout) and goes on; the session accepts appends afterwards.
 func TestCrash(t *testing.T) {
 	t.Parallel()
-	schema := newSchema(t)
+	schema := pgtest.Schema(t, "test_")
 	s := open(t, pgstore.Options{Schema: schema})
 	sess := newSession(t, s)
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/session/pgstore"
 )
 
@@ -27,15 +28,15 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 	// The DSN opens the store.
-	needPG(t)
-	if !strings.HasPrefix(dsn(), "postgres") {
+	pgtest.Need(t)
+	if !strings.HasPrefix(pgtest.DSN(), "postgres") {
 		return // a key=value DSN in AGENTCTX_PG_DSN
 	}
 	sep := "?"
-	if strings.Contains(dsn(), "?") {
+	if strings.Contains(pgtest.DSN(), "?") {
 		sep = "&"
 	}
-	u, err := pgstore.ParseURL(dsn() + sep + "schema=" + newSchema(t))
+	u, err := pgstore.ParseURL(pgtest.DSN() + sep + "schema=" + pgtest.Schema(t, "test_"))
 	if err != nil {
 		t.Fatal(err)
 	}

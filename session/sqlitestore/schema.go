@@ -6,56 +6,17 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/agentctx/agentctx/internal/migration"
 )
 
 // migrations holds the schema, one file per version: "NNNN_name.sql"
 // takes the database from version NNNN-1 to NNNN. A file, once released,
-// never changes; a change of schema is a new file.
+// never changes; a change of schema is a new file (package
+// internal/migration reads them).
 //
 //go:embed migrations/*.sql
 var migrations embed.FS
-
-// migration is one schema version.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// loadMigrations returns the embedded migrations in version order.
-// Errors: a file name without a version, a gap in the versions (a bug:
-// TestMigrations checks it).
-func loadMigrations() ([]migration, error) {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name does not start with a version", base)
-		}
-		b, err := migrations.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: base, sql: string(b)})
-	}
-	slices.SortFunc(out, func(a, b migration) int { return a.version - b.version })
-	for i, m := range out {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: version %d, want %d", m.name, m.version, i+1)
-		}
-	}
-	return out, nil
-}
 
 // SchemaVersion is the schema version this package writes: the number of
 // its migrations.
@@ -75,7 +36,7 @@ var ErrNotDatabase = errors.New("sqlitestore: file is not an SQLite database or 
 // the latest schema in one immediate transaction, so that two processes
 // opening a new file at once do not both apply a migration.
 func migrate(ctx context.Context, conn *sql.Conn) (err error) {
-	ms, err := loadMigrations()
+	ms, err := migration.Load(migrations, "migrations")
 	if err != nil {
 		return err
 	}
@@ -102,11 +63,11 @@ func migrate(ctx context.Context, conn *sql.Conn) (err error) {
 		return fmt.Errorf("%w: version %d, this program knows up to %d", ErrNewerSchema, cur, len(ms))
 	}
 	for _, m := range ms[cur:] {
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, name) VALUES (?, ?)`, m.Version, m.Name); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 	}
 	return tx.Commit()

@@ -2,16 +2,12 @@ package storeurl_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/pgstore"
 	"github.com/agentctx/agentctx/session/storeurl"
@@ -23,31 +19,13 @@ import (
 // PostgreSQL (AGENTCTX_PG_DSN, else the test database on 127.0.0.1):
 // skipped where unreachable, failed when CI=true.
 func TestOpenPostgres(t *testing.T) {
-	dsn := os.Getenv("AGENTCTX_PG_DSN")
-	if dsn == "" {
-		dsn = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
+	dsn := pgtest.DSN()
 	if !strings.HasPrefix(dsn, "postgres") {
 		t.Skip("AGENTCTX_PG_DSN is not a URL")
 	}
+	schema := pgtest.Schema(t, "storeurl_")
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL at %s unreachable (CI=true): %v", dsn, err)
-		}
-		t.Skipf("PostgreSQL at %s unreachable: %v", dsn, err)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "storeurl_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
 	sep := "?"
 	if strings.Contains(dsn, "?") {
 		sep = "&"

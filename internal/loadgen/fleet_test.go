@@ -1,0 +1,140 @@
+package loadgen_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentctx/agentctx/internal/loadgen"
+	"github.com/agentctx/agentctx/internal/pgtest"
+	"github.com/agentctx/agentctx/internal/sharedtest"
+)
+
+// The size of a run: CI's by default; scripts/load.sh sets the full
+// size through the environment.
+var (
+	sessions = envInt("AGENTCTX_LOAD_SESSIONS", 20)
+	turns    = envInt("AGENTCTX_LOAD_TURNS", 6)
+	seed     = envInt("AGENTCTX_LOAD_SEED", 1)
+	duration = time.Duration(envInt("AGENTCTX_LOAD_SECONDS", 60)) * time.Second
+)
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
+		return v
+	}
+	return def
+}
+
+var (
+	buildOnce sync.Once
+	bin       string
+	buildErr  error
+)
+
+// agentctxBin builds the agentctx command once per test process.
+func agentctxBin(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "loadgen")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		bin = filepath.Join(dir, "agentctx")
+		buildErr = loadgen.Build(t.Context(), "../..", bin)
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return bin
+}
+
+// runFleet runs cfg and checks its outcome: every session done, every
+// session equal to the reference Engine's.
+func runFleet(t *testing.T, cfg loadgen.FleetConfig) {
+	t.Helper()
+	cfg.Bin = agentctxBin(t)
+	cfg.Data = sharedtest.Dir(t)
+	cfg.Sessions, cfg.MaxTurns, cfg.Seed, cfg.Duration = sessions, turns, uint64(seed), duration
+	// The work folder (servers' log, the differing sessions' entries) is
+	// kept when the test fails.
+	work, err := os.MkdirTemp("", "fleet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			_ = os.RemoveAll(work)
+		}
+	})
+	cfg.Work = work
+	logf, err := os.Create(filepath.Join(work, "servers.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cfg.Log = logf
+	rep, diffs, err := loadgen.Fleet(t.Context(), cfg)
+	if rep != nil {
+		var b strings.Builder
+		_ = rep.Print(&b)
+		fmt.Print(b.String())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range rep.Errors() {
+		t.Error(err)
+	}
+	if rep.Finished != rep.Sessions {
+		t.Errorf("%d of %d sessions finished their script within %v", rep.Finished, rep.Sessions, duration)
+	}
+	for i, d := range diffs {
+		if i == 10 {
+			t.Errorf("… and %d more sessions differ", len(diffs)-i)
+			break
+		}
+		t.Error(d)
+	}
+	if t.Failed() {
+		t.Logf("servers' log: %s", logf.Name())
+	}
+}
+
+// TestFleetPostgres is issue 16's fleet test: two `agentctx serve`
+// processes share one PostgreSQL schema (lease 2 s); sessions of real
+// trajectories go through both at random; one server is SIGKILLed at 40 %
+// of the steps and its sessions carry on on the other once their lease
+// expires. Afterwards every session equals a single in-process Engine's.
+// It needs PostgreSQL (skipped without it, failed when CI=true) and
+// ../shared/data.
+func TestFleetPostgres(t *testing.T) {
+	schema := pgtest.Schema(t, "fleet_")
+	dsn := pgtest.DSN()
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	runFleet(t, loadgen.FleetConfig{
+		Name:  "postgres, 2 servers",
+		Store: dsn + sep + "schema=" + schema + "&lease=2s", Servers: 2,
+		Kill: true, KillAfter: 0.4,
+	})
+}
+
+// TestFleetSQLite is the same on the SQLite default: one server (SQLite
+// is one host's), SIGKILLed at 40 % of the steps and started again on the
+// same file.
+func TestFleetSQLite(t *testing.T) {
+	runFleet(t, loadgen.FleetConfig{
+		Name:  "sqlite, 1 server",
+		Store: "sqlite:" + filepath.Join(t.TempDir(), "sessions.db") + "?lease=2s", Servers: 1,
+		Kill: true, KillAfter: 0.4, Restart: true,
+	})
+}

@@ -1,0 +1,114 @@
+package loadgen
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Build builds the agentctx command of the module at moduleDir into
+// out (go build), for [Start]. Errors: the build's, with its output.
+func Build(ctx context.Context, moduleDir, out string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/agentctx")
+	cmd.Dir = moduleDir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("loadgen: go build: %w\n%s", err, b)
+	}
+	return nil
+}
+
+// Proc is one `agentctx serve` process on loopback.
+type Proc struct {
+	// URL is the server's base URL ("http://127.0.0.1:PORT").
+	URL string
+	cmd *exec.Cmd
+	// done is closed when the process has exited; err is then its
+	// exit error.
+	done chan struct{}
+	err  error
+}
+
+// StartTimeout bounds how long [Start] waits for a server to listen.
+const StartTimeout = 30 * time.Second
+
+// Start runs `bin serve --listen 127.0.0.1:0 --store store --home home`
+// and returns once it listens (it prints its address). The server's log
+// (stderr: JSON access records) goes to log. Errors: the process did
+// not start, or exited or said nothing within [StartTimeout].
+func Start(bin, store, home string, log io.Writer) (*Proc, error) {
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--store", store, "--home", home)
+	cmd.Env = append(os.Environ(), "AGENTCTX_TOKENS_FILE=", "AGENTCTX_STORE=")
+	cmd.Stderr = log
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("loadgen: start %s: %w", bin, err)
+	}
+	p := &Proc{cmd: cmd, done: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if _, rest, ok := strings.Cut(sc.Text(), "listening on "); ok {
+				u, _, _ := strings.Cut(rest, " ")
+				addr <- u
+			}
+		}
+		_, _ = io.Copy(io.Discard, out)
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	select {
+	case u := <-addr:
+		p.URL = u
+		return p, nil
+	case <-p.done:
+		return nil, fmt.Errorf("loadgen: %s serve exited before listening: %w", bin, p.err)
+	case <-time.After(StartTimeout):
+		_ = cmd.Process.Kill()
+		<-p.done
+		return nil, fmt.Errorf("loadgen: %s serve did not listen within %v", bin, StartTimeout)
+	}
+}
+
+// Kill ends the server with SIGKILL, as a crash would, and waits for
+// the process to be gone.
+func (p *Proc) Kill() error {
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	<-p.done
+	return nil
+}
+
+// Stop ends the server with SIGTERM (a graceful shutdown: requests in
+// flight finish, sessions are closed) and waits up to timeout before
+// killing it. Errors: the process exited with an error, or had to be
+// killed.
+func (p *Proc) Stop(timeout time.Duration) error {
+	select {
+	case <-p.done:
+		return nil // killed before, or exited on its own: Wait said why
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	select {
+	case <-p.done:
+		return p.err
+	case <-time.After(timeout):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("loadgen: server %s did not stop within %v", p.URL, timeout)
+	}
+}

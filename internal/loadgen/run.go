@@ -1,0 +1,327 @@
+package loadgen
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentctx/agentctx/session"
+)
+
+// Config configures [Run].
+type Config struct {
+	// Name titles the report ("postgres, 2 servers").
+	Name string
+	// Pool is the servers. Required.
+	Pool *Pool
+	// Scripts are the sessions to drive, one goroutine each, all at
+	// once. Required.
+	Scripts []Script
+	// Seed seeds the choice of server for each call and the backoff
+	// jitter; session i uses Seed+i.
+	Seed uint64
+	// Duration bounds the run: no session starts a step after it.
+	// Optional. Defaults to 10 minutes.
+	Duration time.Duration
+	// RetryFor bounds how long one call is retried (busy sessions, dead
+	// servers). Optional. Defaults to 30 s: more than a lease's lifetime.
+	RetryFor time.Duration
+	// KillAfter and Kill: once that share (0..1) of all the scripts'
+	// steps is done, Kill is called, once, in its own goroutine (it kills
+	// a server). Optional.
+	KillAfter float64
+	Kill      func()
+	// KillNote describes Kill in the report ("SIGKILL of server 1 at 40 %").
+	KillNote string
+}
+
+// Done is one step of a session that took effect.
+type Done struct {
+	// Op is the step's index in the script.
+	Op int
+	// Entries is the session's entry count in the store after the step
+	// (its last sequence number), as the server answered it or the
+	// client read it next.
+	Entries int
+	// Server is the index of the server that answered; -1 when the answer
+	// was lost and the step was found in the store instead (Landed).
+	Server int
+	Landed bool
+}
+
+// SessionLog is what the client did in one session.
+type SessionLog struct {
+	ID     string
+	Script *Script
+	// Created is the entry count after the session was created.
+	Created int
+	// Done are the steps that took effect, in order: a prefix of the
+	// script's steps (the run's Duration may stop a session early).
+	Done []Done
+	// Err is why the session stopped before its script's end, if it did
+	// for another reason than the run's Duration.
+	Err error
+}
+
+// Report is a run's outcome.
+type Report struct {
+	Name     string
+	Sessions int
+	// Finished counts the sessions that did all their steps.
+	Finished int
+	Servers  int
+	Kill     string
+	// Wall is the run's duration; Appends the messages acknowledged
+	// (added and replies); Requests the API calls answered.
+	Wall     time.Duration
+	Appends  int
+	Requests int
+	Routes   []RouteSummary
+	Logs     []*SessionLog
+}
+
+// AppendsPerSec is the acknowledged messages per second of the run.
+func (r *Report) AppendsPerSec() float64 { return float64(r.Appends) / r.Wall.Seconds() }
+
+// RequestsPerSec is the answered API calls per second of the run.
+func (r *Report) RequestsPerSec() float64 { return float64(r.Requests) / r.Wall.Seconds() }
+
+// Errors returns the sessions' errors.
+func (r *Report) Errors() []error {
+	var out []error
+	for _, l := range r.Logs {
+		if l.Err != nil {
+			out = append(out, fmt.Errorf("session %s (%s): %w", l.ID, l.Script.File, l.Err))
+		}
+	}
+	return out
+}
+
+// ErrNoPool reports a Config without Pool or Scripts.
+var ErrNoPool = errors.New("loadgen: no servers or no scripts")
+
+// Run drives every script's session through the pool's servers at once,
+// each call to a server picked at random, and returns what was done. The
+// sessions' failures are in the report (Report.Errors); Run's own error
+// is for a Config it cannot run.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.Pool == nil || len(cfg.Pool.urls) == 0 || len(cfg.Scripts) == 0 {
+		return nil, ErrNoPool
+	}
+	if cfg.Duration <= 0 {
+		cfg.Duration = 10 * time.Minute
+	}
+	if cfg.RetryFor <= 0 {
+		cfg.RetryFor = 30 * time.Second
+	}
+	total := 0
+	for _, s := range cfg.Scripts {
+		total += len(s.Ops)
+	}
+	tr := &http.Transport{MaxIdleConnsPerHost: len(cfg.Scripts), MaxIdleConns: 2 * len(cfg.Scripts), IdleConnTimeout: time.Minute}
+	defer tr.CloseIdleConnections()
+	cl := &client{http: &http.Client{Transport: tr, Timeout: 2 * time.Minute}, pool: cfg.Pool, stats: &Stats{}, retryFor: cfg.RetryFor}
+	rep := &Report{Name: cfg.Name, Sessions: len(cfg.Scripts), Servers: len(cfg.Pool.urls), Kill: cfg.KillNote}
+	if rep.Kill == "" {
+		rep.Kill = "no kill"
+	}
+	var (
+		done    atomic.Int64
+		appends atomic.Int64
+		kill    sync.Once
+		wg      sync.WaitGroup
+	)
+	stop := time.Now().Add(cfg.Duration)
+	start := time.Now()
+	onStep := func() {
+		n := done.Add(1)
+		if cfg.Kill != nil && float64(n) >= cfg.KillAfter*float64(total) {
+			kill.Do(func() { go cfg.Kill() })
+		}
+	}
+	for i := range cfg.Scripts {
+		l := &SessionLog{ID: session.NewID(), Script: &cfg.Scripts[i]}
+		rep.Logs = append(rep.Logs, l)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := &driver{cl: cl, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), log: l, stop: stop, onStep: onStep, appends: &appends}
+			l.Err = d.run(ctx)
+		}()
+	}
+	wg.Wait()
+	rep.Wall = time.Since(start)
+	rep.Appends = int(appends.Load())
+	rep.Routes = cl.stats.Summary()
+	for _, r := range rep.Routes {
+		rep.Requests += r.Calls
+	}
+	for _, l := range rep.Logs {
+		if l.Err == nil && len(l.Done) == len(l.Script.Ops) {
+			rep.Finished++
+		}
+	}
+	return rep, nil
+}
+
+// driver is one session's agent loop.
+type driver struct {
+	cl      *client
+	rng     *rand.Rand
+	log     *SessionLog
+	stop    time.Time
+	onStep  func()
+	appends *atomic.Int64
+	// entries is the session's entry count after the last step.
+	entries int
+}
+
+func (d *driver) path(suffix string) string {
+	return "/v1/sessions/" + url.PathEscape(d.log.ID) + suffix
+}
+
+// run creates the session and does its steps until the script's end or
+// the run's stop time.
+func (d *driver) run(ctx context.Context) error {
+	s := d.log.Script
+	body, err := json.Marshal(map[string]any{"id": d.log.ID, "budget": s.Budget, "metadata": map[string]string{"file": s.File}})
+	if err != nil {
+		return err
+	}
+	r, landed, err := d.cl.do(ctx, d.rng, call{method: "POST", path: "/v1/sessions", route: "POST /v1/sessions", body: body}, func() (bool, error) {
+		_, err := d.count(ctx, true)
+		return err == nil, nil
+	})
+	if err != nil {
+		return err
+	}
+	if landed {
+		if d.entries, err = d.count(ctx, false); err != nil {
+			return err
+		}
+	} else if d.entries, err = entriesOf(r.body); err != nil {
+		return err
+	}
+	d.log.Created = d.entries
+	for i, op := range s.Ops {
+		if time.Now().After(d.stop) {
+			return nil
+		}
+		if err := d.step(ctx, i, op); err != nil {
+			return fmt.Errorf("step %d (%s): %w", i, op.Kind, err)
+		}
+		d.onStep()
+	}
+	return nil
+}
+
+// count reads the session's entry count (GET /v1/sessions/{id}), retried
+// until answered. With missingOK a 404 is an error without retries.
+func (d *driver) count(ctx context.Context, missingOK bool) (int, error) {
+	r, _, err := d.cl.do(ctx, d.rng, call{method: "GET", path: d.path(""), route: "GET /v1/sessions/{id}", accept404: missingOK}, nil)
+	if err != nil {
+		return 0, err
+	}
+	if r.status == http.StatusNotFound {
+		return 0, session.ErrNotFound
+	}
+	return entriesOf(r.body)
+}
+
+// entriesOf reads "entries" from a response body.
+func entriesOf(body []byte) (int, error) {
+	var v struct {
+		Entries *int `json:"entries"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil || v.Entries == nil {
+		return 0, fmt.Errorf("loadgen: response without entries: %.200s", body)
+	}
+	return *v.Entries, nil
+}
+
+// changed is the resolve function of a write: the step took effect when
+// the session's entry count moved.
+func (d *driver) changed(ctx context.Context, now *int) func() (bool, error) {
+	return func() (bool, error) {
+		n, err := d.count(ctx, false)
+		if err != nil {
+			return false, err
+		}
+		*now = n
+		return n != d.entries, nil
+	}
+}
+
+// step does op i.
+func (d *driver) step(ctx context.Context, i int, op Op) error {
+	var (
+		c     call
+		now   int
+		after = "answer" // where the entry count comes from
+	)
+	switch op.Kind {
+	case OpMessages:
+		body, err := json.Marshal(map[string]any{"format": "chat", "messages": op.Messages})
+		if err != nil {
+			return err
+		}
+		c = call{method: "POST", path: d.path("/messages"), route: "POST /messages", body: body}
+	case OpReply:
+		body, err := json.Marshal(op.Messages[0])
+		if err != nil {
+			return err
+		}
+		c = call{method: "POST", path: d.path("/reply?format=chat"), route: "POST /reply", body: body}
+	case OpRequest:
+		c = call{method: "POST", path: d.path("/request"), route: "POST /request", body: []byte(`{"format":"chat"}`)}
+		after = "read"
+	case OpCompact:
+		body, err := json.Marshal(map[string]string{"instructions": op.Instructions})
+		if err != nil {
+			return err
+		}
+		c = call{method: "POST", path: d.path("/compact"), route: "POST /compact", body: body}
+		after = "read"
+	case OpInspect:
+		c = call{method: "GET", path: d.path("/inspect"), route: "GET /inspect"}
+		after = "none"
+	case OpRecall:
+		c = call{method: "GET", path: d.path("/outputs/" + url.PathEscape(op.CallID)), route: "GET /outputs/{call_id}", accept404: true}
+		after = "none"
+	}
+	var resolve func() (bool, error)
+	if op.Kind == OpMessages || op.Kind == OpReply || op.Kind == OpCompact {
+		resolve = d.changed(ctx, &now)
+	}
+	r, landed, err := d.cl.do(ctx, d.rng, c, resolve)
+	if err != nil {
+		return err
+	}
+	done := Done{Op: i, Server: r.server, Landed: landed}
+	switch {
+	case landed:
+		done.Server = -1
+		d.entries = now
+	case after == "answer":
+		if d.entries, err = entriesOf(r.body); err != nil {
+			return err
+		}
+	case after == "read":
+		if d.entries, err = d.count(ctx, false); err != nil {
+			return err
+		}
+	}
+	done.Entries = d.entries
+	if op.Kind == OpMessages || op.Kind == OpReply {
+		d.appends.Add(int64(len(op.Messages)))
+	}
+	d.log.Done = append(d.log.Done, done)
+	return nil
+}

@@ -1,0 +1,127 @@
+package loadgen
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+)
+
+// Stats counts a run's calls by route: the latency of each answered
+// attempt, the failed attempts by cause, the retries. Safe for concurrent
+// use.
+type Stats struct {
+	mu     sync.Mutex
+	routes map[string]*routeStats
+}
+
+type routeStats struct {
+	lat     []time.Duration
+	fails   map[string]int
+	retries int
+	landed  int
+}
+
+func (s *Stats) route(name string) *routeStats {
+	if s.routes == nil {
+		s.routes = map[string]*routeStats{}
+	}
+	r := s.routes[name]
+	if r == nil {
+		r = &routeStats{fails: map[string]int{}}
+		s.routes[name] = r
+	}
+	return r
+}
+
+func (s *Stats) ok(route string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.route(route)
+	r.lat = append(r.lat, d)
+}
+
+func (s *Stats) failed(route, cause string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.route(route).fails[cause]++
+}
+
+func (s *Stats) retry(route string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.route(route).retries++
+}
+
+func (s *Stats) landed(route string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.route(route).landed++
+}
+
+// RouteSummary is one route's figures over a run.
+type RouteSummary struct {
+	Route string
+	// Calls counts the answered attempts; P50 and P99 are their
+	// latencies (client side: from sending to the whole body read).
+	Calls    int
+	P50, P99 time.Duration
+	// Failures counts the failed attempts by cause: "conn" (the server
+	// died or refused), or the HTTP status.
+	Failures map[string]int
+	// Retries counts the attempts after the first; Landed the calls
+	// whose answer was lost but whose write was found in the store.
+	Retries, Landed int
+}
+
+// Summary returns each route's figures, by route name.
+func (s *Stats) Summary() []RouteSummary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []RouteSummary
+	for _, name := range slices.Sorted(maps.Keys(s.routes)) {
+		r := s.routes[name]
+		lat := slices.Clone(r.lat)
+		slices.Sort(lat)
+		out = append(out, RouteSummary{
+			Route: name, Calls: len(lat), P50: quantile(lat, 0.50), P99: quantile(lat, 0.99),
+			Failures: maps.Clone(r.fails), Retries: r.retries, Landed: r.landed,
+		})
+	}
+	return out
+}
+
+// quantile returns the q-quantile of sorted (nearest rank); 0 when empty.
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted))*q+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// Print writes the report as a table: the run's throughput, then one
+// line per route.
+func (r *Report) Print(w io.Writer) error {
+	fmt.Fprintf(w, "%s: %d sessions (%d finished), %d servers, %s, %.1fs\n", r.Name, r.Sessions, r.Finished, r.Servers, r.Kill, r.Wall.Seconds())
+	fmt.Fprintf(w, "throughput: %.0f appends/s (%d messages), %.0f requests/s (%d answered)\n",
+		r.AppendsPerSec(), r.Appends, r.RequestsPerSec(), r.Requests)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "route\tcalls\tp50 ms\tp99 ms\tretries\tlanded\tfailed attempts\t")
+	for _, s := range r.Routes {
+		var fails []string
+		for _, k := range slices.Sorted(maps.Keys(s.Failures)) {
+			fails = append(fails, fmt.Sprintf("%s×%d", k, s.Failures[k]))
+		}
+		sort.Strings(fails)
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%d\t%d\t%s\t\n", s.Route, s.Calls, ms(s.P50), ms(s.P99), s.Retries, s.Landed, strings.Join(fails, " "))
+	}
+	return tw.Flush()
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

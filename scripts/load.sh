@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# scripts/load.sh [SESSIONS] [STORE] — issue 16's fleet test at full size.
+#
+# Runs internal/loadgen's fleet test with SESSIONS concurrent sessions
+# (default 200) of replayed real trajectories from ../shared/data, each
+# at most $TURNS model calls (default 30), on STORE:
+#
+#   postgres  two `agentctx serve` processes sharing one PostgreSQL schema
+#             ($AGENTCTX_PG_DSN, else the local test database), one of them
+#             SIGKILLed at 40 % of the steps (lease 2 s)
+#   sqlite    one server on an SQLite file, SIGKILLed at 40 % and restarted
+#   both      the two, one after the other (default)
+#
+# Each run prints its table: throughput (appends/s, requests/s) and per
+# route p50/p99 latency, retries and failed attempts; then every session is
+# checked against a single in-process Engine. $SEED (default 1) picks the
+# trajectories and the servers; $SECONDS_MAX (default 900) bounds a run.
+# CI runs the same test at 20 sessions of 6 calls (go test ./internal/loadgen).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/usr/local/go/bin:$HOME/go/bin:$PATH"
+sessions="${1:-200}"
+store="${2:-both}"
+case "$store" in
+  postgres) run='TestFleetPostgres' ;;
+  sqlite) run='TestFleetSQLite' ;;
+  both) run='TestFleet(Postgres|SQLite)$' ;;
+  *) echo "load.sh: STORE $store: want postgres, sqlite or both" >&2; exit 2 ;;
+esac
+if ! [[ "$sessions" =~ ^[0-9]+$ ]] || [ "$sessions" -lt 1 ]; then
+  echo "load.sh: SESSIONS $sessions: want a count ≥ 1" >&2; exit 2
+fi
+echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(go version | cut -d' ' -f3-)"
+echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)  commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+AGENTCTX_LOAD_SESSIONS="$sessions" AGENTCTX_LOAD_TURNS="${TURNS:-30}" AGENTCTX_LOAD_SEED="${SEED:-1}" \
+AGENTCTX_LOAD_SECONDS="${SECONDS_MAX:-900}" \
+  go test ./internal/loadgen -run "$run" -count=1 -v -timeout 60m
