@@ -89,6 +89,16 @@ type Tracker struct {
 	state State
 	// counts remembers the section's line counts (SectionTokens).
 	counts token.Memo
+	// gen numbers the versions of state: every change moves it on.
+	gen uint64
+	// last is the last section rendered (SectionTokens), of state
+	// version last.gen; valid when last.ok.
+	last struct {
+		gen    uint64
+		ok     bool
+		text   string
+		tokens int
+	}
 }
 
 // New returns an empty tracker configured by opts.
@@ -184,6 +194,7 @@ func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
 }
 
 func (t *Tracker) recordRead(path, preview string) {
+	t.gen++
 	mod, size, err := t.opts.Stat(path)
 	f := FileRead{Path: path, Preview: preview, Reads: 1}
 	if err == nil {
@@ -224,6 +235,7 @@ func upsert[T any](list []T, match func(T) bool, limit int, build func(old *T) T
 }
 
 func (t *Tracker) recordWrite(path, op string) {
+	t.gen++
 	s := &t.state
 	if i := slices.IndexFunc(s.Files, func(e FileRead) bool { return e.Path == path }); i >= 0 {
 		s.Files[i].Stale = true
@@ -240,6 +252,7 @@ func (t *Tracker) recordWrite(path, op string) {
 }
 
 func (t *Tracker) recordSearch(query, summary string) {
+	t.gen++
 	s := &t.state
 	s.Searches = append(s.Searches, Search{Query: tooluse.HeadRunes(query, QueryRunes), Summary: summary})
 	s.SearchCount++
@@ -249,6 +262,7 @@ func (t *Tracker) recordSearch(query, summary string) {
 }
 
 func (t *Tracker) recordFailure(command, errLine string) {
+	t.gen++
 	s := &t.state
 	var dropped int
 	s.Commands, dropped = upsert(s.Commands, func(e FailedCommand) bool { return e.Command == command }, t.opts.MaxCommands, func(old *FailedCommand) FailedCommand {
@@ -278,6 +292,7 @@ func (t *Tracker) Stale() []string {
 			mod, size, err := t.opts.Stat(f.Path)
 			if err != nil || !mod.Equal(f.ModTime) || size != f.Size {
 				f.Stale = true
+				t.gen++
 			}
 		}
 		if f.Stale {
@@ -293,4 +308,5 @@ func (t *Tracker) Reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.state = State{}
+	t.gen++
 }
