@@ -78,6 +78,9 @@ type Engine struct {
 
 	tracker *track.Tracker
 	active  *workmem.ActiveContext
+	// uses reads each tool call once for the tracker and the working
+	// memory.
+	uses tooluse.Recent
 	// open pairs the tracker's tool results with their calls.
 	open tooluse.Pairer[chat.ToolCall]
 
@@ -380,6 +383,9 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 		if topts.Counter == nil {
 			topts.Counter = e.memo
 		}
+		if topts.Classify == nil {
+			topts.Classify = e.uses.Classify
+		}
 		if topts.MaxTokens == 0 {
 			// At most 1,500 tokens (track.DefaultMaxTokens), and no more
 			// than a tenth of a small budget.
@@ -405,6 +411,12 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 	}
 	e.outputs = newOutputCache(opts.RecallCacheBytes)
 	return e, nil
+}
+
+// memOptions returns the options of the working memory: it counts
+// through the count cache and reads tool calls with the tracker.
+func (e *Engine) memOptions() workmem.Options {
+	return workmem.Options{Counter: e.memo, Classify: e.uses.Classify}
 }
 
 // ID returns the session's id.
@@ -647,7 +659,7 @@ func (e *Engine) AddFinding(f workmem.Finding) (bool, error) {
 		return false, nil
 	}
 	if e.active == nil {
-		e.active = workmem.New("", workmem.Options{Counter: e.memo})
+		e.active = workmem.New("", e.memOptions())
 	}
 	return e.active.AddFinding(f), nil
 }
@@ -666,7 +678,7 @@ func (e *Engine) ExpectPlan() error {
 		return nil
 	}
 	if e.active == nil {
-		e.active = workmem.New("", workmem.Options{Counter: e.memo})
+		e.active = workmem.New("", e.memOptions())
 	}
 	e.active.ExpectPlan()
 	return nil

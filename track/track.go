@@ -77,6 +77,12 @@ type Options struct {
 	// Optional. Defaults to [os.Stat]. An error means "unknown": the file
 	// is then never reported stale by the disk check.
 	Stat func(path string) (modTime time.Time, size int64, err error)
+	// Classify reads a tool call (Record). Optional. Defaults to
+	// [tooluse.Classify]; a caller that reads the same calls elsewhere
+	// passes a [tooluse.Recent]'s, so that each is read once. It must
+	// return what tooluse.Classify returns, and its result is not
+	// changed.
+	Classify func(chat.ToolCall) tooluse.Use
 }
 
 // Tracker records the working state of one agent session (seed 000's
@@ -121,6 +127,9 @@ func New(opts Options) *Tracker {
 	if opts.Stat == nil {
 		opts.Stat = osStat
 	}
+	if opts.Classify == nil {
+		opts.Classify = tooluse.Classify
+	}
 	return &Tracker{opts: opts}
 }
 
@@ -162,7 +171,7 @@ func osStat(path string) (time.Time, int64, error) {
 // kept once, as recorded. Record never panics, whatever the arguments or
 // content hold.
 func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
-	a := analyze(call)
+	a := analyze(call, t.opts.Classify(call))
 	failed := result.FailedFor(call)
 	content := result.Content
 	if failed || len(a.reads) > 0 || len(a.searches) > 0 {

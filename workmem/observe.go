@@ -75,7 +75,7 @@ func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
 	o.Digest = strconv.FormatUint(h.Sum64(), 16)
 	exit, hasExit := exitCode(content)
 	o.IsError = res.FailedFor(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
-	u := tooluse.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
+	u := a.opts.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
 	o.ResultType = classify(u.Kind, content, o.IsError)
 	_, seen := a.seen[o.Digest]
 	o.GotNewInfo = !o.IsError && o.ResultType != ResultEmpty && !seen

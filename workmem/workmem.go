@@ -12,6 +12,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/secret"
 	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 // Defaults of [Options].
@@ -58,6 +59,12 @@ type Options struct {
 	// Logger receives debug records (plan replaced, plan ignored).
 	// Optional. Defaults to a logger that discards.
 	Logger *slog.Logger
+	// Classify reads an observed result's tool call. Optional. Defaults
+	// to [tooluse.Classify]; a caller that reads the same calls elsewhere
+	// passes a [tooluse.Recent]'s, so that each is read once. It must
+	// return what tooluse.Classify returns, and its result is not
+	// changed.
+	Classify func(chat.ToolCall) tooluse.Use
 }
 
 // Finding is one entry of the scratchpad: something the agent marked as
@@ -211,6 +218,9 @@ func (a *ActiveContext) init(opts Options) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Classify == nil {
+		opts.Classify = tooluse.Classify
 	}
 	a.counter = opts.Counter
 	if a.counter == nil {
