@@ -7,7 +7,7 @@ import (
 )
 
 // recentSize is how many classifications a [Recent] keeps.
-const recentSize = 8
+const recentSize = 16
 
 // Recent is [Classify] that remembers its last few results, for callers
 // that read the same call more than once: the Engine's tracker and

@@ -64,8 +64,9 @@ func lowerASCII(s string) string {
 var failingTestRe = regexp.MustCompile(`^(?:FAILED \S+|--- FAIL: \S+|FAIL:? \S+)`)
 
 // describe derives an observation's metadata (seed 002
-// buildObservationMeta). It is called with a.mu held.
-func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
+// buildObservationMeta), given u, act's call read by tooluse.Classify. It
+// is called with a.mu held.
+func (a *ActiveContext) describe(act Action, res chat.ToolResult, u tooluse.Use) Observation {
 	content := res.Content
 	o := Observation{ToolCallID: valid(res.ToolCallID), Tool: valid(act.Tool), Size: len(content)}
 	h := fnv.New64a()
@@ -75,7 +76,6 @@ func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
 	o.Digest = strconv.FormatUint(h.Sum64(), 16)
 	exit, hasExit := exitCode(content)
 	o.IsError = res.FailedFor(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
-	u := a.opts.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
 	o.ResultType = classify(u.Kind, content, o.IsError)
 	_, seen := a.seen[o.Digest]
 	o.GotNewInfo = !o.IsError && o.ResultType != ResultEmpty && !seen

@@ -187,6 +187,10 @@ type ActiveContext struct {
 	st      State
 	seen    map[string]struct{} // digests of earlier results
 	byCall  map[string]int      // tool-call id → action index in the open round
+	// uses holds the calls of the open round read as given (addAction),
+	// by tool-call id, when that reading is the one of the action's
+	// arguments as kept (shareArgs).
+	uses map[string]tooluse.Use
 	counter token.Counter
 	// done caches the closed rounds' renderings, by round index, and
 	// counts the texts BuildContext renders (render.go).
@@ -233,6 +237,7 @@ func (a *ActiveContext) init(opts Options) {
 	a.opts = opts
 	a.seen = map[string]struct{}{}
 	a.byCall = map[string]int{}
+	a.uses = map[string]tooluse.Use{}
 	for _, r := range a.st.Rounds {
 		for _, o := range r.Observations {
 			if o.Digest != "" {
@@ -281,6 +286,7 @@ func (a *ActiveContext) startRound(thought string) int {
 	n := len(a.st.Rounds) + 1
 	a.st.Rounds = append(a.st.Rounds, Round{Iteration: n, Thought: clean(thought), Start: a.now()})
 	clear(a.byCall)
+	clear(a.uses)
 	a.slide()
 	return n
 }
@@ -311,10 +317,14 @@ func (a *ActiveContext) addAction(call chat.ToolCall) {
 		a.startRound("")
 		r = a.open()
 	}
-	act := Action{ID: valid(call.ID), Tool: valid(call.Name), Arguments: redactArgs(normalizeArgs(call.Arguments))}
+	norm := normalizeArgs(call.Arguments)
+	act := Action{ID: valid(call.ID), Tool: valid(call.Name), Arguments: redactArgs(norm)}
 	r.Actions = append(r.Actions, act)
 	if call.ID != "" {
 		a.byCall[call.ID] = len(r.Actions) - 1
+		if shareArgs(call, act, norm) {
+			a.uses[call.ID] = a.opts.Classify(call)
+		}
 	}
 }
 
@@ -336,7 +346,11 @@ func (a *ActiveContext) Observe(res chat.ToolResult) Observation {
 	if act.Tool == "" {
 		act.Tool = res.ToolName
 	}
-	o := a.describe(act, res)
+	u, ok := a.uses[res.ToolCallID]
+	if !ok || act.ID != res.ToolCallID {
+		u = a.opts.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
+	}
+	o := a.describe(act, res, u)
 	r.Observations = append(r.Observations, o)
 	return o
 }
@@ -375,6 +389,7 @@ func (a *ActiveContext) endRound(reflection string) bool {
 		r.End = r.Start
 	}
 	clear(a.byCall)
+	clear(a.uses)
 	return true
 }
 
@@ -556,6 +571,19 @@ func normalizeArgs(raw json.RawMessage) json.RawMessage {
 	}
 	out, _ := json.Marshal(valid(string(raw)))
 	return out
+}
+
+// shareArgs reports whether call reads as act, the action kept of it
+// with arguments norm (normalizeArgs of call's) redacted: when its name
+// is valid UTF-8, its arguments are a JSON object (decoded alike, compact
+// or not, escaped or not) and redaction left them unchanged. A caller
+// that reads call anyway (the Engine's tracker) then shares its reading.
+func shareArgs(call chat.ToolCall, act Action, norm json.RawMessage) bool {
+	if act.Tool != call.Name || len(norm) == 0 || norm[0] != '{' || !bytes.Equal(act.Arguments, norm) {
+		return false
+	}
+	raw := bytes.TrimSpace(call.Arguments)
+	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
 }
 
 // redactArgs redacts normalized tool-call arguments: in their JSON text
