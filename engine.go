@@ -114,10 +114,12 @@ type Engine struct {
 	outputs *outputCache
 }
 
-// counted is a text and its size in tokens.
+// counted is a text and its size in tokens, and the size of its
+// reminder block once counted (blockTokens; 0 until then).
 type counted struct {
 	text   string
 	tokens int
+	block  int
 }
 
 // Stats counts what an Engine did, since it was opened or resumed.

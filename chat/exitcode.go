@@ -100,8 +100,9 @@ func edgeLines(s string, head, tail int) []string {
 // above remain failures. The tracker, the working memory and the
 // compaction facts all decide failures here, so they agree.
 func (r ToolResult) FailedFor(call ToolCall) bool {
-	if code, ok := r.ExitCode(); ok && code == 1 && exitOneAnswers(call.Command()) {
+	code, ok := r.ExitCode() // read once: Failed would read it again
+	if ok && code == 1 && exitOneAnswers(call.Command()) {
 		return false
 	}
-	return r.Failed()
+	return r.IsError || ok && code != 0
 }
