@@ -199,16 +199,45 @@ func (a *ActiveContext) roundLine(i int) (string, int) {
 	return c.line, c.lineTokens
 }
 
+// openRendering is the open round's full rendering and its size in
+// tokens, with what identifies the round's content: an open round only
+// grows (actions and observations are appended; its thought and
+// reflection may be replaced), and the sliding window never reaches it.
+type openRendering struct {
+	round, actions, observations int
+	thought, reflection          string
+	text                         string
+	tokens                       int
+}
+
+// matches reports whether o is the rendering of round i, r, as it is.
+func (o *openRendering) matches(i int, r *Round) bool {
+	return o.text != "" && o.round == i && o.actions == len(r.Actions) && o.observations == len(r.Observations) &&
+		o.thought == r.Thought && o.reflection == r.Reflection
+}
+
 // roundFull returns round i rendered in full ([renderRound]) and its size
-// in tokens (0: not counted yet). Called with a.mu held.
+// in tokens. The open round is rendered again only when it changed; a
+// round closed unchanged since takes its last rendering. Called with a.mu
+// held.
 func (a *ActiveContext) roundFull(i int) (string, int) {
+	r := &a.st.Rounds[i]
 	c := a.cached(i)
 	if c == nil {
-		return renderRound(a.st.Rounds[i]), 0
+		if !a.opened.matches(i, r) {
+			text := renderRound(*r)
+			a.opened = openRendering{round: i, actions: len(r.Actions), observations: len(r.Observations),
+				thought: r.Thought, reflection: r.Reflection, text: text, tokens: a.count(text)}
+		}
+		return a.opened.text, a.opened.tokens
 	}
 	if c.full == "" {
-		c.full = renderRound(a.st.Rounds[i])
-		c.fullTokens = a.count(c.full)
+		if a.opened.matches(i, r) {
+			c.full, c.fullTokens = a.opened.text, a.opened.tokens
+		} else {
+			c.full = renderRound(*r)
+			c.fullTokens = a.count(c.full)
+		}
 	}
 	return c.full, c.fullTokens
 }

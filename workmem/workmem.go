@@ -196,6 +196,9 @@ type ActiveContext struct {
 	// counts the texts BuildContext renders (render.go).
 	done   []rendered
 	counts token.Memo
+	// opened is the open round's last full rendering (roundFull), which
+	// its cache entry takes when the round closes unchanged.
+	opened openRendering
 	// task is the task's line as BuildContext renders it, and the task
 	// it renders.
 	task struct{ of, line string }
@@ -411,6 +414,9 @@ func (a *ActiveContext) slide() {
 		if i < len(a.done) {
 			// Its full rendering held the raw text.
 			a.done[i].full = ""
+		}
+		if a.opened.round == i {
+			a.opened = openRendering{}
 		}
 		if done {
 			break // older rounds were compressed earlier
