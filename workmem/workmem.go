@@ -182,15 +182,15 @@ const StateVersion = 1
 // [FromJSON]. All methods are safe for concurrent use; the memory grows with
 // the number of rounds (metadata only, outside the sliding window).
 type ActiveContext struct {
-	mu      sync.Mutex
-	opts    Options
-	st      State
-	seen    map[string]struct{} // digests of earlier results
-	byCall  map[string]int      // tool-call id → action index in the open round
+	mu     sync.Mutex
+	opts   Options
+	st     State
+	seen   map[string]struct{} // digests of earlier results
+	byCall map[string]int      // tool-call id → action index in the open round
 	// uses holds the calls of the open round read as given (addAction),
 	// by tool-call id, when that reading is the one of the action's
 	// arguments as kept (shareArgs).
-	uses map[string]tooluse.Use
+	uses    map[string]tooluse.Use
 	counter token.Counter
 	// done caches the closed rounds' renderings, by round index, and
 	// counts the texts BuildContext renders (render.go).
