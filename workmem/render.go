@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/tooluse"
@@ -455,7 +456,29 @@ func roundLine(r Round) string {
 	return b.String()
 }
 
-// oneLine collapses whitespace and cuts to n runes.
+// oneLine collapses whitespace and cuts to n runes. It reads only as
+// much of s as the result needs (tool-call arguments can be a whole file
+// written): a prefix of s ending on a rune start gives a prefix of the
+// result, so once a prefix's result was cut, it is the whole's
+// (FuzzOneLine).
 func oneLine(s string, n int) string {
+	if n >= 0 {
+		for k := 8 * (n + 1); k < len(s); k *= 2 {
+			// Cut before a byte that starts a rune (or is ASCII): no
+			// valid rune is split.
+			end := k
+			for end > 0 && !utf8.RuneStart(s[end]) {
+				end--
+			}
+			if c := collapse(s[:end], -1); utf8.RuneCountInString(c) > n {
+				return tooluse.CutRunes(c, n)
+			}
+		}
+	}
+	return collapse(s, n)
+}
+
+// collapse is oneLine reading all of s.
+func collapse(s string, n int) string {
 	return tooluse.CutRunes(strings.Join(strings.Fields(s), " "), n)
 }
