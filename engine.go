@@ -68,6 +68,10 @@ type Engine struct {
 	// (BuildContextTokens, SectionTokens), so that the blocks holding
 	// them are not counted again.
 	lastMem, lastTracker counted
+	// memReuse is set while a request prepares its tail again after a
+	// compaction: the working memory did not change since the first
+	// time, and its context is reused (memText).
+	memReuse bool
 	w                    *window.Window
 	strategy             compact.Strategy
 	warnings             []string
@@ -115,11 +119,15 @@ type Engine struct {
 }
 
 // counted is a text and its size in tokens, and the size of its
-// reminder block once counted (blockTokens; 0 until then).
+// reminder block once counted (blockTokens; 0 until then). For the
+// working memory's context, built and budget are the memory and the size
+// it was built from.
 type counted struct {
 	text   string
 	tokens int
 	block  int
+	built  *workmem.ActiveContext
+	budget int
 }
 
 // Stats counts what an Engine did, since it was opened or resumed.

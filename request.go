@@ -173,6 +173,7 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 	if e.reminders != nil && e.tracker != nil {
 		changed = externalChanges(e.tracker)
 	}
+	e.lastMem.built = nil // built by this request, reused after its compaction
 	trackerText, memText, pend := e.tail(changed)
 	e.w.SetReserved(e.reserve(trackerText, memText, pend))
 	// A stateful strategy counts model calls (the summarizing guard): a
@@ -198,7 +199,9 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 		// The working memory's context, the rehydration block and the
 		// pressure reminder depend on the compaction: prepare the tail
 		// again, as a retry of this request will.
+		e.memReuse = true // the working memory did not change since
 		trackerText, memText, pend = e.tail(changed)
+		e.memReuse = false
 		if e.w.SetReserved(e.reserve(trackerText, memText, pend)); summarized(recs) && !e.w.Fits() {
 			more, err := e.escalate(ctx)
 			if err != nil {
@@ -333,10 +336,14 @@ func (e *Engine) memText() string {
 	if n <= 0 {
 		return ""
 	}
+	if e.memReuse && e.lastMem.built == e.active && e.lastMem.budget == n {
+		return e.lastMem.text
+	}
 	text, tokens := e.active.BuildContextTokens(n)
 	if text != e.lastMem.text || tokens != e.lastMem.tokens {
 		e.lastMem = counted{text: text, tokens: tokens}
 	}
+	e.lastMem.built, e.lastMem.budget = e.active, n
 	return text
 }
 
