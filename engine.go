@@ -72,9 +72,9 @@ type Engine struct {
 	// compaction: the working memory did not change since the first
 	// time, and its context is reused (memText).
 	memReuse bool
-	w                    *window.Window
-	strategy             compact.Strategy
-	warnings             []string
+	w        *window.Window
+	strategy compact.Strategy
+	warnings []string
 
 	ws         *workspace.Context
 	static     prompt.Static
