@@ -207,7 +207,7 @@ func (e *Engine) observe(m chat.Message) {
 	switch m.Role {
 	case chat.RoleUser:
 		if e.active == nil && !e.opts.NoWorkingMemory {
-			e.active = workmem.New(m.Text(), workmem.Options{Counter: e.memo})
+			e.active = workmem.New(m.Text(), e.memOptions())
 		}
 	case chat.RoleAssistant:
 		for _, c := range m.ToolCalls() {
@@ -235,7 +235,7 @@ func (e *Engine) observe(m chat.Message) {
 		return
 	}
 	if e.active == nil {
-		e.active = workmem.New("", workmem.Options{Counter: e.memo})
+		e.active = workmem.New("", e.memOptions())
 	}
 	e.active.ObserveMessage(m)
 }

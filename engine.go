@@ -68,9 +68,13 @@ type Engine struct {
 	// (BuildContextTokens, SectionTokens), so that the blocks holding
 	// them are not counted again.
 	lastMem, lastTracker counted
-	w                    *window.Window
-	strategy             compact.Strategy
-	warnings             []string
+	// memReuse is set while a request prepares its tail again after a
+	// compaction: the working memory did not change since the first
+	// time, and its context is reused (memText).
+	memReuse bool
+	w        *window.Window
+	strategy compact.Strategy
+	warnings []string
 
 	ws         *workspace.Context
 	static     prompt.Static
@@ -78,6 +82,9 @@ type Engine struct {
 
 	tracker *track.Tracker
 	active  *workmem.ActiveContext
+	// uses reads each tool call once for the tracker and the working
+	// memory.
+	uses tooluse.Recent
 	// open pairs the tracker's tool results with their calls.
 	open tooluse.Pairer[chat.ToolCall]
 
@@ -114,10 +121,16 @@ type Engine struct {
 	outputs *outputCache
 }
 
-// counted is a text and its size in tokens.
+// counted is a text and its size in tokens, and the size of its
+// reminder block once counted (blockTokens; 0 until then). For the
+// working memory's context, built and budget are the memory and the size
+// it was built from.
 type counted struct {
 	text   string
 	tokens int
+	block  int
+	built  *workmem.ActiveContext
+	budget int
 }
 
 // Stats counts what an Engine did, since it was opened or resumed.
@@ -383,6 +396,9 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 		if topts.Counter == nil {
 			topts.Counter = e.memo
 		}
+		if topts.Classify == nil {
+			topts.Classify = e.uses.Classify
+		}
 		if topts.MaxTokens == 0 {
 			// At most 1,500 tokens (track.DefaultMaxTokens), and no more
 			// than a tenth of a small budget.
@@ -408,6 +424,12 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 	}
 	e.outputs = newOutputCache(opts.RecallCacheBytes)
 	return e, nil
+}
+
+// memOptions returns the options of the working memory: it counts
+// through the count cache and reads tool calls with the tracker.
+func (e *Engine) memOptions() workmem.Options {
+	return workmem.Options{Counter: e.memo, Classify: e.uses.Classify}
 }
 
 // ID returns the session's id.
@@ -650,7 +672,7 @@ func (e *Engine) AddFinding(f workmem.Finding) (bool, error) {
 		return false, nil
 	}
 	if e.active == nil {
-		e.active = workmem.New("", workmem.Options{Counter: e.memo})
+		e.active = workmem.New("", e.memOptions())
 	}
 	return e.active.AddFinding(f), nil
 }
@@ -669,7 +691,7 @@ func (e *Engine) ExpectPlan() error {
 		return nil
 	}
 	if e.active == nil {
-		e.active = workmem.New("", workmem.Options{Counter: e.memo})
+		e.active = workmem.New("", e.memOptions())
 	}
 	e.active.ExpectPlan()
 	return nil

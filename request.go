@@ -181,6 +181,7 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 	if e.reminders != nil && e.tracker != nil {
 		changed = externalChanges(e.tracker)
 	}
+	e.lastMem.built = nil // built by this request, reused after its compaction
 	trackerText, memText, pend := e.tail(changed)
 	e.w.SetReserved(e.reserve(trackerText, memText, pend))
 	// A stateful strategy counts model calls (the summarizing guard): a
@@ -208,7 +209,9 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 		// The working memory's context, the rehydration block and the
 		// pressure reminder depend on the compaction: prepare the tail
 		// again, as a retry of this request will.
+		e.memReuse = true // the working memory did not change since
 		trackerText, memText, pend = e.tail(changed)
+		e.memReuse = false
 		if e.w.SetReserved(e.reserve(trackerText, memText, pend)); summarized(recs) && !e.w.Fits() {
 			more, err := e.escalate(ctx)
 			if err != nil {
@@ -318,7 +321,9 @@ func (e *Engine) tailTexts() (string, string) {
 	if e.tracker != nil && !e.opts.NoTrackerSection {
 		var n int
 		tr, n = e.tracker.SectionTokens()
-		e.lastTracker = counted{tr, n}
+		if tr != e.lastTracker.text || n != e.lastTracker.tokens {
+			e.lastTracker = counted{text: tr, tokens: n}
+		}
 	}
 	return tr, e.memText()
 }
@@ -341,8 +346,14 @@ func (e *Engine) memText() string {
 	if n <= 0 {
 		return ""
 	}
+	if e.memReuse && e.lastMem.built == e.active && e.lastMem.budget == n {
+		return e.lastMem.text
+	}
 	text, tokens := e.active.BuildContextTokens(n)
-	e.lastMem = counted{text, tokens}
+	if text != e.lastMem.text || tokens != e.lastMem.tokens {
+		e.lastMem = counted{text: text, tokens: tokens}
+	}
+	e.lastMem.built, e.lastMem.budget = e.active, n
 	return text
 }
 
@@ -354,19 +365,24 @@ func (e *Engine) memText() string {
 // joined with token.AppendCount at the end; at the start, the opening tag
 // ends a line and the text begins one with "#", where the pre-tokenizer
 // starts a piece anyway (TestMemoryBlockTokens).
+// The block's count is kept with the text's, so that the reserve and the
+// token table, before and after a compaction, count it once.
 // Other blocks are rendered and counted through the count cache.
 func (e *Engine) blockTokens(r reminder.Reminder) int {
-	var last counted
+	var last *counted
 	switch r.Kind {
 	case prompt.KindWorkingMemory:
-		last = e.lastMem
+		last = &e.lastMem
 	case prompt.KindTracker:
-		last = e.lastTracker
+		last = &e.lastTracker
 	}
-	if r.Text != last.text || !strings.HasPrefix(r.Text, "#") || !token.Joinable(e.memo) {
+	if last == nil || r.Text != last.text || !strings.HasPrefix(r.Text, "#") || !token.Joinable(e.memo) {
 		return e.memo.Count(reminder.Render([]reminder.Reminder{r}))
 	}
-	return e.memo.Count(reminder.BlockOpen) + token.AppendCount(e.memo, r.Text, last.tokens, reminder.BlockClose)
+	if last.block == 0 {
+		last.block = e.memo.Count(reminder.BlockOpen) + token.AppendCount(e.memo, r.Text, last.tokens, reminder.BlockClose)
+	}
+	return last.block
 }
 
 // contextTokens is the working memory's share of a request, in tokens.

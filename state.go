@@ -197,7 +197,7 @@ func (e *Engine) applyState(s savedState) {
 		e.tracker.SetState(*s.Tracker)
 	}
 	if !e.opts.NoWorkingMemory && len(s.Workmem) > 0 && string(s.Workmem) != "null" {
-		if a, err := workmem.FromJSON(s.Workmem, workmem.Options{Counter: e.memo}); err == nil {
+		if a, err := workmem.FromJSON(s.Workmem, e.memOptions()); err == nil {
 			e.active = a
 		} else {
 			e.warnings = append(e.warnings, "resume: working memory unreadable, starting empty: "+err.Error())

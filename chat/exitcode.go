@@ -28,6 +28,9 @@ var exitCodeRes = []*regexp.Regexp{
 // sets no error flag (IsError).
 func (r ToolResult) ExitCode() (int, bool) {
 	for _, l := range edgeLines(r.Content, 8, 3) {
+		if !mayReportExit(l) {
+			continue
+		}
 		for _, re := range exitCodeRes {
 			if m := re.FindStringSubmatch(l); m != nil {
 				if n, err := strconv.Atoi(m[1]); err == nil {
@@ -37,6 +40,21 @@ func (r ToolResult) ExitCode() (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// mayReportExit reports whether a trimmed line may match one of
+// exitCodeRes: each but the last is anchored at the start, which is "e"
+// or "E" (no other rune folds to them), "<", "P" or "["; the last holds
+// `code"`. The patterns run only on the lines that pass.
+func mayReportExit(l string) bool {
+	if l == "" {
+		return false
+	}
+	switch l[0] {
+	case 'e', 'E', '<', 'P', '[':
+		return true
+	}
+	return strings.Contains(l, `code"`)
 }
 
 // Failed reports whether r is a failure: its error flag is set, or its
@@ -82,8 +100,9 @@ func edgeLines(s string, head, tail int) []string {
 // above remain failures. The tracker, the working memory and the
 // compaction facts all decide failures here, so they agree.
 func (r ToolResult) FailedFor(call ToolCall) bool {
-	if code, ok := r.ExitCode(); ok && code == 1 && exitOneAnswers(call.Command()) {
+	code, ok := r.ExitCode() // read once: Failed would read it again
+	if ok && code == 1 && exitOneAnswers(call.Command()) {
 		return false
 	}
-	return r.Failed()
+	return r.IsError || ok && code != 0
 }

@@ -82,9 +82,10 @@ type Request struct {
 // its messages are left as they are, so the stored history never holds
 // the tail. Cache breakpoints go after the static prompt, after the
 // rehydration block and on the last message before the tail (or the last
-// message when there is no tail). O(messages) for the slice and O(size of
-// the last message and the tail) for counting: the window's messages are
-// not counted again.
+// message when there is no tail). O(messages) for the slice; the window's
+// messages are not counted again, nor is the tail (its blocks' counts are
+// Input.BlockTokens'), nor, for an exact tiktoken counter, the text of a
+// user message the tail is injected into: only the tail's last line is.
 func Assemble(in Input) *Request {
 	w := in.Window
 	counter := w.Counter()
@@ -150,7 +151,7 @@ func Assemble(in Input) *Request {
 		delta := 0
 		if len(out) == len(msgs) {
 			replaced = last
-			delta = token.Message(tc, ov, out[last]) - w.TokensAt(last-base)
+			delta = injectedDelta(tc, ov, out[last], msgs[last], w.TokensAt(last-base), sumRows(rows))
 			if last > base {
 				req.CacheAfter = append(req.CacheAfter, last-1)
 			}
@@ -205,6 +206,33 @@ func Assemble(in Input) *Request {
 	}
 	req.CachedTokens = cached
 	return req
+}
+
+// injectedDelta returns the tokens the tail adds to message orig, of
+// size n, by making it injected, whose first part is the rendered tail,
+// of size tail (the sum of its blocks' counts, as tailRows made them).
+// For an exact tiktoken counter and a message of text parts alone,
+// injected's text is the tail, a newline and orig's text, so the tail
+// and the newline are counted from the tail's last line, and orig's text
+// is not counted again (token.AppendCount, token.JoinCount: orig's text
+// is n less the framing). Otherwise injected is counted whole.
+func injectedDelta(c token.Counter, ov token.Overhead, injected, orig chat.Message, n, tail int) int {
+	if !token.Joinable(c) || orig.Name != "" || len(orig.Parts) == 0 {
+		return token.Message(c, ov, injected) - n
+	}
+	for _, p := range orig.Parts {
+		if _, ok := p.(chat.Text); !ok {
+			return token.Message(c, ov, injected) - n
+		}
+	}
+	r, ok := injected.Parts[0].(chat.Text)
+	if !ok {
+		return token.Message(c, ov, injected) - n
+	}
+	text := orig.Text()
+	frame := ov.PerMessage + token.RoleTokens
+	head := token.AppendCount(c, r.Text, tail, "\n") // the tail and the newline before orig's text
+	return frame + token.JoinCount(c, r.Text+"\n", head, text, n-frame) - n
 }
 
 // blockCounter returns in.BlockTokens, else a function counting the

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/reminder"
 	"github.com/agentctx/agentctx/token"
 )
@@ -75,4 +76,42 @@ func FuzzTailBlocksAdd(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		checkBlocksAdd(t, c, []string{a, b})
 	})
+}
+
+// TestInjectedDelta: for both tiktoken encodings, the size a tail adds
+// to a user message it is injected into, joined from the counts already
+// made (injectedDelta), is what counting the injected message whole
+// gives, whatever the message's text begins with (seamTexts), with one
+// text part or several.
+func TestInjectedDelta(t *testing.T) {
+	t.Parallel()
+	ov := token.OpenAIOverhead
+	for _, enc := range []string{token.O200kBase, token.Cl100kBase} {
+		c, err := token.ForEncoding(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tail := range seamTexts {
+			rs := []reminder.Reminder{{Kind: "k", Text: tail}, {Kind: "k", Text: seamTexts[(i+3)%len(seamTexts)]}}
+			sum := 0
+			for _, r := range rs {
+				sum += c.Count(reminder.Render([]reminder.Reminder{r}))
+			}
+			for j, text := range seamTexts {
+				msgs := []chat.Message{chat.NewText(chat.RoleUser, text)}
+				if j%3 == 0 {
+					msgs[0].Parts = append(msgs[0].Parts, chat.Text{Text: seamTexts[(j+5)%len(seamTexts)]})
+				}
+				out, ok := reminder.Inject(msgs, rs)
+				if !ok {
+					t.Fatal("not injected")
+				}
+				n := token.Message(c, ov, msgs[0])
+				want := token.Message(c, ov, out[0]) - n
+				if got := injectedDelta(c, ov, out[0], msgs[0], n, sum); got != want {
+					t.Errorf("%s: tail %q, text %q: injectedDelta = %d, want %d", enc, tail, msgs[0].Text(), got, want)
+				}
+			}
+		}
+	}
 }

@@ -2,6 +2,8 @@ package tooluse
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/agentctx/agentctx/chat"
@@ -153,6 +155,28 @@ func TestKindOfName(t *testing.T) {
 	} {
 		if got := KindOfName(name); got != want {
 			t.Errorf("KindOfName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestRecentClassify(t *testing.T) {
+	t.Parallel()
+	var r Recent
+	calls := []chat.ToolCall{
+		{ID: "1", Name: "Read", Arguments: []byte(`{"file_path":"a.go"}`)},
+		{ID: "2", Name: "Bash", Arguments: []byte(`{"command":"grep -rn foo src && cat b.go > c.go"}`)},
+		{ID: "3", Name: "Read", Arguments: []byte(`{"file_path":"b.go"}`)},
+		{ID: "4", Name: "Edit", Arguments: []byte(`{"file_path":"a.go","old_string":"x","new_string":"y"}`)},
+	}
+	// Twice round, and more calls than it keeps: every answer is Classify's.
+	for k := range 3 * 8 {
+		c := calls[k%len(calls)]
+		if k >= 2*len(calls) {
+			c.Arguments = []byte(fmt.Sprintf(`{"command":"ls dir%d"}`, k))
+			c.Name = "Bash"
+		}
+		if got, want := r.Classify(c), Classify(c); !reflect.DeepEqual(got, want) {
+			t.Errorf("call %d: Recent.Classify = %+v, want %+v", k, got, want)
 		}
 	}
 }

@@ -209,10 +209,14 @@ func sortedKeys(m map[string]tool) []string {
 func fold(name string) string {
 	name = strings.ToLower(strings.TrimSpace(name))
 	if strings.ContainsAny(name, "_-") {
-		name = strings.NewReplacer("_", "", "-", "").Replace(name)
+		name = nameSeps.Replace(name)
 	}
 	return name
 }
+
+// nameSeps drops the separators fold ignores; built once (a Replacer
+// builds its tables at its first use).
+var nameSeps = strings.NewReplacer("_", "", "-", "")
 
 // lookup returns the entry for a tool name and the agent whose table
 // holds it, or kind kindUnknown.

@@ -20,12 +20,11 @@ type analysis struct {
 	command  string
 }
 
-// analyze reads a call with [tooluse.Classify]: its reads, its writes
-// with their operations, its searches (a shell search by the simple
-// command that searched, a search tool by its query, a web search by its
-// query) and its failure key.
-func analyze(call chat.ToolCall) analysis {
-	u := tooluse.Classify(call)
+// analyze reads a call, given u, its [tooluse.Classify]: its reads, its
+// writes with their operations, its searches (a shell search by the
+// simple command that searched, a search tool by its query, a web search
+// by its query) and its failure key.
+func analyze(call chat.ToolCall, u tooluse.Use) analysis {
 	a := analysis{reads: u.Reads, command: failureKey(call, u)}
 	for _, w := range u.Writes {
 		a.writes = append(a.writes, write{w.Path, w.Op.String()})

@@ -35,10 +35,23 @@ func (t *Tracker) Section() string {
 // splits anyway (token.JoinCount), so for one the section's count is the
 // sum of its lines' counts (each with the newlines after it), and the
 // entries left out to fit MaxTokens are subtracted, not rendered again;
-// other counters count the whole text at each try.
+// other counters count the whole text at each try. While the state has
+// not changed since the last call, the last section is returned as it
+// was, neither rendered nor counted.
 func (t *Tracker) SectionTokens() (string, int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.last.ok && t.last.gen == t.gen {
+		// Nothing changed since the last call.
+		return t.last.text, t.last.tokens
+	}
+	text, n := t.sectionTokens()
+	t.last.gen, t.last.ok, t.last.text, t.last.tokens = t.gen, true, text, n
+	return text, n
+}
+
+// sectionTokens renders and counts the section. Called with t.mu held.
+func (t *Tracker) sectionTokens() (string, int) {
 	defer t.counts.Turn()
 	sec := newSection(&t.state)
 	// skip[i] entries are left out of list i, oldest first.

@@ -116,6 +116,7 @@ func (t *Tracker) SetState(s State) {
 		s.Searches = s.Searches[len(s.Searches)-n:]
 	}
 	t.state = s
+	t.gen++
 }
 
 func (s State) clone() State {

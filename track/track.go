@@ -77,6 +77,12 @@ type Options struct {
 	// Optional. Defaults to [os.Stat]. An error means "unknown": the file
 	// is then never reported stale by the disk check.
 	Stat func(path string) (modTime time.Time, size int64, err error)
+	// Classify reads a tool call (Record). Optional. Defaults to
+	// [tooluse.Classify]; a caller that reads the same calls elsewhere
+	// passes a [tooluse.Recent]'s, so that each is read once. It must
+	// return what tooluse.Classify returns, and its result is not
+	// changed.
+	Classify func(chat.ToolCall) tooluse.Use
 }
 
 // Tracker records the working state of one agent session (seed 000's
@@ -89,6 +95,16 @@ type Tracker struct {
 	state State
 	// counts remembers the section's line counts (SectionTokens).
 	counts token.Memo
+	// gen numbers the versions of state: every change moves it on.
+	gen uint64
+	// last is the last section rendered (SectionTokens), of state
+	// version last.gen; valid when last.ok.
+	last struct {
+		gen    uint64
+		ok     bool
+		text   string
+		tokens int
+	}
 }
 
 // New returns an empty tracker configured by opts.
@@ -110,6 +126,9 @@ func New(opts Options) *Tracker {
 	}
 	if opts.Stat == nil {
 		opts.Stat = osStat
+	}
+	if opts.Classify == nil {
+		opts.Classify = tooluse.Classify
 	}
 	return &Tracker{opts: opts}
 }
@@ -152,7 +171,7 @@ func osStat(path string) (time.Time, int64, error) {
 // kept once, as recorded. Record never panics, whatever the arguments or
 // content hold.
 func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
-	a := analyze(call)
+	a := analyze(call, t.opts.Classify(call))
 	failed := result.FailedFor(call)
 	content := result.Content
 	if failed || len(a.reads) > 0 || len(a.searches) > 0 {
@@ -184,6 +203,7 @@ func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
 }
 
 func (t *Tracker) recordRead(path, preview string) {
+	t.gen++
 	mod, size, err := t.opts.Stat(path)
 	f := FileRead{Path: path, Preview: preview, Reads: 1}
 	if err == nil {
@@ -224,6 +244,7 @@ func upsert[T any](list []T, match func(T) bool, limit int, build func(old *T) T
 }
 
 func (t *Tracker) recordWrite(path, op string) {
+	t.gen++
 	s := &t.state
 	if i := slices.IndexFunc(s.Files, func(e FileRead) bool { return e.Path == path }); i >= 0 {
 		s.Files[i].Stale = true
@@ -240,6 +261,7 @@ func (t *Tracker) recordWrite(path, op string) {
 }
 
 func (t *Tracker) recordSearch(query, summary string) {
+	t.gen++
 	s := &t.state
 	s.Searches = append(s.Searches, Search{Query: tooluse.HeadRunes(query, QueryRunes), Summary: summary})
 	s.SearchCount++
@@ -249,6 +271,7 @@ func (t *Tracker) recordSearch(query, summary string) {
 }
 
 func (t *Tracker) recordFailure(command, errLine string) {
+	t.gen++
 	s := &t.state
 	var dropped int
 	s.Commands, dropped = upsert(s.Commands, func(e FailedCommand) bool { return e.Command == command }, t.opts.MaxCommands, func(old *FailedCommand) FailedCommand {
@@ -278,6 +301,7 @@ func (t *Tracker) Stale() []string {
 			mod, size, err := t.opts.Stat(f.Path)
 			if err != nil || !mod.Equal(f.ModTime) || size != f.Size {
 				f.Stale = true
+				t.gen++
 			}
 		}
 		if f.Stale {
@@ -293,4 +317,5 @@ func (t *Tracker) Reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.state = State{}
+	t.gen++
 }

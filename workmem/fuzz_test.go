@@ -1,6 +1,7 @@
 package workmem
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/agentctx/agentctx/secret/secrettest"
@@ -65,6 +66,23 @@ func FuzzSetPlanFromText(f *testing.F) {
 		}
 		if out := a.BuildContext(30); a.counter.Count(out) > 30 {
 			t.Fatalf("over budget")
+		}
+	})
+}
+
+// FuzzOneLine checks that oneLine, which reads a prefix of a long text,
+// returns what collapsing the whole text and cutting it does, for texts
+// with whitespace runs, multi-byte runes and invalid UTF-8.
+func FuzzOneLine(f *testing.F) {
+	f.Add("a b  c\td\n\ne", 3)
+	f.Add(strings.Repeat("word ", 100), 10)
+	f.Add(strings.Repeat(" ", 300)+"x", 5)
+	f.Add(strings.Repeat("é", 40)+"\xff\xfe\x80\x80\x80\x80"+strings.Repeat("上下文 ", 30), 7)
+	f.Add(strings.Repeat("\x80", 50)+"\xf0\x9f\x98\x80"+strings.Repeat("a", 60), 4)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n %= 64
+		if got, want := oneLine(s, n), collapse(s, n); got != want {
+			t.Fatalf("oneLine(%q, %d) = %q, want %q", s, n, got, want)
 		}
 	})
 }

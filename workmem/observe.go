@@ -3,7 +3,6 @@ package workmem
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"regexp"
 	"strconv"
 	"strings"
@@ -64,18 +63,14 @@ func lowerASCII(s string) string {
 var failingTestRe = regexp.MustCompile(`^(?:FAILED \S+|--- FAIL: \S+|FAIL:? \S+)`)
 
 // describe derives an observation's metadata (seed 002
-// buildObservationMeta). It is called with a.mu held.
-func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
+// buildObservationMeta), given u, act's call read by tooluse.Classify. It
+// is called with a.mu held.
+func (a *ActiveContext) describe(act Action, res chat.ToolResult, u tooluse.Use) Observation {
 	content := res.Content
 	o := Observation{ToolCallID: valid(res.ToolCallID), Tool: valid(act.Tool), Size: len(content)}
-	h := fnv.New64a()
-	h.Write([]byte(act.Tool))
-	h.Write([]byte{0})
-	h.Write([]byte(content))
-	o.Digest = strconv.FormatUint(h.Sum64(), 16)
+	o.Digest = strconv.FormatUint(digest(act.Tool, content), 16)
 	exit, hasExit := exitCode(content)
 	o.IsError = res.FailedFor(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
-	u := tooluse.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
 	o.ResultType = classify(u.Kind, content, o.IsError)
 	_, seen := a.seen[o.Digest]
 	o.GotNewInfo = !o.IsError && o.ResultType != ResultEmpty && !seen
@@ -87,6 +82,21 @@ func (a *ActiveContext) describe(act Action, res chat.ToolResult) Observation {
 	o.Raw = cutBytes(content, a.opts.MaxRawBytes)
 	o.KeyFacts = keyFacts(u.Paths, content, o, exit, hasExit)
 	return o
+}
+
+// digest is the 64-bit FNV-1a hash of tool, a zero byte and content,
+// hashed in place (hash/fnv would take a copy of content as []byte).
+func digest(tool, content string) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(tool); i++ {
+		h = (h ^ uint64(tool[i])) * prime
+	}
+	h *= prime // the zero byte
+	for i := 0; i < len(content); i++ {
+		h = (h ^ uint64(content[i])) * prime
+	}
+	return h
 }
 
 // exitCode is the exit code content reports ([chat.ToolResult.ExitCode]).

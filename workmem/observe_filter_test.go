@@ -1,6 +1,7 @@
 package workmem
 
 import (
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,4 +104,17 @@ func keyFactsUnfiltered(content string, o Observation) []string {
 		add("failing: " + f)
 	}
 	return facts
+}
+
+// TestDigest: digest is hash/fnv's 64-bit FNV-1a of the tool, a zero
+// byte and the content.
+func TestDigest(t *testing.T) {
+	t.Parallel()
+	for _, c := range [][2]string{{"", ""}, {"Bash", "ok\n"}, {"Read", "上下文\x00\xff"}} {
+		h := fnv.New64a()
+		h.Write([]byte(c[0] + "\x00" + c[1]))
+		if got, want := digest(c[0], c[1]), h.Sum64(); got != want {
+			t.Errorf("digest(%q, %q) = %x, want %x", c[0], c[1], got, want)
+		}
+	}
 }

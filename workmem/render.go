@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/tooluse"
@@ -199,16 +200,45 @@ func (a *ActiveContext) roundLine(i int) (string, int) {
 	return c.line, c.lineTokens
 }
 
+// openRendering is the open round's full rendering and its size in
+// tokens, with what identifies the round's content: an open round only
+// grows (actions and observations are appended; its thought and
+// reflection may be replaced), and the sliding window never reaches it.
+type openRendering struct {
+	round, actions, observations int
+	thought, reflection          string
+	text                         string
+	tokens                       int
+}
+
+// matches reports whether o is the rendering of round i, r, as it is.
+func (o *openRendering) matches(i int, r *Round) bool {
+	return o.text != "" && o.round == i && o.actions == len(r.Actions) && o.observations == len(r.Observations) &&
+		o.thought == r.Thought && o.reflection == r.Reflection
+}
+
 // roundFull returns round i rendered in full ([renderRound]) and its size
-// in tokens (0: not counted yet). Called with a.mu held.
+// in tokens. The open round is rendered again only when it changed; a
+// round closed unchanged since takes its last rendering. Called with a.mu
+// held.
 func (a *ActiveContext) roundFull(i int) (string, int) {
+	r := &a.st.Rounds[i]
 	c := a.cached(i)
 	if c == nil {
-		return renderRound(a.st.Rounds[i]), 0
+		if !a.opened.matches(i, r) {
+			text := renderRound(*r)
+			a.opened = openRendering{round: i, actions: len(r.Actions), observations: len(r.Observations),
+				thought: r.Thought, reflection: r.Reflection, text: text, tokens: a.count(text)}
+		}
+		return a.opened.text, a.opened.tokens
 	}
 	if c.full == "" {
-		c.full = renderRound(a.st.Rounds[i])
-		c.fullTokens = a.count(c.full)
+		if a.opened.matches(i, r) {
+			c.full, c.fullTokens = a.opened.text, a.opened.tokens
+		} else {
+			c.full = renderRound(*r)
+			c.fullTokens = a.count(c.full)
+		}
 	}
 	return c.full, c.fullTokens
 }
@@ -426,7 +456,29 @@ func roundLine(r Round) string {
 	return b.String()
 }
 
-// oneLine collapses whitespace and cuts to n runes.
+// oneLine collapses whitespace and cuts to n runes. It reads only as
+// much of s as the result needs (tool-call arguments can be a whole file
+// written): a prefix of s ending on a rune start gives a prefix of the
+// result, so once a prefix's result was cut, it is the whole's
+// (FuzzOneLine).
 func oneLine(s string, n int) string {
+	if n >= 0 {
+		for k := 8 * (n + 1); k < len(s); k *= 2 {
+			// Cut before a byte that starts a rune (or is ASCII): no
+			// valid rune is split.
+			end := k
+			for end > 0 && !utf8.RuneStart(s[end]) {
+				end--
+			}
+			if c := collapse(s[:end], -1); utf8.RuneCountInString(c) > n {
+				return tooluse.CutRunes(c, n)
+			}
+		}
+	}
+	return collapse(s, n)
+}
+
+// collapse is oneLine reading all of s.
+func collapse(s string, n int) string {
 	return tooluse.CutRunes(strings.Join(strings.Fields(s), " "), n)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/secret"
 	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 // Defaults of [Options].
@@ -58,6 +59,12 @@ type Options struct {
 	// Logger receives debug records (plan replaced, plan ignored).
 	// Optional. Defaults to a logger that discards.
 	Logger *slog.Logger
+	// Classify reads an observed result's tool call. Optional. Defaults
+	// to [tooluse.Classify]; a caller that reads the same calls elsewhere
+	// passes a [tooluse.Recent]'s, so that each is read once. It must
+	// return what tooluse.Classify returns, and its result is not
+	// changed.
+	Classify func(chat.ToolCall) tooluse.Use
 }
 
 // Finding is one entry of the scratchpad: something the agent marked as
@@ -175,16 +182,23 @@ const StateVersion = 1
 // [FromJSON]. All methods are safe for concurrent use; the memory grows with
 // the number of rounds (metadata only, outside the sliding window).
 type ActiveContext struct {
-	mu      sync.Mutex
-	opts    Options
-	st      State
-	seen    map[string]struct{} // digests of earlier results
-	byCall  map[string]int      // tool-call id → action index in the open round
+	mu     sync.Mutex
+	opts   Options
+	st     State
+	seen   map[string]struct{} // digests of earlier results
+	byCall map[string]int      // tool-call id → action index in the open round
+	// uses holds the calls of the open round read as given (addAction),
+	// by tool-call id, when that reading is the one of the action's
+	// arguments as kept (shareArgs).
+	uses    map[string]tooluse.Use
 	counter token.Counter
 	// done caches the closed rounds' renderings, by round index, and
 	// counts the texts BuildContext renders (render.go).
 	done   []rendered
 	counts token.Memo
+	// opened is the open round's last full rendering (roundFull), which
+	// its cache entry takes when the round closes unchanged.
+	opened openRendering
 	// task is the task's line as BuildContext renders it, and the task
 	// it renders.
 	task struct{ of, line string }
@@ -212,6 +226,9 @@ func (a *ActiveContext) init(opts Options) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.Classify == nil {
+		opts.Classify = tooluse.Classify
+	}
 	a.counter = opts.Counter
 	if a.counter == nil {
 		if c, err := token.ForEncoding(token.O200kBase); err == nil {
@@ -223,6 +240,7 @@ func (a *ActiveContext) init(opts Options) {
 	a.opts = opts
 	a.seen = map[string]struct{}{}
 	a.byCall = map[string]int{}
+	a.uses = map[string]tooluse.Use{}
 	for _, r := range a.st.Rounds {
 		for _, o := range r.Observations {
 			if o.Digest != "" {
@@ -271,6 +289,7 @@ func (a *ActiveContext) startRound(thought string) int {
 	n := len(a.st.Rounds) + 1
 	a.st.Rounds = append(a.st.Rounds, Round{Iteration: n, Thought: clean(thought), Start: a.now()})
 	clear(a.byCall)
+	clear(a.uses)
 	a.slide()
 	return n
 }
@@ -301,10 +320,14 @@ func (a *ActiveContext) addAction(call chat.ToolCall) {
 		a.startRound("")
 		r = a.open()
 	}
-	act := Action{ID: valid(call.ID), Tool: valid(call.Name), Arguments: redactArgs(normalizeArgs(call.Arguments))}
+	norm := normalizeArgs(call.Arguments)
+	act := Action{ID: valid(call.ID), Tool: valid(call.Name), Arguments: redactArgs(norm)}
 	r.Actions = append(r.Actions, act)
 	if call.ID != "" {
 		a.byCall[call.ID] = len(r.Actions) - 1
+		if shareArgs(call, act, norm) {
+			a.uses[call.ID] = a.opts.Classify(call)
+		}
 	}
 }
 
@@ -326,7 +349,11 @@ func (a *ActiveContext) Observe(res chat.ToolResult) Observation {
 	if act.Tool == "" {
 		act.Tool = res.ToolName
 	}
-	o := a.describe(act, res)
+	u, ok := a.uses[res.ToolCallID]
+	if !ok || act.ID != res.ToolCallID {
+		u = a.opts.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
+	}
+	o := a.describe(act, res, u)
 	r.Observations = append(r.Observations, o)
 	return o
 }
@@ -365,6 +392,7 @@ func (a *ActiveContext) endRound(reflection string) bool {
 		r.End = r.Start
 	}
 	clear(a.byCall)
+	clear(a.uses)
 	return true
 }
 
@@ -386,6 +414,9 @@ func (a *ActiveContext) slide() {
 		if i < len(a.done) {
 			// Its full rendering held the raw text.
 			a.done[i].full = ""
+		}
+		if a.opened.round == i {
+			a.opened = openRendering{}
 		}
 		if done {
 			break // older rounds were compressed earlier
@@ -546,6 +577,19 @@ func normalizeArgs(raw json.RawMessage) json.RawMessage {
 	}
 	out, _ := json.Marshal(valid(string(raw)))
 	return out
+}
+
+// shareArgs reports whether call reads as act, the action kept of it
+// with arguments norm (normalizeArgs of call's) redacted: when its name
+// is valid UTF-8, its arguments are a JSON object (decoded alike, compact
+// or not, escaped or not) and redaction left them unchanged. A caller
+// that reads call anyway (the Engine's tracker) then shares its reading.
+func shareArgs(call chat.ToolCall, act Action, norm json.RawMessage) bool {
+	if act.Tool != call.Name || len(norm) == 0 || norm[0] != '{' || !bytes.Equal(act.Arguments, norm) {
+		return false
+	}
+	raw := bytes.TrimSpace(call.Arguments)
+	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
 }
 
 // redactArgs redacts normalized tool-call arguments: in their JSON text
