@@ -122,6 +122,9 @@ func classifyRecord(raw []byte) Format {
 // classifyRecord).
 func classifyKeys(m map[string]json.RawMessage) Format {
 	typ := str(m["type"])
+	if f := classifyNewKeys(typ, m); f != "" {
+		return f
+	}
 	switch {
 	case typ != "" && rawObject(m["payload"]):
 		return FormatCodex
@@ -208,6 +211,10 @@ func classifyDoc(data []byte) (Format, bool) {
 		return FormatOpenHands, true
 	case rawArray(m["messages"]) || rawArray(m["traj"]):
 		return FormatOpenAI, true
+	case isGeminiContent(m):
+		return FormatGeminiCLI, true
+	case has(m, "role") && isClineArray(items):
+		return FormatCline, true
 	case has(m, "role"):
 		if isMiniTextArray(items) {
 			return FormatMiniSWEAgent, true
@@ -279,12 +286,16 @@ func sniffBroken(data []byte) Format {
 		switch {
 		case has(keys, "action", "observation"):
 			return FormatOpenHands
+		case has(keys, "role") && has(keys, "parts"):
+			return FormatGeminiCLI
 		case has(keys, "role", "messages", "traj"):
 			return FormatOpenAI
 		}
 		return ""
 	}
 	switch {
+	case has(keys, "sessionId") && has(keys, "projectHash"):
+		return FormatGeminiCLI
 	case has(keys, "history") && has(keys, "instance_id", "metadata", "metrics", "instruction"):
 		return FormatOpenHands
 	case has(keys, "history", "trajectory", "environment", "replay_config"):
