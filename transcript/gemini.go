@@ -32,7 +32,7 @@ import (
 // of {role: user|model, parts[]} or {history: [...]}.
 
 // gmTokens is a message's token counts: the response's usageMetadata
-// (input = promptTokenCount, which includes cached = 
+// (input = promptTokenCount, which includes cached =
 // cachedContentTokenCount; output = candidatesTokenCount; thoughts =
 // thoughtsTokenCount, not part of output; tool = toolUsePromptTokenCount).
 type gmTokens struct {
