@@ -45,6 +45,9 @@ func detect(data []byte) (Format, string) {
 		return "", "empty input"
 	}
 	if data[0] != '{' && data[0] != '[' {
+		if isAider(data) {
+			return FormatAider, ""
+		}
 		return "", "input is not JSON or JSON Lines"
 	}
 	if f, valid := classifyDoc(data); valid {

@@ -59,9 +59,12 @@ const (
 	// FormatCopilotCLI is a GitHub Copilot CLI session event log
 	// (~/.copilot/session-state/<id>/events.jsonl) (see copilot.go).
 	FormatCopilotCLI Format = "copilot-cli"
+	// FormatAider is an aider chat history (.aider.chat.history.md) or LLM
+	// history (.aider.llm.history) (see aider.go).
+	FormatAider Format = "aider"
 )
 
-var formats = []Format{FormatClaudeCode, FormatCodex, FormatSWEAgent, FormatMiniSWEAgent, FormatOpenHands, FormatOpenAI, FormatCline, FormatGeminiCLI, FormatCopilotCLI}
+var formats = []Format{FormatClaudeCode, FormatCodex, FormatSWEAgent, FormatMiniSWEAgent, FormatOpenHands, FormatOpenAI, FormatCline, FormatGeminiCLI, FormatCopilotCLI, FormatAider}
 
 // Formats returns every format this package reads, in a fixed order, for
 // error messages and help text. The slice is a fresh copy.
@@ -103,6 +106,8 @@ func ParseFormat(s string) (Format, error) {
 		return FormatGeminiCLI, nil
 	case "copilot-cli", "copilot", "copilotcli", "github-copilot":
 		return FormatCopilotCLI, nil
+	case "aider", "aider-chat":
+		return FormatAider, nil
 	}
 	return "", fmt.Errorf("transcript: format %q: %w", s, ErrUnknownFormat)
 }
@@ -502,6 +507,8 @@ func readerFor(f Format) readerFunc {
 		return readGemini
 	case FormatCopilotCLI:
 		return readCopilot
+	case FormatAider:
+		return readAider
 	}
 	return nil
 }
