@@ -48,6 +48,9 @@ func detect(data []byte) (Format, string) {
 		if isAider(data) {
 			return FormatAider, ""
 		}
+		if isSQLite(data) {
+			return FormatCrush, ""
+		}
 		return "", "input is not JSON or JSON Lines"
 	}
 	if f, valid := classifyDoc(data); valid {

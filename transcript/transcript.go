@@ -62,9 +62,13 @@ const (
 	// FormatAider is an aider chat history (.aider.chat.history.md) or LLM
 	// history (.aider.llm.history) (see aider.go).
 	FormatAider Format = "aider"
+	// FormatCrush is a crush or opencode (Go) SQLite session store
+	// (.crush/crush.db, .opencode/opencode.db), one trajectory per session
+	// (see crush.go).
+	FormatCrush Format = "crush"
 )
 
-var formats = []Format{FormatClaudeCode, FormatCodex, FormatSWEAgent, FormatMiniSWEAgent, FormatOpenHands, FormatOpenAI, FormatCline, FormatGeminiCLI, FormatCopilotCLI, FormatAider}
+var formats = []Format{FormatClaudeCode, FormatCodex, FormatSWEAgent, FormatMiniSWEAgent, FormatOpenHands, FormatOpenAI, FormatCline, FormatGeminiCLI, FormatCopilotCLI, FormatAider, FormatCrush}
 
 // Formats returns every format this package reads, in a fixed order, for
 // error messages and help text. The slice is a fresh copy.
@@ -108,6 +112,8 @@ func ParseFormat(s string) (Format, error) {
 		return FormatCopilotCLI, nil
 	case "aider", "aider-chat":
 		return FormatAider, nil
+	case "crush", "opencode", "opencode-go", "crush-sqlite":
+		return FormatCrush, nil
 	}
 	return "", fmt.Errorf("transcript: format %q: %w", s, ErrUnknownFormat)
 }
@@ -310,6 +316,9 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 	if b, _ := br.Peek(len(bom)); bytes.Equal(b, bom) {
 		_, _ = br.Discard(len(bom))
 	}
+	if b, _ := br.Peek(len(sqliteMagic)); isSQLite(b) {
+		return readSQLite(r, br, name, opts.Format)
+	}
 	f := opts.Format
 	var head []byte
 	if f == "" {
@@ -509,6 +518,8 @@ func readerFor(f Format) readerFunc {
 		return readCopilot
 	case FormatAider:
 		return readAider
+	case FormatCrush:
+		return readCrush
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) error = %v, want ErrUnknownFormat", in, err)
 		}
 	}
-	if len(transcript.Formats()) != 10 {
+	if len(transcript.Formats()) != 11 {
 		t.Errorf("Formats() = %v", transcript.Formats())
 	}
 }
