@@ -101,3 +101,30 @@ func mustReadF(f *testing.F, path string) []byte {
 	}
 	return b
 }
+
+// detectCase is an input and the format [transcript.Detect] must find
+// in it ("": an error wrapping ErrUnknownFormat).
+type detectCase struct {
+	name, input string
+	want        transcript.Format
+}
+
+// checkDetect runs [transcript.Detect] on each case.
+func checkDetect(t *testing.T, cases []detectCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := transcript.Detect([]byte(tc.input))
+			if tc.want == "" {
+				if !errors.Is(err, transcript.ErrUnknownFormat) {
+					t.Errorf("Detect = %q, %v; want ErrUnknownFormat", got, err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("Detect = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}

@@ -1,7 +1,6 @@
 package transcript_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -113,30 +112,12 @@ func TestReadAider(t *testing.T) {
 
 func TestDetectAider(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, input string
-		want        transcript.Format
-	}{
+	checkDetect(t, []detectCase{
 		{"chat history", string(mustRead(t, aiderChat)), transcript.FormatAider},
 		{"llm history", string(mustRead(t, aiderLLM)), transcript.FormatAider},
 		{"a response first", "LLM RESPONSE 2025-01-01T00:00:00\nASSISTANT x\n", ""},
 		{"other markdown", "# Notes\n\n#### not aider\n", ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := transcript.Detect([]byte(tc.input))
-			if tc.want == "" {
-				if !errors.Is(err, transcript.ErrUnknownFormat) {
-					t.Errorf("Detect = %q, %v; want ErrUnknownFormat", got, err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Errorf("Detect = %q, %v; want %q", got, err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestHostileAider(t *testing.T) {

@@ -1,7 +1,6 @@
 package transcript_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,10 +148,7 @@ func TestReadClineUIUsage(t *testing.T) {
 // Cline only when it has a block or field OpenAI messages never have.
 func TestDetectCline(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, input string
-		want        transcript.Format
-	}{
+	checkDetect(t, []detectCase{
 		{"example", string(mustRead(t, clineExample)), transcript.FormatCline},
 		{"tool_use", `[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]}]`, transcript.FormatCline},
 		{"metrics only", `[{"role":"assistant","content":"x","metrics":{}}]`, transcript.FormatCline},
@@ -161,22 +157,7 @@ func TestDetectCline(t *testing.T) {
 		{"a system message", `[{"role":"system","content":"s"},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]}]`, transcript.FormatOpenAI},
 		{"openai tool calls", `[{"role":"assistant","content":[{"type":"thinking","thinking":"t"}],"tool_calls":[]}]`, transcript.FormatOpenAI},
 		{"ui_messages.json", `[{"ts":1,"type":"say","say":"task","text":"x"}]`, ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := transcript.Detect([]byte(tc.input))
-			if tc.want == "" {
-				if !errors.Is(err, transcript.ErrUnknownFormat) {
-					t.Errorf("Detect = %q, %v; want ErrUnknownFormat", got, err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Errorf("Detect = %q, %v; want %q", got, err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestHostileCline(t *testing.T) {

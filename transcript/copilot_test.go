@@ -1,7 +1,6 @@
 package transcript_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -81,30 +80,12 @@ func TestReadCopilot(t *testing.T) {
 
 func TestDetectCopilot(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, input string
-		want        transcript.Format
-	}{
+	checkDetect(t, []detectCase{
 		{"example", string(mustRead(t, copilotExample)), transcript.FormatCopilotCLI},
 		{"one event", `{"type":"user.message","data":{"content":"x"},"id":"e","timestamp":"t","parentId":null}`, transcript.FormatCopilotCLI},
 		{"unknown dotted type", `{"type":"foo.bar","data":{},"id":"e"}`, ""},
 		{"data not an object", `{"type":"user.message","data":"x","id":"e"}`, ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := transcript.Detect([]byte(tc.input))
-			if tc.want == "" {
-				if !errors.Is(err, transcript.ErrUnknownFormat) {
-					t.Errorf("Detect = %q, %v; want ErrUnknownFormat", got, err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Errorf("Detect = %q, %v; want %q", got, err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestHostileCopilot(t *testing.T) {

@@ -1,7 +1,6 @@
 package transcript_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -120,10 +119,7 @@ func TestReadGemini(t *testing.T) {
 
 func TestDetectGemini(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, input string
-		want        transcript.Format
-	}{
+	checkDetect(t, []detectCase{
 		{"session", string(mustRead(t, geminiSession)), transcript.FormatGeminiCLI},
 		{"jsonl", string(mustRead(t, geminiJSONL)), transcript.FormatGeminiCLI},
 		{"checkpoint", string(mustRead(t, geminiCheckpoint)), transcript.FormatGeminiCLI},
@@ -133,22 +129,7 @@ func TestDetectGemini(t *testing.T) {
 		{"openai messages object", `{"messages":[{"role":"user","content":"x"}],"sessionId":"s"}`, transcript.FormatOpenAI},
 		{"a lone $set", `{"$set":{"a":1},"b":2}`, ""},
 		{"claude code line", lines(ccSnap, ccUser1), transcript.FormatClaudeCode},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := transcript.Detect([]byte(tc.input))
-			if tc.want == "" {
-				if !errors.Is(err, transcript.ErrUnknownFormat) {
-					t.Errorf("Detect = %q, %v; want ErrUnknownFormat", got, err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Errorf("Detect = %q, %v; want %q", got, err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestHostileGemini(t *testing.T) {
