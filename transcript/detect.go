@@ -25,6 +25,12 @@ import (
 //     <returncode> observations, or ```mswea_bash_command), else
 //     [FormatOpenAI]; an array of conversations: [FormatOpenAI]; an array
 //     of OpenHands events: [FormatOpenHands].
+//   - The newer agents' shapes, checked first: a Gemini CLI session,
+//     JSONL record or checkpoint and a Copilot CLI event (detect_agents.go),
+//     an array of Anthropic messages with a block or field OpenAI messages
+//     never have ([FormatCline]), aider's "# aider chat started at" or
+//     "TO LLM" first line ([FormatAider]), the SQLite header
+//     ([FormatCrush]).
 //
 // A document that is broken (a truncated .traj) is classified from the
 // top-level keys read before the break, so that [Read] can report where
