@@ -24,8 +24,8 @@ import (
 // id and all after it are removed; an unknown id clears the list). A
 // message is {id, timestamp, type: user|gemini|info|error|warning,
 // content: string or Gemini API parts, and for gemini: toolCalls[{id,
-// name, args, result: parts, status}], thoughts[{subject, description}],
-// tokens {input, output, cached, thoughts, tool, total}, model}.
+// name, args, result: parts, status}], thoughts[{subject, description}]
+// (summaries), tokens {input, output, cached, thoughts, tool, total}, model}.
 //
 // A checkpoint (/chat save, checkpoint-*.json; packages/core/src/core/
 // logger.ts) is the model's history as Gemini API Content: a bare array
@@ -57,10 +57,6 @@ type gmMsg struct {
 	Type      string          `json:"type"`
 	Content   json.RawMessage `json:"content"`
 	ToolCalls []gmToolCall    `json:"toolCalls"`
-	Thoughts  []struct {
-		Subject     string `json:"subject"`
-		Description string `json:"description"`
-	} `json:"thoughts"`
 	Tokens *gmTokens `json:"tokens"`
 	Model  string    `json:"model"`
 }
@@ -139,15 +135,19 @@ func isGeminiRecord(typ string, m map[string]json.RawMessage) bool {
 // readGemini reads a Gemini CLI chat recording (JSON or JSONL) or a
 // checkpoint.
 //
-// Rules: a user message is a user message (its text parts joined by
-// "\n", inline images as [chat.Image]); a gemini message is one model
-// response: its thoughts ([chat.Thinking], "subject: description"), its
-// content's text and a [chat.ToolCall] per toolCalls entry (id, name,
-// args), followed by a tool message per call that has a result (the
+// Rules, those of Gemini CLI when it resumes a session
+// (packages/cli/src/utils/sessionUtils.ts,
+// convertSessionToHistoryFormats): a user message is a user message (its
+// text parts joined by "\n", inline images as [chat.Image]) unless it
+// starts with "/" or "?", a CLI command; a gemini message is one model
+// response: its content's text and a [chat.ToolCall] per toolCalls entry
+// (id, name, args), followed by a tool message per call that has a result (the
 // functionResponse's response.output, or response.error as an error, or
 // the response's JSON; text parts too), an error status marking it
 // failed. info, error and warning messages are the CLI's own notices,
-// never sent to the model, and are skipped. Usage, per gemini message,
+// never sent to the model, and are skipped; so are the thought summaries
+// (thoughts), which the CLI shows and does not send back (their tokens
+// are in the usage). Usage, per gemini message,
 // from tokens: input = input − cached, cache read = cached, output =
 // output + thoughts, reasoning = thoughts (Gemini counts thoughts apart
 // from the candidates); tool-use prompt tokens are not kept.
@@ -275,6 +275,9 @@ func gmSession(t *Trajectory, msgs []gmMsg, name string) []Problem {
 		switch m.Type {
 		case "user":
 			text, imgs, _ := gmParts(m.Content)
+			if c := strings.TrimSpace(text); strings.HasPrefix(c, "/") || strings.HasPrefix(c, "?") {
+				break // a CLI command, never sent to the model
+			}
 			t.Messages = append(t.Messages, chat.Message{Role: chat.RoleUser, ID: m.ID, Parts: textParts(text, imgs)})
 		case "gemini":
 			if m.Model != "" {
@@ -311,13 +314,6 @@ func gmSession(t *Trajectory, msgs []gmMsg, name string) []Problem {
 // gmAssistant returns the assistant message of a gemini message.
 func gmAssistant(m gmMsg) chat.Message {
 	out := chat.Message{Role: chat.RoleAssistant, ID: m.ID, Model: m.Model}
-	for _, th := range m.Thoughts {
-		text := th.Description
-		if th.Subject != "" {
-			text = joinNonEmpty(th.Subject+":", th.Description)
-		}
-		out.Parts = append(out.Parts, chat.Thinking{Text: text})
-	}
 	text, imgs, _ := gmParts(m.Content)
 	out.Parts = append(out.Parts, textParts(text, imgs)...)
 	for _, c := range m.ToolCalls {

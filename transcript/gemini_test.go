@@ -16,7 +16,8 @@ const (
 
 // TestReadGeminiExamples reads the three Gemini CLI files built from its
 // source (chatRecordingService.ts, chatRecordingTypes.ts, logger.ts): a
-// JSON session with an info and an error notice, thoughts, two calls in
+// JSON session with an info and an error notice, thoughts (not sent
+// back), a slash command (not sent), two calls in
 // one response and a failed one; a JSONL session whose tool call is
 // rewritten with its result, then rewound and patched with $set; and a
 // checkpoint whose second call has no id.
@@ -30,7 +31,7 @@ func TestReadGeminiExamples(t *testing.T) {
 	}{
 		{geminiSession, []string{
 			"user text=\"Why does `npm test` fail in this repo?\"",
-			"assistant think=\"Running the tests:\\nI'll run the suite to see the failure.\" call=run_shell_command-1756720824500-0b8e4f/run_shell_command{\"command\": \"npm test\", \"description\": \"Run the test suite.\"} usage=in9120/out221/cr0/cw0/r180",
+			"assistant call=run_shell_command-1756720824500-0b8e4f/run_shell_command{\"command\": \"npm test\", \"description\": \"Run the test suite.\"} usage=in9120/out221/cr0/cw0/r180",
 			"tool result=run_shell_command-1756720824500-0b8e4f/run_shell_command=\"Command: npm test\\nStdout: FAIL src/sum.test.js\\n  expected 5, received 6\\nExit Code: 1\"",
 			"assistant text=\"The test expects 5 but `sum` returns 6. Let me read it.\" call=read_file-1756720831000-77aa10/read_file{\"absolute_path\": \"/home/dev/app/src/sum.js\"} call=glob-1756720831000-77aa11/glob{\"pattern\": \"src/**/*.test.js\"} usage=in546/out172/cr8934/cw0/r95",
 			"tool result=read_file-1756720831000-77aa10/read_file=\"export const sum = (a, b) => a + b + 1;\\n\"",
