@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,8 +21,9 @@ import (
 // newer versions, as JSONL: a metadata line {sessionId, projectHash, …},
 // then message records (a record rewrites the message of its id, in
 // place), {"$set": {…}} metadata patches (a "messages" array in one
-// replaces the list) and {"$rewindTo": id} records (the message of that
-// id and all after it are removed; an unknown id clears the list). A
+// replaces the list), {"$patch": {…}} edits and {"$rewindTo": id}
+// records (the message of that id and all after it are removed; an
+// unknown id clears the list). A
 // message is {id, timestamp, type: user|gemini|info|error|warning,
 // content: string or Gemini API parts, and for gemini: toolCalls[{id,
 // name, args, result: parts, status}], thoughts[{subject, description}]
@@ -57,8 +59,8 @@ type gmMsg struct {
 	Type      string          `json:"type"`
 	Content   json.RawMessage `json:"content"`
 	ToolCalls []gmToolCall    `json:"toolCalls"`
-	Tokens *gmTokens `json:"tokens"`
-	Model  string    `json:"model"`
+	Tokens    *gmTokens       `json:"tokens"`
+	Model     string          `json:"model"`
 }
 
 // gmRecord is a JSON session document or one JSONL record: metadata, a
@@ -70,6 +72,7 @@ type gmRecord struct {
 	Messages  json.RawMessage `json:"messages"`
 	History   json.RawMessage `json:"history"`
 	Set       json.RawMessage `json:"$set"`
+	Patch     json.RawMessage `json:"$patch"`
 	RewindTo  *string         `json:"$rewindTo"`
 }
 
@@ -112,8 +115,8 @@ func isGeminiContent(m map[string]json.RawMessage) bool {
 // isGeminiRecord reports whether m, the keys of a JSON object with type
 // typ, is a Gemini CLI session document, JSONL record or checkpoint
 // object: metadata (sessionId and projectHash, no type), a gemini
-// message (type gemini with an id), a record holding nothing but $set or
-// $rewindTo, or {history: [Content…]}.
+// message (type gemini with an id), a record holding nothing but $set,
+// $patch or $rewindTo, or {history: [Content…]}.
 func isGeminiRecord(typ string, m map[string]json.RawMessage) bool {
 	switch {
 	case typ == "" && has(m, "sessionId") && has(m, "projectHash"):
@@ -124,6 +127,8 @@ func isGeminiRecord(typ string, m map[string]json.RawMessage) bool {
 		return rawObject(m["$set"])
 	case len(m) == 1 && has(m, "$rewindTo"):
 		return true
+	case len(m) == 1 && has(m, "$patch"):
+		return rawObject(m["$patch"])
 	case typ == "" && rawArray(m["history"]):
 		var hist []json.RawMessage
 		_ = unmarshal(m["history"], &hist)
@@ -188,12 +193,18 @@ func readGemini(data []byte, name string) ([]*Trajectory, error) {
 }
 
 // readGeminiLines folds the records of a JSONL chat recording into the
-// final message list, as Gemini CLI does when it loads one.
+// final message list, as Gemini CLI does when it loads one: a message
+// record replaces the message of its id in place, or is appended; a
+// "messages" array in a metadata record or a $set replaces the list;
+// $rewindTo removes the message of its id and all after it (all of
+// them for an unknown id); $patch {updates: [{id, …}], removeIds,
+// orderIds} (or a single update) sets fields of messages, removes some,
+// and moves the ordered ones last, in that order.
 func readGeminiLines(data []byte, name string) ([]*Trajectory, error) {
 	recs, _ := splitLines(data, name)
 	var probs []Problem
 	t := &Trajectory{}
-	var msgs []gmMsg
+	var slots []gmSlot
 	items := 0
 	for _, rec := range recs {
 		var r gmRecord
@@ -204,41 +215,41 @@ func readGeminiLines(data []byte, name string) ([]*Trajectory, error) {
 		switch {
 		case r.RewindTo != nil:
 			cut := 0
-			for i, m := range msgs {
-				if m.ID == *r.RewindTo {
+			for i, sl := range slots {
+				if sl.id == *r.RewindTo {
 					cut = i
 					break
 				}
 			}
-			msgs = msgs[:cut]
+			slots = slots[:cut]
 		case rawObject(r.Set):
 			var patch gmRecord
 			_ = decodeLoose(r.Set, &patch)
 			gmMeta(t, patch)
 			if rawArray(patch.Messages) {
-				msgs = nil
-				_ = decodeLoose(patch.Messages, &msgs)
+				slots = gmSlots(patch.Messages)
 			}
+		case rawObject(r.Patch):
+			slots = gmPatch(slots, r.Patch)
 		case r.ID != "" && r.Type != "":
-			m := r.gmMsg
+			sl := gmSlot{id: r.ID, fields: keysOf(rec.raw)}
 			replaced := false
-			for i := range msgs {
-				if msgs[i].ID == m.ID {
-					msgs[i], replaced = m, true
+			for i := range slots {
+				if slots[i].id == sl.id {
+					slots[i], replaced = sl, true
 					break
 				}
 			}
 			if !replaced {
-				msgs = append(msgs, m)
+				slots = append(slots, sl)
 			}
 		case r.SessionID != "":
 			gmMeta(t, r)
 			if rawArray(r.Messages) {
-				msgs = nil
-				_ = decodeLoose(r.Messages, &msgs)
+				slots = gmSlots(r.Messages)
 			}
 		default:
-			probs = append(probs, recProblem(name, rec, "not a Gemini CLI record (no id and type, $set, $rewindTo or sessionId)"))
+			probs = append(probs, recProblem(name, rec, "not a Gemini CLI record (no id and type, $set, $patch, $rewindTo or sessionId)"))
 			continue
 		}
 		items++
@@ -246,10 +257,87 @@ func readGeminiLines(data []byte, name string) ([]*Trajectory, error) {
 	if items == 0 {
 		return nil, noRecords(name, probs, "Gemini CLI")
 	}
+	msgs := make([]gmMsg, 0, len(slots))
+	for _, sl := range slots {
+		var m gmMsg
+		if raw, err := json.Marshal(sl.fields); err == nil {
+			_ = decodeLoose(raw, &m)
+		}
+		msgs = append(msgs, m)
+	}
 	probs = append(probs, gmSession(t, msgs, name)...)
 	sortProblems(probs)
 	t.Problems = probs
 	return []*Trajectory{t}, nil
+}
+
+// gmSlot is a message of a JSONL recording while its records are folded:
+// its id and top-level fields, decoded once the list is final.
+type gmSlot struct {
+	id     string
+	fields map[string]json.RawMessage
+}
+
+// gmSlots returns the slots of a messages array; items that are not
+// objects are dropped.
+func gmSlots(raw json.RawMessage) []gmSlot {
+	var items []json.RawMessage
+	_ = decodeLoose(raw, &items)
+	var out []gmSlot
+	for _, it := range items {
+		if f := keysOf(it); f != nil {
+			out = append(out, gmSlot{id: str(f["id"]), fields: f})
+		}
+	}
+	return out
+}
+
+// gmPatch applies a $patch record to slots (see [readGeminiLines]).
+func gmPatch(slots []gmSlot, raw json.RawMessage) []gmSlot {
+	p := keysOf(raw)
+	updates := []json.RawMessage{raw}
+	if rawArray(p["updates"]) {
+		updates = nil
+		_ = decodeLoose(p["updates"], &updates)
+	}
+	for _, u := range updates {
+		f := keysOf(u)
+		id := str(f["id"])
+		for i := range slots {
+			if id == "" || slots[i].id != id {
+				continue
+			}
+			for k, v := range f {
+				if k != "updates" && k != "removeIds" && k != "orderIds" {
+					slots[i].fields[k] = v
+				}
+			}
+		}
+	}
+	var remove, order []string
+	_ = decodeLoose(p["removeIds"], &remove)
+	_ = decodeLoose(p["orderIds"], &order)
+	if len(remove) > 0 {
+		slots = slices.DeleteFunc(slots, func(sl gmSlot) bool { return slices.Contains(remove, sl.id) })
+	}
+	if len(order) > 0 {
+		var head, tail []gmSlot
+		for _, sl := range slots {
+			if !slices.Contains(order, sl.id) {
+				head = append(head, sl)
+			}
+		}
+		for _, id := range order {
+			for _, sl := range slots {
+				if sl.id == id {
+					tail = append(tail, sl)
+					break
+				}
+			}
+		}
+		slots = append(head, tail...)
+	}
+	return slots
 }
 
 // gmMeta takes the session id and start time of a metadata record.

@@ -100,6 +100,19 @@ func TestReadGemini(t *testing.T) {
 			},
 		},
 		{
+			name: "$patch edits, removes and orders messages",
+			input: lines(`{"sessionId":"s","projectHash":"h"}`,
+				`{"id":"a","type":"user","content":"one"}`,
+				`{"id":"b","type":"gemini","content":"two"}`,
+				`{"id":"c","type":"user","content":"three"}`,
+				`{"$patch":{"id":"b","content":"two, edited","tokens":{"input":10,"output":2,"cached":4}}}`,
+				`{"$patch":{"updates":[{"id":"a","content":"one, edited"},{"id":"zz","content":"none"}],"removeIds":["c"],"orderIds":["a"]}}`),
+			want: []string{
+				`assistant text="two, edited" usage=in6/out2/cr4/cw0/r0`,
+				`user text="one, edited"`,
+			},
+		},
+		{
 			name:  "a result of several parts",
 			input: `{"sessionId":"s","projectHash":"h","messages":[{"id":"g","type":"gemini","content":[{"text":"x"}],"toolCalls":[{"id":"r","name":"read_many_files","args":{},"result":[{"functionResponse":{"id":"r","name":"read_many_files","response":{"output":"--- a.txt ---"}}},"plain",{"text":"more"}],"status":"success"}]}]}`,
 			want: []string{
@@ -138,7 +151,7 @@ func TestHostileGemini(t *testing.T) {
 	variants := map[string]string{
 		"wrong types":            `{"sessionId":7,"projectHash":[],"messages":[{"id":1,"type":"gemini","content":{"text":5},"toolCalls":"x","thoughts":{},"tokens":[]},3,null,{"type":"user","content":[[],{"functionResponse":7}]}]}`,
 		"messages not an array":  `{"sessionId":"s","projectHash":"h","messages":{}}`,
-		"jsonl wrong types":      lines(`{"sessionId":"s","projectHash":"h"}`, `{"$rewindTo":5}`, `{"$set":7}`, `{"id":"a","type":"gemini","toolCalls":[{"result":{"functionResponse":{"response":"x"}}}]}`, `[1]`, `{"x":1}`),
+		"jsonl wrong types":      lines(`{"sessionId":"s","projectHash":"h"}`, `{"$rewindTo":5}`, `{"$set":7}`, `{"$patch":{"updates":7,"removeIds":{},"orderIds":[1]}}`, `{"$patch":{"id":5}}`, `{"id":"a","type":"gemini","toolCalls":[{"result":{"functionResponse":{"response":"x"}}}]}`, `[1]`, `{"x":1}`),
 		"huge field":             `{"sessionId":"s","projectHash":"h","messages":[{"id":"a","type":"user","content":"` + strings.Repeat("y", 4<<20) + `"},{"id":"b","type":"gemini","tokens":{"input":-1,"cached":1e300}}]}`,
 		"checkpoint wrong types": `[{"role":"model","parts":[{"functionCall":{"name":[],"args":"{bad"}},7]},{"role":"user","parts":"x"},{"role":"tool","parts":[]}]`,
 	}
