@@ -52,9 +52,10 @@ type cpEvent struct {
 		Result     *struct {
 			Content string `json:"content"`
 		} `json:"result"`
-		Error *struct {
-			Message string `json:"message"`
-		} `json:"error"`
+		Error json.RawMessage `json:"error"` // an object {message} on tools, a string on compactions
+		// session.compaction_complete
+		PreCompactionTokens count  `json:"preCompactionTokens"`
+		SummaryContent      string `json:"summaryContent"`
 	} `json:"data"`
 }
 
@@ -86,9 +87,10 @@ func isCopilotEvent(typ string, m map[string]json.RawMessage) bool {
 // toolCallId: result.content, or error.message when success is false (a
 // failed result). Events of a sub-agent (agentId or parentToolCallId
 // set) are skipped: they are its own conversation. The model is the
-// message's model, else the last session.model_change. A
+// message's model, else the last session.model_change. A successful
 // session.compaction_complete event is a [Compaction] at the next
-// message. session.start gives the id, start time, working directory and
+// message (PreTokens from preCompactionTokens, Summary from
+// summaryContent where written). session.start gives the id, start time, working directory and
 // branch. No per-call usage is on disk (assistant.usage is ephemeral;
 // assistant.message's outputTokens alone gives no prompt size), so
 // Copilot trajectories carry none.
@@ -136,7 +138,10 @@ func readCopilot(data []byte, name string) ([]*Trajectory, error) {
 		case "session.model_change":
 			model = d.NewModel
 		case "session.compaction_complete":
-			t.Compactions = append(t.Compactions, Compaction{At: len(t.Messages)})
+			if d.Success != nil && !*d.Success {
+				break // a compaction that failed left the history as it was
+			}
+			t.Compactions = append(t.Compactions, Compaction{At: len(t.Messages), PreTokens: int(d.PreCompactionTokens), Summary: d.SummaryContent})
 		case "assistant.reasoning":
 			if d.Content != "" {
 				thinking = append(thinking, chat.Thinking{Text: d.Content})
@@ -178,8 +183,11 @@ func readCopilot(data []byte, name string) ([]*Trajectory, error) {
 			}
 			if d.Success != nil && !*d.Success {
 				r.IsError = true
-				if d.Error != nil && d.Error.Message != "" {
-					r.Content = joinNonEmpty(r.Content, d.Error.Message)
+				var e struct {
+					Message string `json:"message"`
+				}
+				if rawObject(d.Error) && decodeLoose(d.Error, &e) == nil {
+					r.Content = joinNonEmpty(r.Content, e.Message)
 				}
 			}
 			t.Messages = append(t.Messages, chat.Message{Role: chat.RoleTool, ID: e.ID, Parts: []chat.Part{r}})

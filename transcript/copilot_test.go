@@ -78,6 +78,22 @@ func TestReadCopilot(t *testing.T) {
 	})
 }
 
+// TestReadCopilotCompaction checks that a successful compaction is
+// recorded with its size, and a failed one is not.
+func TestReadCopilotCompaction(t *testing.T) {
+	t.Parallel()
+	tr := readOne(t, transcript.FormatCopilotCLI, lines(
+		`{"type":"user.message","data":{"content":"go"},"id":"a"}`,
+		`{"type":"session.compaction_complete","data":{"success":false,"error":"too short"},"id":"b"}`,
+		`{"type":"assistant.message","data":{"messageId":"m","content":"x"},"id":"c"}`,
+		`{"type":"session.compaction_complete","data":{"success":true,"preCompactionTokens":91000,"summaryContent":"the summary"},"id":"d"}`,
+		`{"type":"user.message","data":{"content":"more"},"id":"e"}`))
+	want := []transcript.Compaction{{At: 2, PreTokens: 91000, Summary: "the summary"}}
+	if diff := cmp.Diff(want, tr.Compactions); diff != "" {
+		t.Errorf("compactions (-want +got):\n%s", diff)
+	}
+}
+
 func TestDetectCopilot(t *testing.T) {
 	t.Parallel()
 	checkDetect(t, []detectCase{
