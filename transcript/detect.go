@@ -25,6 +25,12 @@ import (
 //     <returncode> observations, or ```mswea_bash_command), else
 //     [FormatOpenAI]; an array of conversations: [FormatOpenAI]; an array
 //     of OpenHands events: [FormatOpenHands].
+//   - The newer agents' shapes, checked first: a Gemini CLI session,
+//     JSONL record or checkpoint and a Copilot CLI event (detect_agents.go),
+//     an array of Anthropic messages with a block or field OpenAI messages
+//     never have ([FormatCline]), aider's "# aider chat started at" or
+//     "TO LLM" first line ([FormatAider]), the SQLite header
+//     ([FormatCrush]).
 //
 // A document that is broken (a truncated .traj) is classified from the
 // top-level keys read before the break, so that [Read] can report where
@@ -45,6 +51,12 @@ func detect(data []byte) (Format, string) {
 		return "", "empty input"
 	}
 	if data[0] != '{' && data[0] != '[' {
+		if isAider(data) {
+			return FormatAider, ""
+		}
+		if isSQLite(data) {
+			return FormatCrush, ""
+		}
 		return "", "input is not JSON or JSON Lines"
 	}
 	if f, valid := classifyDoc(data); valid {
@@ -122,6 +134,9 @@ func classifyRecord(raw []byte) Format {
 // classifyRecord).
 func classifyKeys(m map[string]json.RawMessage) Format {
 	typ := str(m["type"])
+	if f := classifyNewKeys(typ, m); f != "" {
+		return f
+	}
 	switch {
 	case typ != "" && rawObject(m["payload"]):
 		return FormatCodex
@@ -208,6 +223,10 @@ func classifyDoc(data []byte) (Format, bool) {
 		return FormatOpenHands, true
 	case rawArray(m["messages"]) || rawArray(m["traj"]):
 		return FormatOpenAI, true
+	case isGeminiContent(m):
+		return FormatGeminiCLI, true
+	case has(m, "role") && isClineArray(items):
+		return FormatCline, true
 	case has(m, "role"):
 		if isMiniTextArray(items) {
 			return FormatMiniSWEAgent, true
@@ -279,12 +298,16 @@ func sniffBroken(data []byte) Format {
 		switch {
 		case has(keys, "action", "observation"):
 			return FormatOpenHands
+		case has(keys, "role") && has(keys, "parts"):
+			return FormatGeminiCLI
 		case has(keys, "role", "messages", "traj"):
 			return FormatOpenAI
 		}
 		return ""
 	}
 	switch {
+	case has(keys, "sessionId") && has(keys, "projectHash"):
+		return FormatGeminiCLI
 	case has(keys, "history") && has(keys, "instance_id", "metadata", "metrics", "instruction"):
 		return FormatOpenHands
 	case has(keys, "history", "trajectory", "environment", "replay_config"):

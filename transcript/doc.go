@@ -18,6 +18,18 @@
 //   - [FormatOpenHands]: OpenHands V0 output.jsonl, one run per line (§3).
 //   - [FormatOpenAI]: plain chat-completions message arrays, arrays of
 //     conversations such as tau-bench's, and JSONL of conversations (§5).
+//   - [FormatCline]: a Cline or Roo Code api_conversation_history.json
+//     (Anthropic messages), with usage from ui_messages.json beside it.
+//   - [FormatGeminiCLI]: Gemini CLI chat recordings (JSON, or JSONL with
+//     $set and $rewindTo records) and checkpoints.
+//   - [FormatCopilotCLI]: GitHub Copilot CLI events.jsonl.
+//   - [FormatAider]: aider's .aider.chat.history.md and .aider.llm.history.
+//   - [FormatCrush]: crush and opencode (Go) SQLite stores, opened
+//     read-only, one trajectory per session.
+//
+// The readers of the new formats say in their files (cline.go, gemini.go,
+// copilot.go, aider.go, crush.go) which source files of the agent they
+// follow, what maps to messages, what is dropped and how usage is read.
 //
 // A file yields one [Trajectory] per run: one for most formats, one per
 // line of an OpenHands output, one per conversation of an OpenAI array.

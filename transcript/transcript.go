@@ -47,9 +47,28 @@ const (
 	// (FORMATS.md §5). JSONL whose every line is a single message is read as
 	// one conversation.
 	FormatOpenAI Format = "openai"
+	// FormatCline is a Cline or Roo Code task's api_conversation_history.json:
+	// a JSON array of Anthropic Messages API messages, read with the
+	// ui_messages.json beside it for usage (see cline.go).
+	FormatCline Format = "cline"
+	// FormatGeminiCLI is a Gemini CLI chat recording
+	// (~/.gemini/tmp/<hash>/chats/session-*.json, or the JSONL form with
+	// $set and $rewindTo records) or checkpoint (checkpoint-*.json: a
+	// Gemini API Content[] history) (see gemini.go).
+	FormatGeminiCLI Format = "gemini-cli"
+	// FormatCopilotCLI is a GitHub Copilot CLI session event log
+	// (~/.copilot/session-state/<id>/events.jsonl) (see copilot.go).
+	FormatCopilotCLI Format = "copilot-cli"
+	// FormatAider is an aider chat history (.aider.chat.history.md) or LLM
+	// history (.aider.llm.history) (see aider.go).
+	FormatAider Format = "aider"
+	// FormatCrush is a crush or opencode (Go) SQLite session store
+	// (.crush/crush.db, .opencode/opencode.db), one trajectory per session
+	// (see crush.go).
+	FormatCrush Format = "crush"
 )
 
-var formats = []Format{FormatClaudeCode, FormatCodex, FormatSWEAgent, FormatMiniSWEAgent, FormatOpenHands, FormatOpenAI}
+var formats = []Format{FormatClaudeCode, FormatCodex, FormatSWEAgent, FormatMiniSWEAgent, FormatOpenHands, FormatOpenAI, FormatCline, FormatGeminiCLI, FormatCopilotCLI, FormatAider, FormatCrush}
 
 // Formats returns every format this package reads, in a fixed order, for
 // error messages and help text. The slice is a fresh copy.
@@ -85,6 +104,16 @@ func ParseFormat(s string) (Format, error) {
 		return FormatOpenHands, nil
 	case "openai", "openai-chat", "chat", "tau-bench", "taubench":
 		return FormatOpenAI, nil
+	case "cline", "roo", "roo-code", "roocode":
+		return FormatCline, nil
+	case "gemini-cli", "gemini", "geminicli":
+		return FormatGeminiCLI, nil
+	case "copilot-cli", "copilot", "copilotcli", "github-copilot":
+		return FormatCopilotCLI, nil
+	case "aider", "aider-chat":
+		return FormatAider, nil
+	case "crush", "opencode", "opencode-go", "crush-sqlite":
+		return FormatCrush, nil
 	}
 	return "", fmt.Errorf("transcript: format %q: %w", s, ErrUnknownFormat)
 }
@@ -287,6 +316,9 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 	if b, _ := br.Peek(len(bom)); bytes.Equal(b, bom) {
 		_, _ = br.Discard(len(bom))
 	}
+	if b, _ := br.Peek(len(sqliteMagic)); isSQLite(b) {
+		return readSQLite(r, br, name, opts.Format)
+	}
 	f := opts.Format
 	var head []byte
 	if f == "" {
@@ -478,6 +510,16 @@ func readerFor(f Format) readerFunc {
 		return readOpenHands
 	case FormatOpenAI:
 		return readOpenAI
+	case FormatCline:
+		return readCline
+	case FormatGeminiCLI:
+		return readGemini
+	case FormatCopilotCLI:
+		return readCopilot
+	case FormatAider:
+		return readAider
+	case FormatCrush:
+		return readCrush
 	}
 	return nil
 }

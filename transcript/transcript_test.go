@@ -19,17 +19,18 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
 		}
 	}
-	for in, want := range map[string]transcript.Format{"claude": transcript.FormatClaudeCode, "tau-bench": transcript.FormatOpenAI, "mini_swe_agent": transcript.FormatMiniSWEAgent} {
+	for in, want := range map[string]transcript.Format{"claude": transcript.FormatClaudeCode, "tau-bench": transcript.FormatOpenAI, "mini_swe_agent": transcript.FormatMiniSWEAgent,
+		"roo-code": transcript.FormatCline, "gemini": transcript.FormatGeminiCLI, "copilot": transcript.FormatCopilotCLI} {
 		if got, err := transcript.ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "gemini"} {
+	for _, in := range []string{"", "cursor"} {
 		if _, err := transcript.ParseFormat(in); !errors.Is(err, transcript.ErrUnknownFormat) {
 			t.Errorf("ParseFormat(%q) error = %v, want ErrUnknownFormat", in, err)
 		}
 	}
-	if len(transcript.Formats()) != 6 {
+	if len(transcript.Formats()) != 11 {
 		t.Errorf("Formats() = %v", transcript.Formats())
 	}
 }
