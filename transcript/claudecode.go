@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +18,8 @@ type ccRecord struct {
 	Type             string     `json:"type"`
 	Subtype          string     `json:"subtype"`
 	UUID             string     `json:"uuid"`
+	ParentUUID       string     `json:"parentUuid"`
+	AgentID          string     `json:"agentId"`
 	SessionID        string     `json:"sessionId"`
 	IsSidechain      bool       `json:"isSidechain"`
 	IsCompactSummary bool       `json:"isCompactSummary"`
@@ -79,10 +83,18 @@ var ccKnownTypes = map[string]bool{
 // the same message.id are one model response: they merge into the message
 // at the first line's position, and tool results follow in file order;
 // the usage of the response is the last line's (streaming lines repeat it
-// with a growing output_tokens). In a main session side-chain lines are
-// skipped; a file whose every message line is a side chain (a sub-agent or
-// compaction call) is read as its own trajectory. File order is followed;
-// the parentUuid tree is not walked.
+// with a growing output_tokens). A file whose every message line is a
+// side chain (a sub-agent or compaction call) is read as one trajectory.
+// In a main session, side-chain lines (Claude Code 1.0.x kept Task
+// sub-agents inline, isSidechain: true) are read as trajectories of their
+// own, after the main one: Index 1, 2, … in the order each chain starts,
+// ID the session id + "-sidechain-" + the agentId, or the chain's number
+// when no agentId is recorded; a chain is the lines of one agentId, else
+// the lines linked by parentUuid to a side-chain line without a side-chain
+// parent. File order is followed; the parentUuid tree is not walked
+// otherwise. Content blocks of unknown types without text, and lines of
+// unknown types that hold a message, are counted in [Trajectory].Dropped;
+// a file without a line of a known type is refused.
 func readClaudeCode(data []byte, name string) ([]*Trajectory, error) {
 	return readClaudeCodeLines(newBytesLineReader(data), name)
 }
@@ -96,7 +108,36 @@ type ccRun struct {
 
 func newCCRun() *ccRun {
 	t := &Trajectory{}
-	return &ccRun{t: t, b: ccBuilder{t: t, byID: map[string]int{}, models: map[string]int{}, lastSeen: map[string]int{}, pending: -1}, md: meta{t: t}}
+	return &ccRun{t: t, b: ccBuilder{t: t, byID: map[string]int{}, models: map[string]int{}, lastSeen: map[string]int{}, pending: -1, d: drops{}}, md: meta{t: t}}
+}
+
+// sideRuns reads the inline side chains of a main session, each into a
+// run of its own (see readClaudeCode).
+type sideRuns struct {
+	runs    []*ccRun
+	byAgent map[string]int // agentId -> index in runs
+	byUUID  map[string]int // uuid of a side-chain line -> index in runs
+}
+
+func (s *sideRuns) add(r *ccRecord) {
+	k, ok := -1, false
+	if r.AgentID != "" {
+		k, ok = s.byAgent[r.AgentID]
+	}
+	if !ok && r.ParentUUID != "" {
+		k, ok = s.byUUID[r.ParentUUID]
+	}
+	if !ok {
+		k = len(s.runs)
+		s.runs = append(s.runs, newCCRun())
+		if r.AgentID != "" {
+			s.byAgent[r.AgentID] = k
+		}
+	}
+	if r.UUID != "" {
+		s.byUUID[r.UUID] = k
+	}
+	s.runs[k].add(r)
 }
 
 func (c *ccRun) add(r *ccRecord) {
@@ -121,6 +162,10 @@ func (c *ccRun) add(r *ccRecord) {
 		b.user(*r)
 	case "assistant":
 		b.assistant(*r)
+	default:
+		if !ccKnownTypes[r.Type] && r.Message != nil && r.Message.Role != "" {
+			b.d.add(kindOf(dropRecord, r.Type))
+		}
 	}
 	md.stamp(len(t.Messages), ts)
 }
@@ -134,7 +179,10 @@ func (c *ccRun) add(r *ccRecord) {
 func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	var probs []Problem
 	mainRun, allRun := newCCRun(), newCCRun()
-	main, items := false, 0
+	side := &sideRuns{byAgent: map[string]int{}, byUUID: map[string]int{}}
+	main, items, known := false, 0, 0
+	unknown := map[string]int{} // line types not of Claude Code
+	agentIDs := map[*ccRun]string{}
 	for {
 		rec, ok := lr.next()
 		if !ok {
@@ -150,11 +198,21 @@ func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 			continue
 		}
 		items++
+		if ccKnownTypes[r.Type] {
+			known++
+		} else {
+			unknown[r.Type]++
+		}
 		if (r.Type == "user" || r.Type == "assistant") && !r.IsSidechain {
 			main, allRun = true, nil
 		}
 		if !r.IsSidechain {
 			mainRun.add(&r)
+		} else {
+			side.add(&r)
+			if k := side.byUUID[r.UUID]; r.UUID != "" && r.AgentID != "" {
+				agentIDs[side.runs[k]] = r.AgentID
+			}
 		}
 		if allRun != nil {
 			allRun.add(&r)
@@ -171,10 +229,44 @@ func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	if !main {
 		run = allRun
 	}
-	run.md.finish(len(run.t.Messages))
-	run.t.Model = run.b.model()
+	if known == 0 {
+		return nil, &FormatError{File: name, Closest: FormatClaudeCode,
+			Reason: "no line has a Claude Code record type (" + ccTypeList + "); its lines have type " + typeSummary(unknown)}
+	}
+	out := []*Trajectory{run.done()}
 	run.t.Problems = probs
-	return []*Trajectory{run.t}, nil
+	if !main {
+		return out, nil
+	}
+	side.runs = slices.DeleteFunc(side.runs, func(r *ccRun) bool { return len(r.t.Messages) == 0 })
+	for i, sr := range side.runs {
+		t := sr.done()
+		t.Index = i + 1
+		suffix := agentIDs[sr]
+		if suffix == "" {
+			suffix = strconv.Itoa(i + 1)
+		}
+		t.ID = firstNonEmpty(t.ID, run.t.ID) + "-sidechain-" + suffix
+		t.Notes = append(t.Notes, fmt.Sprintf("inline side chain %d of %d (a Task sub-agent: isSidechain lines of the main session file)", i+1, len(side.runs)))
+		out = append(out, t)
+	}
+	if n := len(side.runs); n > 0 {
+		run.t.Notes = append(run.t.Notes, fmt.Sprintf("%d inline side chains (Task sub-agents, isSidechain lines) replayed as their own trajectories #1-#%d", n, n))
+	}
+	return out, nil
+}
+
+// ccTypeList names the Claude Code record types, for errors.
+const ccTypeList = "user, assistant, system, progress, summary, …"
+
+// done completes the run's trajectory: its times, model and drops.
+func (c *ccRun) done() *Trajectory {
+	c.md.finish(len(c.t.Messages))
+	c.t.Model = c.b.model()
+	if len(c.b.d) > 0 {
+		c.t.Dropped = c.b.d
+	}
+	return c.t
 }
 
 type ccBuilder struct {
@@ -183,7 +275,8 @@ type ccBuilder struct {
 	models   map[string]int // model -> lines
 	lastSeen map[string]int // model -> last line order
 	seq      int
-	pending  int // index in t.Compactions of a boundary awaiting its summary, or -1
+	pending  int   // index in t.Compactions of a boundary awaiting its summary, or -1
+	d        drops // what was left out
 }
 
 func (b *ccBuilder) model() string {
@@ -305,6 +398,8 @@ func (b *ccBuilder) user(r ccRecord) {
 		default:
 			if tx := string(bl.Text); tx != "" {
 				parts = append(parts, chat.Text{Text: tx})
+			} else {
+				b.d.add(kindOf(dropBlock, bl.Type))
 			}
 		}
 	}
@@ -367,6 +462,8 @@ func (b *ccBuilder) assistant(r ccRecord) {
 				parts = append(parts, chat.Text{Text: tx})
 			} else if bl.Content.present {
 				parts = append(parts, chat.Text{Text: ccResultText(bl.Content)})
+			} else {
+				b.d.add(kindOf(dropBlock, bl.Type))
 			}
 		}
 	}
