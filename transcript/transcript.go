@@ -641,19 +641,26 @@ func settle(msgs []chat.Message) ([]chat.Message, int) {
 // Collect expands paths into the transcript files they name, sorted and
 // without duplicates. A file is taken as is, whatever its extension; a
 // folder is walked recursively for files ending in .jsonl, .json or .traj,
-// skipping other files (notes such as .md) and hidden folders. Errors: a
-// path that does not exist or cannot be walked.
+// skipping other files (notes such as .md) and hidden folders. A path
+// that does not exist or cannot be walked does not stop the others: the
+// files found are returned with an error for each such path, joined
+// (errors.Join), each naming its path.
 func Collect(paths []string) ([]string, error) {
-	var out []string
+	var (
+		out  []string
+		errs []error
+	)
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("transcript: collect: %w", err)
+			errs = append(errs, fmt.Errorf("transcript: collect: %w", err))
+			continue
 		}
 		if !st.IsDir() {
 			out = append(out, filepath.Clean(p))
 			continue
 		}
+		var found []string
 		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -665,16 +672,17 @@ func Collect(paths []string) ([]string, error) {
 				return nil
 			}
 			if isTranscriptName(d.Name()) {
-				out = append(out, q)
+				found = append(found, q)
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("transcript: collect %s: %w", p, err)
+			errs = append(errs, fmt.Errorf("transcript: collect %s: %w", p, err))
 		}
+		out = append(out, found...)
 	}
 	slices.Sort(out)
-	return slices.Compact(out), nil
+	return slices.Compact(out), errors.Join(errs...)
 }
 
 func isTranscriptName(name string) bool {
