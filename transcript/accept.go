@@ -84,7 +84,6 @@ const (
 	dropNoRole    = "message without role"                     // an OpenAI-style message with no role
 	dropRecord    = "record"                                   // + ` "type"`: a line of an unknown type that holds a message
 	dropItem      = "item"                                     // + ` "type"`: a Codex response item of an unknown type
-	dropEvent     = "event"                                    // an OpenHands event that is neither action nor observation
 	dropToolBlock = "tool block"                               // + ` "type"`: a tool call or result the reader cannot pair (Anthropic blocks in OpenAI messages)
 	dropWrapped   = `message with its content under "message"` // a {role, message: {content}} record read as an OpenAI message
 )

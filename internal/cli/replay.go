@@ -211,6 +211,7 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	if !f.json && (len(results) > 1 || (len(results) == 1 && len(files) > 1)) {
 		printTable(e.stdout, results)
 		printTotals(e.stdout, results)
+		printNotes(e.stdout, results)
 	}
 	if !f.json && f.save {
 		printSaved(e.stdout, results)
@@ -321,6 +322,16 @@ func printTotals(w io.Writer, results []*replay.Result) {
 	if total != nil {
 		fmt.Fprintf(w, "retention over %d summaries: ", summaries)
 		printRetention(w, "", total)
+	}
+}
+
+// printNotes writes each replay's notes ([replay.Result].Notes) under
+// the table.
+func printNotes(w io.Writer, results []*replay.Result) {
+	for _, r := range results {
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "note: %s: %s\n", resultName(r), n)
+		}
 	}
 }
 
