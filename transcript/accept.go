@@ -174,7 +174,7 @@ func accept(trajs []*Trajectory, name string, f Format, forced bool) error {
 	}
 	switch {
 	case len(tool) > 0:
-		return fe("its messages hold tool calls or results of another format, which this reader would drop (" + typeSummary(tool) +
+		return fe("its messages hold tool calls or results of another format, which this reader would drop (" + dropSummary(tool) +
 			"; Anthropic content blocks: a Cline/Roo api_conversation_history.json or an Anthropic messages list?)")
 	case msgs == 0 && n == 0 && forced:
 		return fe("no message read")
@@ -186,12 +186,6 @@ func accept(trajs []*Trajectory, name string, f Format, forced bool) error {
 		return fe(fmt.Sprintf("%d messages read, %d items left out (%s)", msgs, n, dropSummary(dropped)))
 	}
 	return nil
-}
-
-// typeSummary lists counts by type as "N TYPE" items, most frequent
-// first.
-func typeSummary(d map[string]int) string {
-	return dropSummary(d)
 }
 
 // forcedError marks a [*FormatError] of a reader as the error of a

@@ -231,7 +231,7 @@ func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	}
 	if known == 0 {
 		return nil, &FormatError{File: name, Closest: FormatClaudeCode,
-			Reason: "no line has a Claude Code record type (" + ccTypeList + "); its lines have type " + typeSummary(unknown)}
+			Reason: "no line has a Claude Code record type (" + ccTypeList + "); its lines have type " + dropSummary(unknown)}
 	}
 	out := []*Trajectory{run.done()}
 	run.t.Problems = probs

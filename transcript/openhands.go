@@ -164,28 +164,28 @@ func ohRecord(i int, rec record, name string) (*Trajectory, Problem) {
 }
 
 // ohNoteCut says, in a note on t, how many tool results are longer than
-// max characters (metadata.llm_config.max_message_chars; 0: no limit):
+// limit characters (metadata.llm_config.max_message_chars; 0: no limit):
 // OpenHands stores observations whole but cuts each to that many
 // characters when it builds the prompt (FORMATS.md §3), so the provider
 // saw fewer tokens than a replay counts. The messages keep the whole
 // text: the cut's exact form is not recorded in the file.
-func ohNoteCut(t *Trajectory, max int) {
-	if max <= 0 {
+func ohNoteCut(t *Trajectory, limit int) {
+	if limit <= 0 {
 		return
 	}
 	n, longest := 0, 0
 	for _, m := range t.Messages {
 		r, ok := m.ToolResult()
-		if !ok || len(r.Content) <= max {
+		if !ok || len(r.Content) <= limit {
 			continue
 		}
-		if c := utf8.RuneCountInString(r.Content); c > max {
+		if c := utf8.RuneCountInString(r.Content); c > limit {
 			n++
-			longest = c
+			longest = max(longest, c)
 		}
 	}
 	if n > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d observations are longer than max_message_chars (%d characters; the longest %d): OpenHands cut each to %d characters before sending it, so the provider saw fewer tokens than are counted here", n, max, longest, max))
+		t.Notes = append(t.Notes, fmt.Sprintf("%d observations are longer than max_message_chars (%d characters; the longest %d): OpenHands cut each to %d characters before sending it, so the provider saw fewer tokens than are counted here", n, limit, longest, limit))
 	}
 }
 

@@ -54,7 +54,19 @@ tokens removed, invariant violations and, where the transcript recorded the
 provider's usage, agentctx's count beside the provider's.
 
 Formats (auto-detected, or forced with --format): ` + formatNames() + `.
-A folder is searched recursively for .jsonl, .json and .traj files.
+A folder is searched recursively for .jsonl, .json and .traj files. A path
+that does not exist is reported and the other files are still replayed; a
+file found in a folder that no reader claims (a stray manifest.json) is
+skipped and reported. A file a reader claimed and could not read, or
+refused (its shape is close to a format but not of it: the error names the
+closest format and what did not match), is an error, as is a forced
+--format that finds nothing. Each failure is printed once; the run exits
+1 at the end.
+
+What a reader skipped or left out is reported per trajectory: malformed
+lines ("problems"), items it did not understand ("dropped", by kind, with
+a warning line on stderr) and tool results without a call
+("orphan_results"), in the PROBLEMS column of the table and in --json.
 
 With --strategy summarize, old history is replaced by a summary (seed 001's
 CompactionService): by the extractive summarizer, which needs no model,
@@ -89,7 +101,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	f.addEngineFlags(fl)
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per trajectory (JSON Lines)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print a per-step table (step, role, tokens added, prompt tokens, usage %, provider's count, action)")
-	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, or an invariant broke")
+	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, an invariant broke, a tool result had no call, or the reader left out more than a trace (over 1% of the messages, or any tool call or result)")
 	fl.BoolVar(&f.save, "save", false, "store each replayed trajectory as a session and print its id")
 	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
 	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
