@@ -122,8 +122,11 @@ func runImport(ctx context.Context, e *env, home string, f importFlags, args []s
 		}
 	}
 	if len(args) == 0 {
-		if format != transcript.FormatClaudeCode && format != transcript.FormatCodex {
+		if format == "" {
 			return usageError{errors.New("sessions import: give a FILE or DIR, or --from claude|codex")}
+		}
+		if format != transcript.FormatClaudeCode && format != transcript.FormatCodex {
+			return usageError{fmt.Errorf("sessions import: --from %s with no path: only claude and codex have a folder of their own; give a FILE or DIR", format)}
 		}
 		dir, err := agentFolder(format)
 		if err != nil {
