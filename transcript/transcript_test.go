@@ -122,4 +122,12 @@ func TestCollect(t *testing.T) {
 	if _, err := transcript.Collect([]string{filepath.Join(dir, "nope")}); err == nil {
 		t.Errorf("Collect(missing) succeeded")
 	}
+	// A missing path does not hide the others' files.
+	got, err = transcript.Collect([]string{filepath.Join(dir, "nope"), explicit, filepath.Join(dir, "gone")})
+	if err == nil || !strings.Contains(err.Error(), "nope") || !strings.Contains(err.Error(), "gone") {
+		t.Errorf("Collect(missing, file, missing): err = %v, want one naming both missing paths", err)
+	}
+	if len(got) != 1 || got[0] != explicit {
+		t.Errorf("Collect(missing, file, missing) = %q, want the file", got)
+	}
 }
