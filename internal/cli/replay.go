@@ -664,7 +664,21 @@ func printSummaries(w io.Writer, r *replay.Result) {
 
 func printTable(w io.Writer, rs []*replay.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tFORMAT\tMODEL\tBUDGET\tMSGS\tCALLS\tPEAK\tOVER\tVIOL\tCOMPACTIONS\tREMOVED\tVS PROVIDER\tPROBLEMS\tLOAD MS\tPARSE MS\tENGINE MS\tWALL MS")
+	// The PROBLEMS column is there when a file had any.
+	problems := "\t"
+	for _, r := range rs {
+		if problemsCell(r) != "-" {
+			problems = "\tPROBLEMS\t"
+			break
+		}
+	}
+	cell := func(r *replay.Result) string {
+		if problems == "\t" {
+			return "\t"
+		}
+		return "\t" + problemsCell(r) + "\t"
+	}
+	fmt.Fprintln(tw, "FILE\tFORMAT\tMODEL\tBUDGET\tMSGS\tCALLS\tPEAK\tOVER\tVIOL\tCOMPACTIONS\tREMOVED\tVS PROVIDER"+problems+"LOAD MS\tPARSE MS\tENGINE MS\tWALL MS")
 	var tot replay.Result
 	tot.Compactions = map[string]int{}
 	for _, r := range rs {
@@ -673,8 +687,8 @@ func printTable(w io.Writer, rs []*replay.Result) {
 		if d := r.UsageDiff; d != nil {
 			usage = fmt.Sprintf("%s (anch %s)", pct(d.Mean), pct(d.AnchoredMean))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\n", name, r.Format, r.Model, num(r.Budget), num(r.Messages), num(r.ModelCalls),
-			num(r.PeakPromptTokens), r.CallsOverBudget, r.InvariantViolations, levelCounts(r), num(r.TokensRemoved), usage, problemsCell(r), r.LoadMS, r.ParseMS, r.EngineMS, r.WallMS)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s%s%.0f\t%.0f\t%.0f\t%.0f\n", name, r.Format, r.Model, num(r.Budget), num(r.Messages), num(r.ModelCalls),
+			num(r.PeakPromptTokens), r.CallsOverBudget, r.InvariantViolations, levelCounts(r), num(r.TokensRemoved), usage, cell(r), r.LoadMS, r.ParseMS, r.EngineMS, r.WallMS)
 		tot.Messages += r.Messages
 		tot.ModelCalls += r.ModelCalls
 		tot.PeakPromptTokens = max(tot.PeakPromptTokens, r.PeakPromptTokens)
@@ -689,7 +703,7 @@ func printTable(w io.Writer, rs []*replay.Result) {
 			tot.Compactions[k] += v
 		}
 	}
-	fmt.Fprintf(tw, "TOTAL (%d trajectories)\t\t\t\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t\t\t%.0f\t%.0f\t%.0f\t%.0f\n", len(rs), num(tot.Messages), num(tot.ModelCalls),
+	fmt.Fprintf(tw, "TOTAL (%d trajectories)\t\t\t\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t"+strings.Repeat("\t", strings.Count(problems, "\t"))+"%.0f\t%.0f\t%.0f\t%.0f\n", len(rs), num(tot.Messages), num(tot.ModelCalls),
 		num(tot.PeakPromptTokens), tot.CallsOverBudget, tot.InvariantViolations, levelCounts(&tot), num(tot.TokensRemoved), tot.LoadMS, tot.ParseMS, tot.EngineMS, tot.WallMS)
 	_ = tw.Flush()
 }
