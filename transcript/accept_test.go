@@ -169,3 +169,39 @@ func TestUnknownShapesNoPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestSideChainBeforeMain: side-chain lines before the main session's
+// first line (a warm-up) are one chain; a chain with an agentId is
+// named by it.
+func TestSideChainBeforeMain(t *testing.T) {
+	t.Parallel()
+	in := lines(
+		`{"type":"user","sessionId":"s1","isSidechain":true,"uuid":"w1","message":{"role":"user","content":"Warmup"}}`,
+		`{"type":"assistant","sessionId":"s1","isSidechain":true,"uuid":"w2","parentUuid":"w1","message":{"id":"mw","role":"assistant","content":"ready"}}`,
+		ccUser1,
+		`{"type":"user","sessionId":"s1","isSidechain":true,"agentId":"ag7","uuid":"x1","message":{"role":"user","content":"find A"}}`,
+		`{"type":"assistant","sessionId":"s1","isSidechain":true,"agentId":"ag7","uuid":"x2","message":{"id":"mx","role":"assistant","content":"A"}}`,
+		`{"type":"assistant","sessionId":"s1","isSidechain":true,"uuid":"w3","parentUuid":"w2","message":{"id":"mw2","role":"assistant","content":"still warm"}}`,
+	)
+	trs, err := transcript.Read(strings.NewReader(in), "w.jsonl", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	var ids []string
+	for _, tr := range trs {
+		got = append(got, render(tr.Messages))
+		ids = append(ids, tr.ID)
+	}
+	want := [][]string{
+		{`user text="do it"`},
+		{`user text="Warmup"`, `assistant text="ready"`, `assistant text="still warm"`},
+		{`user text="find A"`, `assistant text="A"`},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"s1", "s1-sidechain-1", "s1-sidechain-ag7"}, ids); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+}

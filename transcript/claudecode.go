@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -115,11 +114,19 @@ func newCCRun() *ccRun {
 // run of its own (see readClaudeCode).
 type sideRuns struct {
 	runs    []*ccRun
+	agents  []string       // the agentId of each run, or ""
 	byAgent map[string]int // agentId -> index in runs
 	byUUID  map[string]int // uuid of a side-chain line -> index in runs
 }
 
-func (s *sideRuns) add(r *ccRecord) {
+func newSideRuns() *sideRuns {
+	return &sideRuns{byAgent: map[string]int{}, byUUID: map[string]int{}}
+}
+
+// chain returns the index of the run side-chain line r belongs to,
+// opening a new one (with run, when not nil, as its reading) when r
+// continues none, and records r's uuid and agentId as the run's.
+func (s *sideRuns) chain(r *ccRecord, run *ccRun) int {
 	k, ok := -1, false
 	if r.AgentID != "" {
 		k, ok = s.byAgent[r.AgentID]
@@ -129,15 +136,25 @@ func (s *sideRuns) add(r *ccRecord) {
 	}
 	if !ok {
 		k = len(s.runs)
-		s.runs = append(s.runs, newCCRun())
-		if r.AgentID != "" {
-			s.byAgent[r.AgentID] = k
+		if run == nil {
+			run = newCCRun()
 		}
+		s.runs = append(s.runs, run)
+		s.agents = append(s.agents, "")
+	}
+	if r.AgentID != "" {
+		s.byAgent[r.AgentID] = k
+		s.agents[k] = r.AgentID
 	}
 	if r.UUID != "" {
 		s.byUUID[r.UUID] = k
 	}
-	s.runs[k].add(r)
+	return k
+}
+
+// add reads side-chain line r into the run of its chain.
+func (s *sideRuns) add(r *ccRecord) {
+	s.runs[s.chain(r, nil)].add(r)
 }
 
 func (c *ccRun) add(r *ccRecord) {
@@ -174,15 +191,16 @@ func (c *ccRun) add(r *ccRecord) {
 // messages are kept, never the lines. Two readings run side by side
 // until the file shows it is a main session (a user or assistant line
 // that is not a side chain): one of the main session's lines, one of
-// every line (the trajectory of a file that is all side chain); the
-// second is dropped then.
+// every line (the trajectory of a file that is all side chain). Then the
+// second becomes the first side chain when it read messages (side-chain
+// lines before the main session's first line are read as one chain), and
+// each later side-chain line is read into its chain's run.
 func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	var probs []Problem
 	mainRun, allRun := newCCRun(), newCCRun()
-	side := &sideRuns{byAgent: map[string]int{}, byUUID: map[string]int{}}
+	side := newSideRuns()
 	main, items, known := false, 0, 0
 	unknown := map[string]int{} // line types not of Claude Code
-	agentIDs := map[*ccRun]string{}
 	for {
 		rec, ok := lr.next()
 		if !ok {
@@ -203,16 +221,20 @@ func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 		} else {
 			unknown[r.Type]++
 		}
-		if (r.Type == "user" || r.Type == "assistant") && !r.IsSidechain {
-			main, allRun = true, nil
-		}
-		if !r.IsSidechain {
-			mainRun.add(&r)
-		} else {
-			side.add(&r)
-			if k := side.byUUID[r.UUID]; r.UUID != "" && r.AgentID != "" {
-				agentIDs[side.runs[k]] = r.AgentID
+		if !main && (r.Type == "user" || r.Type == "assistant") && !r.IsSidechain {
+			main = true
+			if len(allRun.t.Messages) == 0 {
+				side = newSideRuns() // no chain read before: forget their lines
 			}
+			allRun = nil
+		}
+		switch {
+		case !r.IsSidechain:
+			mainRun.add(&r)
+		case main:
+			side.add(&r)
+		default:
+			side.chain(&r, allRun) // read by allRun, the first chain
 		}
 		if allRun != nil {
 			allRun.add(&r)
@@ -238,19 +260,25 @@ func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	if !main {
 		return out, nil
 	}
-	side.runs = slices.DeleteFunc(side.runs, func(r *ccRun) bool { return len(r.t.Messages) == 0 })
-	for i, sr := range side.runs {
+	var runs []*ccRun
+	var agents []string
+	for k, sr := range side.runs {
+		if len(sr.t.Messages) > 0 {
+			runs, agents = append(runs, sr), append(agents, side.agents[k])
+		}
+	}
+	for i, sr := range runs {
 		t := sr.done()
 		t.Index = i + 1
-		suffix := agentIDs[sr]
+		suffix := agents[i]
 		if suffix == "" {
 			suffix = strconv.Itoa(i + 1)
 		}
 		t.ID = firstNonEmpty(t.ID, run.t.ID) + "-sidechain-" + suffix
-		t.Notes = append(t.Notes, fmt.Sprintf("inline side chain %d of %d (a Task sub-agent: isSidechain lines of the main session file)", i+1, len(side.runs)))
+		t.Notes = append(t.Notes, fmt.Sprintf("inline side chain %d of %d (a Task sub-agent: isSidechain lines of the main session file)", i+1, len(runs)))
 		out = append(out, t)
 	}
-	if n := len(side.runs); n > 0 {
+	if n := len(runs); n > 0 {
 		run.t.Notes = append(run.t.Notes, fmt.Sprintf("%d inline side chains (Task sub-agents, isSidechain lines) replayed as their own trajectories #1-#%d", n, n))
 	}
 	return out, nil
