@@ -21,8 +21,6 @@ func TestUnknownShapes(t *testing.T) {
 		file string
 		want []string // in the error
 	}{
-		{"gemini-cli-session.json", []string{"closest format openai", "message without role"}},
-		{"cline-api_conversation_history.json", []string{"closest format openai", `"tool_use"`, `"tool_result"`, "Cline"}},
 		{"cursor-agent-transcript.jsonl", []string{"closest format openai", `content under "message"`}},
 		{"pi-session.jsonl", []string{"closest format codex", `item "message" without role`}},
 		{"manifest.json", []string{"no known format"}},
@@ -39,6 +37,45 @@ func TestUnknownShapes(t *testing.T) {
 				t.Errorf("err = %v, want ErrUnknownFormat", err)
 			}
 			for _, w := range append(tc.want, path) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestMisreadShapes: shapes the OpenAI reader used to misread (a Gemini
+// CLI session read as 0 calls, a Cline history without its tool_use
+// blocks) are read by their own readers, and refused when openai is
+// forced on them.
+func TestMisreadShapes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		file   string
+		format transcript.Format
+		refuse []string // in the error of --format openai
+	}{
+		{"gemini-cli-session.json", transcript.FormatGeminiCLI, []string{"not a openai transcript", "message without role"}},
+		{"cline-api_conversation_history.json", transcript.FormatCline, []string{"not a openai transcript", `"tool_use"`, `"tool_result"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join("testdata", "misread", tc.file)
+			trs, err := transcript.ReadFile(path, transcript.Options{})
+			if err != nil || trs[0].Format != tc.format || len(trs[0].Messages) == 0 {
+				t.Fatalf("ReadFile = %v, %v; want a %s trajectory", trs, err, tc.format)
+			}
+			if trs[0].Dropped != nil {
+				t.Errorf("%s reader dropped %v", tc.format, trs[0].Dropped)
+			}
+			_, err = transcript.ReadFile(path, transcript.Options{Format: transcript.FormatOpenAI})
+			var fe *transcript.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("forced openai: err = %v, want a *FormatError", err)
+			}
+			for _, w := range tc.refuse {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not say %q", err, w)
 				}
@@ -151,21 +188,23 @@ func TestInlineSideChains(t *testing.T) {
 	}
 }
 
-// TestUnknownShapesFuzzSeeds keeps the unknown shapes as seeds of the
-// detector's fuzz target: reading them never panics.
+// TestUnknownShapesNoPanic reads the unknown and once-misread shapes as
+// every format: never a panic.
 func TestUnknownShapesNoPanic(t *testing.T) {
 	t.Parallel()
-	entries, err := os.ReadDir(filepath.Join("testdata", "unknown"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join("testdata", "unknown", e.Name()))
+	for _, dir := range []string{"unknown", "misread"} {
+		entries, err := os.ReadDir(filepath.Join("testdata", dir))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range append(transcript.Formats(), "") {
-			_, _ = transcript.Read(strings.NewReader(string(data)), e.Name(), transcript.Options{Format: f})
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join("testdata", dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range append(transcript.Formats(), "") {
+				_, _ = transcript.Read(strings.NewReader(string(data)), e.Name(), transcript.Options{Format: f})
+			}
 		}
 	}
 }

@@ -55,15 +55,17 @@ func addRealSeeds(f *testing.F, dir string) {
 }
 
 // addUnknownSeeds adds the shapes of testdata/unknown (formats this
-// package refuses) as seeds.
+// package refuses) and testdata/misread (formats once misread) as seeds.
 func addUnknownSeeds(f *testing.F) {
-	entries, _ := os.ReadDir(filepath.Join("testdata", "unknown"))
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".md") {
-			continue
-		}
-		if data, err := os.ReadFile(filepath.Join("testdata", "unknown", e.Name())); err == nil {
-			f.Add(data)
+	for _, dir := range []string{"unknown", "misread"} {
+		entries, _ := os.ReadDir(filepath.Join("testdata", dir))
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			if data, err := os.ReadFile(filepath.Join("testdata", dir, e.Name())); err == nil {
+				f.Add(data)
+			}
 		}
 	}
 }

@@ -640,8 +640,10 @@ func settle(msgs []chat.Message) ([]chat.Message, int) {
 
 // Collect expands paths into the transcript files they name, sorted and
 // without duplicates. A file is taken as is, whatever its extension; a
-// folder is walked recursively for files ending in .jsonl, .json or .traj,
-// skipping other files (notes such as .md) and hidden folders. A path
+// folder is walked recursively for files ending in .jsonl, .json or .traj
+// and for Aider's .aider.chat.history.md and .aider.llm.history and the
+// crush.db and opencode.db stores, skipping other files (notes such as
+// .md) and hidden folders other than .crush and .opencode. A path
 // that does not exist or cannot be walked does not stop the others: the
 // files found are returned with an error for each such path, joined
 // (errors.Join), each naming its path.
@@ -666,7 +668,7 @@ func Collect(paths []string) ([]string, error) {
 				return err
 			}
 			if d.IsDir() {
-				if q != p && strings.HasPrefix(d.Name(), ".") {
+				if q != p && strings.HasPrefix(d.Name(), ".") && !agentDirs[d.Name()] {
 					return filepath.SkipDir
 				}
 				return nil
@@ -685,7 +687,20 @@ func Collect(paths []string) ([]string, error) {
 	return slices.Compact(out), errors.Join(errs...)
 }
 
+// agentDirs are the hidden folders [Collect] walks: where crush and
+// opencode keep their SQLite stores.
+var agentDirs = map[string]bool{".crush": true, ".opencode": true}
+
+// agentFiles are the file names [Collect] takes whatever their
+// extension: Aider's histories, crush's and opencode's stores.
+var agentFiles = map[string]bool{
+	".aider.chat.history.md": true, ".aider.llm.history": true, "crush.db": true, "opencode.db": true,
+}
+
 func isTranscriptName(name string) bool {
+	if agentFiles[name] {
+		return true
+	}
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".jsonl", ".json", ".traj":
 		return true

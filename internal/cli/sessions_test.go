@@ -498,7 +498,12 @@ func TestImportEveryFormat(t *testing.T) {
 	t.Parallel()
 	root := sharedtest.Dir(t)
 	home := t.TempDir()
-	out := mustRun(t, ExitOK, "sessions", "import", "--home", home, "--json", root)
+	// The shared data, and the fixtures of the formats it has no file of.
+	paths := []string{root}
+	for _, d := range []string{"cline", "gemini-cli", "copilot-cli", "aider", "crush"} {
+		paths = append(paths, filepath.Join("..", "..", "transcript", "testdata", d))
+	}
+	out := mustRun(t, ExitOK, append([]string{"sessions", "import", "--home", home, "--json"}, paths...)...)
 	formats := map[string]int{}
 	n, skipped := 0, 0
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -524,7 +529,7 @@ func TestImportEveryFormat(t *testing.T) {
 	if formats[string(transcript.FormatOpenHands)] < 2 {
 		t.Errorf("OpenHands output.jsonl: %d sessions, want one per line", formats[string(transcript.FormatOpenHands)])
 	}
-	again := mustRun(t, ExitOK, "sessions", "import", "--home", home, root)
+	again := mustRun(t, ExitOK, append([]string{"sessions", "import", "--home", home}, paths...)...)
 	if !strings.Contains(again, fmt.Sprintf("0 imported, %d skipped, 0 failed", n+skipped)) {
 		t.Errorf("second import, want all %d skipped:\n%s", n, again)
 	}
