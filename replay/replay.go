@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,8 +148,10 @@ type Result struct {
 	// RecordedCompactions counts the compactions the transcript itself
 	// records (the original agent's).
 	RecordedCompactions int `json:"recorded_compactions"`
-	// OrphanResults counts tool results that answered no call in the
-	// window and were added as user text instead.
+	// OrphanResults counts tool results that answered no call and were
+	// added as user text instead: those the reader found answering no
+	// earlier call ([transcript.Trajectory].Orphans: out-of-order lines,
+	// a missing call) and those the window found so.
 	OrphanResults int `json:"orphan_results"`
 	// InterruptedCalls counts tool calls without a result before a later
 	// message, answered with the Engine's synthetic result
@@ -157,8 +161,23 @@ type Result struct {
 	// the provider's reported prompt sizes; nil when the transcript has no
 	// usage.
 	UsageDiff *UsageDiff `json:"usage_diff"`
-	// Problems lists malformed input the reader skipped.
+	// Problems lists malformed input the reader skipped (a torn or
+	// garbage line, a line that is not a record of the format), one
+	// line each naming the line and byte offset. For a file of several
+	// trajectories they are on the first.
 	Problems []string `json:"problems,omitempty"`
+	// Dropped counts what the reader read but did not understand and
+	// left out, by kind ([transcript.Trajectory].Dropped: `content block
+	// "x"`, "message without role", …); DroppedOverTrace tells that it
+	// is more than a trace ([transcript.Trajectory.MoreThanTrace]:
+	// above [transcript.TraceShare] of the messages, or any tool call or
+	// result), which fails --strict.
+	Dropped          map[string]int `json:"dropped,omitempty"`
+	DroppedOverTrace bool           `json:"dropped_over_trace,omitempty"`
+	// Notes says where the messages replayed differ from what the
+	// provider was sent, or what else the file held
+	// ([transcript.Trajectory].Notes).
+	Notes []string `json:"notes,omitempty"`
 	// DroppedUsage lists the usage records the reader dropped as
 	// implausible (a count negative or above chat.MaxCallTokens), one
 	// line each naming the message ([transcript.Trajectory].DroppedUsage).
@@ -413,6 +432,12 @@ func newResult(tr *transcript.Trajectory, n int, opts Options) *Result {
 		}
 		res.Problems = append(res.Problems, fmt.Sprintf("line %d (byte %d): %v", p.Line, p.Offset, p.Err))
 	}
+	if len(tr.Dropped) > 0 {
+		res.Dropped = maps.Clone(tr.Dropped)
+		res.DroppedOverTrace = tr.MoreThanTrace()
+	}
+	res.Notes = slices.Clone(tr.Notes)
+	res.OrphanResults = tr.Orphans
 	switch {
 	case opts.Model != "":
 		res.Model, res.ModelSource = opts.Model, "flag"
@@ -526,7 +551,7 @@ func (res *Result) compaction(r compact.Record) {
 // it and keeps its window.
 func (res *Result) finish(eng *agentctx.Engine, opts Options) error {
 	st := eng.Stats()
-	res.OrphanResults = st.OrphanResults
+	res.OrphanResults += st.OrphanResults
 	res.InterruptedCalls = st.Interrupted
 	res.LimitedResults, res.LimitedChars = st.LimitedResults, st.LimitedChars
 	if opts.WorkingMemory {

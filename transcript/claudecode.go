@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +17,8 @@ type ccRecord struct {
 	Type             string     `json:"type"`
 	Subtype          string     `json:"subtype"`
 	UUID             string     `json:"uuid"`
+	ParentUUID       string     `json:"parentUuid"`
+	AgentID          string     `json:"agentId"`
 	SessionID        string     `json:"sessionId"`
 	IsSidechain      bool       `json:"isSidechain"`
 	IsCompactSummary bool       `json:"isCompactSummary"`
@@ -79,10 +82,18 @@ var ccKnownTypes = map[string]bool{
 // the same message.id are one model response: they merge into the message
 // at the first line's position, and tool results follow in file order;
 // the usage of the response is the last line's (streaming lines repeat it
-// with a growing output_tokens). In a main session side-chain lines are
-// skipped; a file whose every message line is a side chain (a sub-agent or
-// compaction call) is read as its own trajectory. File order is followed;
-// the parentUuid tree is not walked.
+// with a growing output_tokens). A file whose every message line is a
+// side chain (a sub-agent or compaction call) is read as one trajectory.
+// In a main session, side-chain lines (Claude Code 1.0.x kept Task
+// sub-agents inline, isSidechain: true) are read as trajectories of their
+// own, after the main one: Index 1, 2, … in the order each chain starts,
+// ID the session id + "-sidechain-" + the agentId, or the chain's number
+// when no agentId is recorded; a chain is the lines of one agentId, else
+// the lines linked by parentUuid to a side-chain line without a side-chain
+// parent. File order is followed; the parentUuid tree is not walked
+// otherwise. Content blocks of unknown types without text, and lines of
+// unknown types that hold a message, are counted in [Trajectory].Dropped;
+// a file without a line of a known type is refused.
 func readClaudeCode(data []byte, name string) ([]*Trajectory, error) {
 	return readClaudeCodeLines(newBytesLineReader(data), name)
 }
@@ -96,7 +107,54 @@ type ccRun struct {
 
 func newCCRun() *ccRun {
 	t := &Trajectory{}
-	return &ccRun{t: t, b: ccBuilder{t: t, byID: map[string]int{}, models: map[string]int{}, lastSeen: map[string]int{}, pending: -1}, md: meta{t: t}}
+	return &ccRun{t: t, b: ccBuilder{t: t, byID: map[string]int{}, models: map[string]int{}, lastSeen: map[string]int{}, pending: -1, d: drops{}}, md: meta{t: t}}
+}
+
+// sideRuns reads the inline side chains of a main session, each into a
+// run of its own (see readClaudeCode).
+type sideRuns struct {
+	runs    []*ccRun
+	agents  []string       // the agentId of each run, or ""
+	byAgent map[string]int // agentId -> index in runs
+	byUUID  map[string]int // uuid of a side-chain line -> index in runs
+}
+
+func newSideRuns() *sideRuns {
+	return &sideRuns{byAgent: map[string]int{}, byUUID: map[string]int{}}
+}
+
+// chain returns the index of the run side-chain line r belongs to,
+// opening a new one (with run, when not nil, as its reading) when r
+// continues none, and records r's uuid and agentId as the run's.
+func (s *sideRuns) chain(r *ccRecord, run *ccRun) int {
+	k, ok := -1, false
+	if r.AgentID != "" {
+		k, ok = s.byAgent[r.AgentID]
+	}
+	if !ok && r.ParentUUID != "" {
+		k, ok = s.byUUID[r.ParentUUID]
+	}
+	if !ok {
+		k = len(s.runs)
+		if run == nil {
+			run = newCCRun()
+		}
+		s.runs = append(s.runs, run)
+		s.agents = append(s.agents, "")
+	}
+	if r.AgentID != "" {
+		s.byAgent[r.AgentID] = k
+		s.agents[k] = r.AgentID
+	}
+	if r.UUID != "" {
+		s.byUUID[r.UUID] = k
+	}
+	return k
+}
+
+// add reads side-chain line r into the run of its chain.
+func (s *sideRuns) add(r *ccRecord) {
+	s.runs[s.chain(r, nil)].add(r)
 }
 
 func (c *ccRun) add(r *ccRecord) {
@@ -121,6 +179,10 @@ func (c *ccRun) add(r *ccRecord) {
 		b.user(*r)
 	case "assistant":
 		b.assistant(*r)
+	default:
+		if !ccKnownTypes[r.Type] && r.Message != nil && r.Message.Role != "" {
+			b.d.add(kindOf(dropRecord, r.Type))
+		}
 	}
 	md.stamp(len(t.Messages), ts)
 }
@@ -129,12 +191,16 @@ func (c *ccRun) add(r *ccRecord) {
 // messages are kept, never the lines. Two readings run side by side
 // until the file shows it is a main session (a user or assistant line
 // that is not a side chain): one of the main session's lines, one of
-// every line (the trajectory of a file that is all side chain); the
-// second is dropped then.
+// every line (the trajectory of a file that is all side chain). Then the
+// second becomes the first side chain when it read messages (side-chain
+// lines before the main session's first line are read as one chain), and
+// each later side-chain line is read into its chain's run.
 func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	var probs []Problem
 	mainRun, allRun := newCCRun(), newCCRun()
-	main, items := false, 0
+	side := newSideRuns()
+	main, items, known := false, 0, 0
+	unknown := map[string]int{} // line types not of Claude Code
 	for {
 		rec, ok := lr.next()
 		if !ok {
@@ -150,11 +216,25 @@ func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 			continue
 		}
 		items++
-		if (r.Type == "user" || r.Type == "assistant") && !r.IsSidechain {
-			main, allRun = true, nil
+		if ccKnownTypes[r.Type] {
+			known++
+		} else {
+			unknown[r.Type]++
 		}
-		if !r.IsSidechain {
+		if !main && (r.Type == "user" || r.Type == "assistant") && !r.IsSidechain {
+			main = true
+			if len(allRun.t.Messages) == 0 {
+				side = newSideRuns() // no chain read before: forget their lines
+			}
+			allRun = nil
+		}
+		switch {
+		case !r.IsSidechain:
 			mainRun.add(&r)
+		case main:
+			side.add(&r)
+		default:
+			side.chain(&r, allRun) // read by allRun, the first chain
 		}
 		if allRun != nil {
 			allRun.add(&r)
@@ -171,10 +251,50 @@ func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	if !main {
 		run = allRun
 	}
-	run.md.finish(len(run.t.Messages))
-	run.t.Model = run.b.model()
+	if known == 0 {
+		return nil, &FormatError{File: name, Closest: FormatClaudeCode,
+			Reason: "no line has a Claude Code record type (" + ccTypeList + "); its lines have type " + dropSummary(unknown)}
+	}
+	out := []*Trajectory{run.done()}
 	run.t.Problems = probs
-	return []*Trajectory{run.t}, nil
+	if !main {
+		return out, nil
+	}
+	var runs []*ccRun
+	var agents []string
+	for k, sr := range side.runs {
+		if len(sr.t.Messages) > 0 {
+			runs, agents = append(runs, sr), append(agents, side.agents[k])
+		}
+	}
+	for i, sr := range runs {
+		t := sr.done()
+		t.Index = i + 1
+		suffix := agents[i]
+		if suffix == "" {
+			suffix = strconv.Itoa(i + 1)
+		}
+		t.ID = firstNonEmpty(t.ID, run.t.ID) + "-sidechain-" + suffix
+		t.Notes = append(t.Notes, fmt.Sprintf("inline side chain %d of %d (a Task sub-agent: isSidechain lines of the main session file)", i+1, len(runs)))
+		out = append(out, t)
+	}
+	if n := len(runs); n > 0 {
+		run.t.Notes = append(run.t.Notes, fmt.Sprintf("%d inline side chains (Task sub-agents, isSidechain lines) replayed as their own trajectories #1-#%d", n, n))
+	}
+	return out, nil
+}
+
+// ccTypeList names the Claude Code record types, for errors.
+const ccTypeList = "user, assistant, system, progress, summary, …"
+
+// done completes the run's trajectory: its times, model and drops.
+func (c *ccRun) done() *Trajectory {
+	c.md.finish(len(c.t.Messages))
+	c.t.Model = c.b.model()
+	if len(c.b.d) > 0 {
+		c.t.Dropped = c.b.d
+	}
+	return c.t
 }
 
 type ccBuilder struct {
@@ -183,7 +303,8 @@ type ccBuilder struct {
 	models   map[string]int // model -> lines
 	lastSeen map[string]int // model -> last line order
 	seq      int
-	pending  int // index in t.Compactions of a boundary awaiting its summary, or -1
+	pending  int   // index in t.Compactions of a boundary awaiting its summary, or -1
+	d        drops // what was left out
 }
 
 func (b *ccBuilder) model() string {
@@ -305,6 +426,8 @@ func (b *ccBuilder) user(r ccRecord) {
 		default:
 			if tx := string(bl.Text); tx != "" {
 				parts = append(parts, chat.Text{Text: tx})
+			} else {
+				b.d.add(kindOf(dropBlock, bl.Type))
 			}
 		}
 	}
@@ -367,6 +490,8 @@ func (b *ccBuilder) assistant(r ccRecord) {
 				parts = append(parts, chat.Text{Text: tx})
 			} else if bl.Content.present {
 				parts = append(parts, chat.Text{Text: ccResultText(bl.Content)})
+			} else {
+				b.d.add(kindOf(dropBlock, bl.Type))
 			}
 		}
 	}

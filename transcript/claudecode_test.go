@@ -67,10 +67,9 @@ func TestReadClaudeCode(t *testing.T) {
 			want: []string{`user text="do it"`, `user text="stray"`, `user text="and more"`},
 		},
 		{
-			name: "main session skips side-chain lines and synthetic messages",
+			name: "main session skips synthetic messages",
 			input: lines(
 				ccUser1,
-				`{"type":"assistant","isSidechain":true,"uuid":"s","message":{"id":"ms","role":"assistant","content":[{"type":"text","text":"side"}]}}`,
 				`{"type":"assistant","uuid":"a1","message":{"model":"<synthetic>","id":"syn","role":"assistant","content":[{"type":"text","text":"API Error"}],"usage":{"input_tokens":0,"output_tokens":0}}}`,
 				`{"type":"assistant","uuid":"a2","message":{"id":"m2","role":"assistant","content":[{"type":"redacted_thinking","data":"xyz"},{"type":"text","text":"ok"}]}}`,
 			),

@@ -156,7 +156,7 @@ func readCodex(data []byte, name string) ([]*Trajectory, error) {
 func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	var probs []Problem
 	t := &Trajectory{}
-	c := &cxConv{open: -1}
+	c := &cxConv{open: -1, d: drops{}}
 	recognized := 0
 	var lastTotal *cxUsage
 	lineIdx, eventIdx := -1, -1 // compactions awaiting their twin marker
@@ -274,6 +274,9 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	md.finish(len(c.msgs))
 	sortProblems(probs)
 	t.Messages, t.Problems = c.msgs, probs
+	if len(c.d) > 0 {
+		t.Dropped = c.d
+	}
 	return []*Trajectory{t}, nil
 }
 
@@ -282,17 +285,34 @@ type cxConv struct {
 	msgs  []chat.Message
 	open  int // index of the open assistant message, or -1
 	model string
-	seq   int // for synthesized ids
+	seq   int   // for synthesized ids
+	d     drops // what was left out; nil for a replacement history
 }
 
-func onlyThinking(m chat.Message) bool {
-	for _, p := range m.Parts {
-		if _, ok := p.(chat.Thinking); !ok {
+// joinable reports whether the open assistant message is still the
+// response that a message or reasoning item continues: it holds only
+// reasoning and web searches (run by the provider within the response,
+// no output item follows), and no token_count has closed it.
+func (c *cxConv) joinable() bool {
+	if c.open < 0 || c.msgs[c.open].Usage != nil {
+		return false
+	}
+	for _, p := range c.msgs[c.open].Parts {
+		switch p := p.(type) {
+		case chat.Thinking:
+		case chat.ToolCall:
+			if p.Name != webSearch {
+				return false
+			}
+		default:
 			return false
 		}
 	}
 	return true
 }
+
+// webSearch is the name of the tool call a web_search_call item becomes.
+const webSearch = "web_search"
 
 // assistant returns the index of the assistant message new parts go to:
 // the open one when join allows it, else a new one.
@@ -312,11 +332,15 @@ func (c *cxConv) add(parts ...chat.Part) {
 func (c *cxConv) item(it cxItem) {
 	switch it.Type {
 	case "message":
-		text, imgs := oaContent(it.Content)
+		if it.Role == "" {
+			c.d.add(`item "message" without role`)
+			return
+		}
+		text, imgs := oaContentD(it.Content, c.d)
 		parts := textParts(text, imgs)
 		switch it.Role {
 		case "assistant":
-			c.assistant(c.open >= 0 && onlyThinking(c.msgs[c.open]))
+			c.assistant(c.joinable())
 			c.add(parts...)
 		case "developer", "system":
 			c.msgs = append(c.msgs, chat.Message{Role: chat.RoleSystem, Parts: parts})
@@ -332,7 +356,7 @@ func (c *cxConv) item(it cxItem) {
 				texts = append(texts, s)
 			}
 		}
-		c.assistant(c.open >= 0 && onlyThinking(c.msgs[c.open]))
+		c.assistant(c.joinable())
 		c.add(chat.Thinking{Text: strings.Join(texts, "\n"), Encrypted: it.EncryptedContent})
 	case "function_call":
 		c.assistant(true)
@@ -351,14 +375,16 @@ func (c *cxConv) item(it cxItem) {
 		id := it.ID
 		if id == "" {
 			c.seq++
-			id = "web_search-" + strconv.Itoa(c.seq)
+			id = webSearch + "-" + strconv.Itoa(c.seq)
 		}
 		c.assistant(true)
-		c.add(chat.ToolCall{ID: id, Name: "web_search", Arguments: parseArgs(it.Action)})
+		c.add(chat.ToolCall{ID: id, Name: webSearch, Arguments: parseArgs(it.Action)})
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		content, isErr := cxOutput(it.Output)
 		c.msgs = append(c.msgs, chat.NewToolResult(it.CallID, "", content, isErr))
 		c.open = -1
+	default:
+		c.d.add(kindOf(dropItem, it.Type))
 	}
 }
 

@@ -67,8 +67,7 @@ func TestReadCodex(t *testing.T) {
 				`tool result=c3/apply_patch="failed"!`,
 				`assistant call=c4/exec_command"[REDACTED_ARGUMENTS len=4]"`,
 				`tool result=c4/exec_command="out\n[image: image/png]"`,
-				`assistant call=web_search-1/web_search{"type":"search","query":"go"}`,
-				`assistant text="Done" usage=in2100/out5/cr0/cw0/r0`,
+				`assistant call=web_search-1/web_search{"type":"search","query":"go"} text="Done" usage=in2100/out5/cr0/cw0/r0`,
 			},
 		},
 		{

@@ -57,13 +57,13 @@ func readSQLite(r io.Reader, br *bufio.Reader, name string, f Format) ([]*Trajec
 		if err != nil {
 			return nil, err
 		}
-		return finish(trajs, name, FormatCrush)
+		return finish(trajs, name, FormatCrush, f != "")
 	}
 	trajs, err := readCrushDB(file.Name(), name)
 	if err != nil {
 		return nil, err
 	}
-	return finish(trajs, name, FormatCrush)
+	return finish(trajs, name, FormatCrush, f != "")
 }
 
 func isRegular(f *os.File) bool {

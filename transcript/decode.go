@@ -397,6 +397,13 @@ type oaPart struct {
 // oaContent reads an OpenAI-style content value: a string, null, or an
 // array of parts. It returns the text parts joined by "\n" and the images.
 func oaContent(raw json.RawMessage) (string, []chat.Image) {
+	return oaContentD(raw, nil)
+}
+
+// oaContentD is [oaContent] counting in d the parts it leaves out: a
+// part of a type it does not know that holds no text (Anthropic's
+// tool_use and tool_result blocks are counted as tool blocks).
+func oaContentD(raw json.RawMessage, d drops) (string, []chat.Image) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
@@ -432,6 +439,15 @@ func oaContent(raw json.RawMessage) (string, []chat.Image) {
 		default:
 			if t := textOf(p.Text); t != "" {
 				texts = append(texts, t)
+				continue
+			}
+			switch p.Type {
+			case "text", "input_text", "output_text", "summary_text", "reasoning_text":
+				// An empty text: nothing left out.
+			case "tool_use", "tool_result", "server_tool_use", "toolCall", "tool_call", "function_call":
+				d.add(kindOf(dropToolBlock, p.Type))
+			default:
+				d.add(kindOf(dropBlock, p.Type))
 			}
 		}
 	}

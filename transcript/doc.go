@@ -70,7 +70,16 @@
 // # Errors and robustness
 //
 // Readers never panic. Input of an unknown shape is an error wrapping
-// [ErrUnknownFormat], whose message names every known format. Malformed
+// [ErrUnknownFormat], whose message names every known format. Readers
+// refuse rather than guess: an input that a reader claims but does not
+// accept fully (it would read no message and leave something out, leave
+// out more than half, or drop another format's tool calls, such as
+// Anthropic tool_use blocks in what looks like OpenAI messages) is a
+// [*FormatError] naming the closest format and what did not match, also
+// when the format was forced in [Options]. What a reader leaves out of an
+// input it accepts is counted by kind in [Trajectory].Dropped
+// ([Trajectory.MoreThanTrace] tells a trace from more), and tool results
+// that answer no earlier call in [Trajectory].Orphans. Malformed
 // input is a [*ParseError] (wrapping [ErrMalformed]) naming the file, the
 // line and the byte offset. JSONL readers skip bad lines (a torn last line,
 // garbage) and report them in [Trajectory].Problems; only input with

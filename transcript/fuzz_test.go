@@ -54,6 +54,22 @@ func addRealSeeds(f *testing.F, dir string) {
 	})
 }
 
+// addUnknownSeeds adds the shapes of testdata/unknown (formats this
+// package refuses) and testdata/misread (formats once misread) as seeds.
+func addUnknownSeeds(f *testing.F) {
+	for _, dir := range []string{"unknown", "misread"} {
+		entries, _ := os.ReadDir(filepath.Join("testdata", dir))
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			if data, err := os.ReadFile(filepath.Join("testdata", dir, e.Name())); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+}
+
 // fuzzRead reads data as format and checks the reader's promises: no
 // panic, and on success at least one trajectory whose tool results all
 // answer a call, one result per tool message, JSON tool arguments.
@@ -67,6 +83,22 @@ func fuzzRead(t *testing.T, format transcript.Format, data []byte) {
 	}
 	if len(trs) == 0 {
 		t.Fatalf("no error and no trajectory")
+	}
+	msgs, dropped := 0, 0
+	for _, tr := range trs {
+		msgs += len(tr.Messages)
+		for k, n := range tr.Dropped {
+			if n <= 0 || k == "" {
+				t.Fatalf("Dropped[%q] = %d", k, n)
+			}
+			dropped += n
+		}
+		if tr.Orphans < 0 {
+			t.Fatalf("Orphans = %d", tr.Orphans)
+		}
+	}
+	if msgs == 0 && dropped > 0 {
+		t.Fatalf("accepted with no message and %d items dropped", dropped)
 	}
 	for _, tr := range trs {
 		check := func(msgs []chat.Message) {
@@ -108,6 +140,12 @@ func FuzzReadClaudeCode(f *testing.F) {
 		`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"summary"}}`,
 	)))
 	f.Add([]byte(`{"type":"user","isSidechain":true,"message":{"content":[{"type":"tool_result","tool_use_id":"x"}]}}`))
+	f.Add([]byte(lines(ccUser1,
+		`{"type":"user","isSidechain":true,"uuid":"x1","parentUuid":null,"message":{"role":"user","content":"find A"}}`,
+		`{"type":"assistant","isSidechain":true,"uuid":"x2","parentUuid":"x1","message":{"id":"mx","role":"assistant","content":[{"type":"odd"},{"type":"text","text":"A"}]}}`,
+		`{"type":"assistant","isSidechain":true,"agentId":"b","uuid":"y2","message":{"id":"my","role":"assistant","content":"B"}}`,
+	)))
+	addUnknownSeeds(f)
 	addRealSeeds(f, "claude-code")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, transcript.FormatClaudeCode, data) })
 }
@@ -123,6 +161,7 @@ func FuzzReadCodex(f *testing.F) {
 		`{"timestamp":"t","type":"event_msg","payload":{"type":"context_compacted"}}`,
 		cxZeroTok,
 	)))
+	addUnknownSeeds(f)
 	addRealSeeds(f, "codex")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, transcript.FormatCodex, data) })
 }
@@ -159,6 +198,7 @@ func FuzzReadOpenAI(f *testing.F) {
 	f.Add([]byte(`[{"role":"user","content":"x"},{"role":"assistant","content":null,"tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"r"},{"role":"function","name":"g","content":"y"}]`))
 	f.Add([]byte(`[{"task_id":0,"traj":[{"role":"user","content":[{"type":"text","text":"x"}]}]},[{"role":"tool"}]]`))
 	f.Add([]byte(lines(`{"messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f"}}]}`, `{"role":"assistant","content":"y"}`)))
+	addUnknownSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, transcript.FormatOpenAI, data) })
 }
 
@@ -170,6 +210,7 @@ func FuzzDetect(f *testing.F) {
 	f.Add([]byte(`[{"role":"user","content":"x"}]`))
 	f.Add([]byte(ohLine("i", `[]`)))
 	f.Add([]byte("{\n \"history\": [\n"))
+	addUnknownSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		format, err := transcript.Detect(data)
 		if err != nil {

@@ -138,10 +138,14 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	}
 	var out []chat.Message
 	var pending []string // text style: synthesized calls awaiting results
+	d := drops{}
 	for i, m := range msgs {
-		content, imgs := oaContent(m.Content)
+		content, imgs := oaContentD(m.Content, d)
 		switch m.Role {
-		case "exit", "":
+		case "exit":
+			continue
+		case "":
+			d.add(dropNoRole)
 			continue
 		case "system", "developer":
 			out = append(out, chat.Message{Role: chat.RoleSystem, Parts: textParts(content, imgs)})
@@ -192,6 +196,9 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 		}
 	}
 	t.Messages = out
+	if len(d) > 0 {
+		t.Dropped = d
+	}
 	return []*Trajectory{t}, nil
 }
 

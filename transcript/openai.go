@@ -35,6 +35,9 @@ type oaMsg struct {
 	} `json:"function_call"`
 	ReasoningContent json.RawMessage `json:"reasoning_content"`
 	Reasoning        json.RawMessage `json:"reasoning"`
+	// Message is not OpenAI's: a record that wraps its message (Cursor
+	// agent transcripts, pi sessions) has it; seen only to say so.
+	Message json.RawMessage `json:"message"`
 }
 
 // readOpenAI reads OpenAI chat messages in any of the container shapes
@@ -87,7 +90,7 @@ func readOpenAI(data []byte, name string) ([]*Trajectory, error) {
 		}
 	}
 	if lone != nil {
-		lone.Messages = oaMessages(loneMsgs)
+		oaMessages(lone, loneMsgs)
 	}
 	if len(out) == 0 {
 		return nil, noRecords(name, probs, "OpenAI")
@@ -104,7 +107,9 @@ func readOpenAIDoc(data, trimmed []byte, name string) ([]*Trajectory, error) {
 			return nil, err
 		}
 		if c.Role != "" {
-			return []*Trajectory{{Messages: oaMessages([]json.RawMessage{trimmed})}}, nil
+			t := &Trajectory{}
+			oaMessages(t, []json.RawMessage{trimmed})
+			return []*Trajectory{t}, nil
 		}
 		if !rawArray(c.Messages) && !rawArray(c.Traj) {
 			return nil, &ParseError{File: name, Line: 1, Reason: "no OpenAI messages (an object needs \"messages\" or \"traj\")"}
@@ -119,7 +124,9 @@ func readOpenAIDoc(data, trimmed []byte, name string) ([]*Trajectory, error) {
 		return nil, &ParseError{File: name, Line: 1, Reason: "no OpenAI messages (empty array)"}
 	}
 	if oaIsMessage(items[0]) {
-		return []*Trajectory{{Messages: oaMessages(items)}}, nil
+		t := &Trajectory{}
+		oaMessages(t, items)
+		return []*Trajectory{t}, nil
 	}
 	var out []*Trajectory
 	for i, it := range items {
@@ -154,7 +161,7 @@ func oaTrajectory(index int, c oaConversation) *Trajectory {
 	if rawArray(list) {
 		_ = decodeLoose(list, &items)
 	}
-	t.Messages = oaMessages(items)
+	oaMessages(t, items)
 	t.Tools = toolDefs(c.Tools)
 	if t.Tools == nil {
 		t.Tools = toolDefs(c.Functions)
@@ -164,18 +171,39 @@ func oaTrajectory(index int, c oaConversation) *Trajectory {
 	return t
 }
 
-// oaMessages converts chat-completions messages.
-func oaMessages(items []json.RawMessage) []chat.Message {
+// oaMessages converts chat-completions messages into t.Messages. What it
+// leaves out is counted in t.Dropped: an item that is not an object or
+// has no role, a content part of an unknown type. Anthropic content
+// blocks (tool_use, tool_result: a Cline/Roo api_conversation_history
+// .json, an Anthropic messages array) make t refused: read as OpenAI,
+// every tool call and result would be lost.
+func oaMessages(t *Trajectory, items []json.RawMessage) {
+	d := drops{}
+	defer func() {
+		if len(d) > 0 {
+			t.Dropped = d
+		}
+	}()
 	var out []chat.Message
+	defer func() { t.Messages = out }()
 	var open []string               // unanswered call ids of the last assistant message
 	fnOpen := map[string][]string{} // legacy function_call name -> synthesized ids
 	for i, raw := range items {
 		if !rawObject(raw) {
+			d.add(dropNoRole)
 			continue
 		}
 		var m oaMsg
 		_ = decodeLoose(raw, &m)
-		text, imgs := oaContent(m.Content)
+		if m.Role == "" {
+			d.add(dropNoRole)
+			continue
+		}
+		if m.Content == nil && m.ToolCalls == nil && m.FunctionCall == nil && rawObject(m.Message) {
+			d.add(dropWrapped)
+			continue
+		}
+		text, imgs := oaContentD(m.Content, d)
 		switch m.Role {
 		case "system", "developer":
 			out = append(out, chat.Message{Role: chat.RoleSystem, Parts: textParts(text, imgs), Name: m.Name})
@@ -216,7 +244,6 @@ func oaMessages(items []json.RawMessage) []chat.Message {
 			out = append(out, chat.Message{Role: chat.RoleUser, Parts: textParts(text, imgs), Name: m.Name})
 		}
 	}
-	return out
 }
 
 func oaResultText(text string, imgs []chat.Image) string {

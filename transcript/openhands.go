@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
 )
@@ -17,7 +18,8 @@ type ohLine struct {
 	History    ohEvents        `json:"history"`
 	Metadata   *struct {
 		LLMConfig *struct {
-			Model string `json:"model"`
+			Model           string `json:"model"`
+			MaxMessageChars count  `json:"max_message_chars"`
 		} `json:"llm_config"`
 	} `json:"metadata"`
 	Metrics *struct {
@@ -143,8 +145,10 @@ func ohRecord(i int, rec record, name string) (*Trajectory, Problem) {
 		return nil, recProblem(name, rec, "not an OpenHands output record (no history)")
 	}
 	t := &Trajectory{Index: i, ID: str(l.InstanceID)}
+	maxChars := 0
 	if l.Metadata != nil && l.Metadata.LLMConfig != nil {
 		t.Model = l.Metadata.LLMConfig.Model
+		maxChars = int(l.Metadata.LLMConfig.MaxMessageChars)
 	}
 	usages := map[string]*chat.Usage{}
 	if l.Metrics != nil {
@@ -155,7 +159,34 @@ func ohRecord(i int, rec record, name string) (*Trajectory, Problem) {
 		}
 	}
 	ohHistory(t, l.History.events, usages)
+	ohNoteCut(t, maxChars)
 	return t, Problem{}
+}
+
+// ohNoteCut says, in a note on t, how many tool results are longer than
+// limit characters (metadata.llm_config.max_message_chars; 0: no limit):
+// OpenHands stores observations whole but cuts each to that many
+// characters when it builds the prompt (FORMATS.md §3), so the provider
+// saw fewer tokens than a replay counts. The messages keep the whole
+// text: the cut's exact form is not recorded in the file.
+func ohNoteCut(t *Trajectory, limit int) {
+	if limit <= 0 {
+		return
+	}
+	n, longest := 0, 0
+	for _, m := range t.Messages {
+		r, ok := m.ToolResult()
+		if !ok || len(r.Content) <= limit {
+			continue
+		}
+		if c := utf8.RuneCountInString(r.Content); c > limit {
+			n++
+			longest = max(longest, c)
+		}
+	}
+	if n > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d observations are longer than max_message_chars (%d characters; the longest %d): OpenHands cut each to %d characters before sending it, so the provider saw fewer tokens than are counted here", n, limit, longest, limit))
+	}
 }
 
 // ohEvents is a history value, decoded where it stands: an array of

@@ -120,3 +120,18 @@ func TestReadOpenHandsPairedHistory(t *testing.T) {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
 }
+
+// TestOpenHandsCutNote: an observation longer than max_message_chars is
+// kept whole and said so in a note (OpenHands cut it before sending).
+func TestOpenHandsCutNote(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 30001)
+	hist := strings.Replace(ohHistory, `"content":"a.c b.c"`, `"content":"`+long+`"`, 1)
+	tr := readOne(t, transcript.FormatOpenHands, ohLine("repo__a-1", hist))
+	if len(tr.Notes) != 1 || !strings.Contains(tr.Notes[0], "1 observations are longer than max_message_chars (30000 characters; the longest 30001)") {
+		t.Errorf("Notes = %q", tr.Notes)
+	}
+	if tr := readOne(t, transcript.FormatOpenHands, ohLine("repo__a-1", ohHistory)); tr.Notes != nil {
+		t.Errorf("no long observation: Notes = %q", tr.Notes)
+	}
+}

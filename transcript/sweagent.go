@@ -91,8 +91,9 @@ func readSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	t.ID, t.Model = sweReplayConfig(doc.ReplayConfig)
 	var out []chat.Message
 	pendingCall := "" // synthesized call awaiting its observation (text style)
+	d := drops{}
 	for i, m := range msgs {
-		text, imgs := oaContent(m.Content)
+		text, imgs := oaContentD(m.Content, d)
 		switch m.Role {
 		case "system":
 			out = append(out, chat.Message{Role: chat.RoleSystem, Parts: textParts(text, imgs)})
@@ -145,6 +146,9 @@ func readSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 		}
 	}
 	t.Messages = out
+	if len(d) > 0 {
+		t.Dropped = d
+	}
 	return []*Trajectory{t}, nil
 }
 

@@ -227,6 +227,25 @@ type Trajectory struct {
 	// that were dropped because a count was negative or above
 	// [chat.MaxCallTokens]; each is also a Problem naming the message.
 	DroppedUsage int
+	// Dropped counts what the reader read but did not understand and
+	// left out, by kind: `content block "x"` (a block or content part
+	// of an unknown type), "message without role", `record "x"` (a line
+	// of an unknown type that holds a message), `item "x"` (a Codex
+	// response item of an unknown type), `tool block "x"`; nil when
+	// nothing was. See [Trajectory.MoreThanTrace]. An input where more
+	// than half is dropped is refused ([FormatError]).
+	Dropped map[string]int
+	// Orphans counts the tool results that answered no earlier
+	// unanswered call (their call missing, or after them: out-of-order
+	// lines) and were turned into user text; FORMATS.md's invariant
+	// holds in every collected file, so any is a sign of a damaged or
+	// misread transcript.
+	Orphans int
+	// Notes says, in a sentence each, where the messages differ from
+	// what the provider was sent, or what the file held beside them
+	// (side chains replayed as their own trajectories, OpenHands
+	// observations the agent cut before sending). Nil when none.
+	Notes []string
 
 	// CWD is the agent's working directory where the transcript records
 	// one (Claude Code "cwd", the first line's; Codex session_meta cwd),
@@ -350,9 +369,9 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 		return nil, &ParseError{File: name, Line: 1, Reason: "empty input"}
 	}
 	if err != nil {
-		return nil, err
+		return nil, forcedError(err, opts.Format != "")
 	}
-	return finish(trajs, name, f)
+	return finish(trajs, name, f, opts.Format != "")
 }
 
 var bom = []byte("\xef\xbb\xbf")
@@ -542,25 +561,30 @@ func parse(data []byte, name string, opts Options) ([]*Trajectory, error) {
 	}
 	trajs, err := read(data, name)
 	if err != nil {
-		return nil, err
+		return nil, forcedError(err, opts.Format != "")
 	}
-	return finish(trajs, name, f)
+	return finish(trajs, name, f, opts.Format != "")
 }
 
-// finish completes what a reader of format f returned: every trajectory
-// gets its file and format, the pairing invariant ([settle]) and no
-// implausible usage ([dropImplausible]).
-func finish(trajs []*Trajectory, name string, f Format) ([]*Trajectory, error) {
+// finish completes what a reader of format f returned: it refuses an
+// input no reader accepts fully ([accept]; forced tells whether f was
+// forced), and every trajectory gets its file and format, the pairing
+// invariant ([settle], orphans counted) and no implausible usage
+// ([dropImplausible]).
+func finish(trajs []*Trajectory, name string, f Format, forced bool) ([]*Trajectory, error) {
 	if len(trajs) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Reason: "no " + string(f) + " trajectory found"}
+	}
+	if err := accept(trajs, name, f, forced); err != nil {
+		return nil, err
 	}
 	for _, t := range trajs {
 		t.File = name
 		t.Format = f
-		t.Messages = settle(t.Messages)
+		t.Messages, t.Orphans = settle(t.Messages)
 		for i := range t.Compactions {
 			if t.Compactions[i].Replacement != nil {
-				t.Compactions[i].Replacement = settle(t.Compactions[i].Replacement)
+				t.Compactions[i].Replacement, _ = settle(t.Compactions[i].Replacement)
 			}
 		}
 		dropImplausible(t)
@@ -579,7 +603,8 @@ func displayName(name string) string {
 // tool result that answers no earlier unanswered call becomes a user text
 // message (OpenHands' rule for observations that answer no tool call), and
 // a result without a tool name takes the name of the call it answers.
-func settle(msgs []chat.Message) []chat.Message {
+// It returns msgs and the number of such orphan results.
+func settle(msgs []chat.Message) ([]chat.Message, int) {
 	p := chat.Pair(msgs)
 	for _, i := range p.Orphans {
 		m := msgs[i]
@@ -610,49 +635,72 @@ func settle(msgs []chat.Message) []chat.Message {
 			}
 		}
 	}
-	return msgs
+	return msgs, len(p.Orphans)
 }
 
 // Collect expands paths into the transcript files they name, sorted and
 // without duplicates. A file is taken as is, whatever its extension; a
-// folder is walked recursively for files ending in .jsonl, .json or .traj,
-// skipping other files (notes such as .md) and hidden folders. Errors: a
-// path that does not exist or cannot be walked.
+// folder is walked recursively for files ending in .jsonl, .json or .traj
+// and for Aider's .aider.chat.history.md and .aider.llm.history and the
+// crush.db and opencode.db stores, skipping other files (notes such as
+// .md) and hidden folders other than .crush and .opencode. A path
+// that does not exist or cannot be walked does not stop the others: the
+// files found are returned with an error for each such path, joined
+// (errors.Join), each naming its path.
 func Collect(paths []string) ([]string, error) {
-	var out []string
+	var (
+		out  []string
+		errs []error
+	)
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("transcript: collect: %w", err)
+			errs = append(errs, fmt.Errorf("transcript: collect: %w", err))
+			continue
 		}
 		if !st.IsDir() {
 			out = append(out, filepath.Clean(p))
 			continue
 		}
+		var found []string
 		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			if d.IsDir() {
-				if q != p && strings.HasPrefix(d.Name(), ".") {
+				if q != p && strings.HasPrefix(d.Name(), ".") && !agentDirs[d.Name()] {
 					return filepath.SkipDir
 				}
 				return nil
 			}
 			if isTranscriptName(d.Name()) {
-				out = append(out, q)
+				found = append(found, q)
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("transcript: collect %s: %w", p, err)
+			errs = append(errs, fmt.Errorf("transcript: collect %s: %w", p, err))
 		}
+		out = append(out, found...)
 	}
 	slices.Sort(out)
-	return slices.Compact(out), nil
+	return slices.Compact(out), errors.Join(errs...)
+}
+
+// agentDirs are the hidden folders [Collect] walks: where crush and
+// opencode keep their SQLite stores.
+var agentDirs = map[string]bool{".crush": true, ".opencode": true}
+
+// agentFiles are the file names [Collect] takes whatever their
+// extension: Aider's histories, crush's and opencode's stores.
+var agentFiles = map[string]bool{
+	".aider.chat.history.md": true, ".aider.llm.history": true, "crush.db": true, "opencode.db": true,
 }
 
 func isTranscriptName(name string) bool {
+	if agentFiles[name] {
+		return true
+	}
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".jsonl", ".json", ".traj":
 		return true

@@ -98,7 +98,8 @@ func TestReadLargeLines(t *testing.T) {
 func TestCollect(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, p := range []string{"b.jsonl", "a.traj", "notes.md", "sub/c.json", "sub/deep/d.JSONL", ".hidden/e.jsonl", "sub/f.txt"} {
+	for _, p := range []string{"b.jsonl", "a.traj", "notes.md", "sub/c.json", "sub/deep/d.JSONL", ".hidden/e.jsonl", "sub/f.txt",
+		".aider.chat.history.md", ".crush/crush.db", ".git/x.json"} {
 		p = filepath.Join(dir, p)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -115,11 +116,19 @@ func TestCollect(t *testing.T) {
 	for i := range got {
 		got[i], _ = filepath.Rel(dir, got[i])
 	}
-	want := []string{"a.traj", "b.jsonl", "sub/c.json", "sub/deep/d.JSONL", "sub/f.txt"}
+	want := []string{".aider.chat.history.md", ".crush/crush.db", "a.traj", "b.jsonl", "sub/c.json", "sub/deep/d.JSONL", "sub/f.txt"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Collect (-want +got):\n%s", diff)
 	}
 	if _, err := transcript.Collect([]string{filepath.Join(dir, "nope")}); err == nil {
 		t.Errorf("Collect(missing) succeeded")
+	}
+	// A missing path does not hide the others' files.
+	got, err = transcript.Collect([]string{filepath.Join(dir, "nope"), explicit, filepath.Join(dir, "gone")})
+	if err == nil || !strings.Contains(err.Error(), "nope") || !strings.Contains(err.Error(), "gone") {
+		t.Errorf("Collect(missing, file, missing): err = %v, want one naming both missing paths", err)
+	}
+	if len(got) != 1 || got[0] != explicit {
+		t.Errorf("Collect(missing, file, missing) = %q, want the file", got)
 	}
 }

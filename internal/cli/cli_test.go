@@ -177,3 +177,96 @@ func TestReplayWorkingMemoryFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayManyFiles: reading many files as a newcomer does. A missing
+// path is reported and the other files still replayed (exit 1 at the
+// end); a stray manifest.json found in a folder is skipped and said so;
+// files a reader claimed and refused fail; a forced format that finds
+// nothing fails.
+func TestReplayManyFiles(t *testing.T) {
+	t.Parallel()
+	root := sharedtest.Dir(t)
+	short := filepath.Join(root, "claude-code", "short.jsonl")
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "manifest.json"), `{"name":"set","files":["short.jsonl"]}`)
+	data, err := os.ReadFile(short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(dir, "short.jsonl"), string(data))
+
+	code, out, errOut := run(t, "replay", filepath.Join(dir, "nope.jsonl"), short)
+	if code != ExitError || !strings.Contains(errOut, "nope.jsonl") || !strings.Contains(out, "peak prompt") {
+		t.Errorf("missing path: exit %d, stdout %q, stderr %q; want the other file replayed, then exit 1", code, out, errOut)
+	}
+	code, out, errOut = run(t, "replay", "--strict", dir)
+	if code != ExitOK || !strings.Contains(errOut, "skipped") || !strings.Contains(errOut, "manifest.json") || !strings.Contains(out, "short.jsonl  claude-code") {
+		t.Errorf("folder with a manifest: exit %d, stdout %q, stderr %q; want exit 0 and the manifest reported", code, out, errOut)
+	}
+	// The unknown shapes of the transcript package: each an error.
+	unknown := filepath.Join("..", "..", "transcript", "testdata", "unknown")
+	code, out, errOut = run(t, "replay", "--json", unknown)
+	if code != ExitError || out != "" {
+		t.Errorf("unknown shapes: exit %d, stdout %q; want exit 1 and no replay", code, out)
+	}
+	for _, f := range []string{"cursor-agent-transcript.jsonl", "pi-session.jsonl"} {
+		if !strings.Contains(errOut, f+": closest format") {
+			t.Errorf("stderr lacks the refusal of %s:\n%s", f, errOut)
+		}
+	}
+	codex := filepath.Join(root, "codex", "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl")
+	code, out, errOut = run(t, "replay", "--format", "claude-code", codex)
+	if code != ExitError || !strings.Contains(errOut, "not a claude-code transcript") {
+		t.Errorf("--format claude-code on a Codex file: exit %d, stdout %q, stderr %q; want an error", code, out, errOut)
+	}
+}
+
+// TestReplayReportsProblems: skipped lines and what the reader left out
+// are reported per file, in the table and in --json; --strict fails on
+// more than a trace left out and on tool results before their calls.
+func TestReplayReportsProblems(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	torn := filepath.Join(dir, "torn.jsonl")
+	writeTestFile(t, torn, `{"type":"user","sessionId":"s","uuid":"u1","message":{"role":"user","content":"hi"}}`+"\n"+
+		`{"type":"assistant","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"ok"},{"type":"new_block_kind"}]}}`+"\n"+
+		`{"type":"user","uuid":"u2","mess`+"\n")
+	order := filepath.Join(dir, "order.jsonl")
+	writeTestFile(t, order, `{"type":"user","sessionId":"o","uuid":"u1","timestamp":"2025-01-01T10:00:00Z","message":{"role":"user","content":"go"}}`+"\n"+
+		`{"type":"user","uuid":"u2","timestamp":"2025-01-01T10:00:09Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"out"}]}}`+"\n"+
+		`{"type":"assistant","uuid":"a1","timestamp":"2025-01-01T10:00:02Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}`+"\n")
+
+	code, out, errOut := run(t, "replay", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	if !strings.Contains(out, "PROBLEMS") || !strings.Contains(out, "1 lines skipped, 1 left out") || !strings.Contains(out, "1 orphans") {
+		t.Errorf("table lacks the problems per file:\n%s", out)
+	}
+	if !strings.Contains(errOut, `warning: `+torn+`: the reader left out 1 content block "new_block_kind"`) {
+		t.Errorf("stderr lacks the warning line:\n%s", errOut)
+	}
+	code, out, _ = run(t, "replay", "--json", torn)
+	var res struct {
+		Problems []string       `json:"problems"`
+		Dropped  map[string]int `json:"dropped"`
+		Over     bool           `json:"dropped_over_trace"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != ExitOK {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0], "line 3") || res.Dropped[`content block "new_block_kind"`] != 1 || !res.Over {
+		t.Errorf("--json: problems %q, dropped %v, over trace %v", res.Problems, res.Dropped, res.Over)
+	}
+	code, _, errOut = run(t, "replay", "--strict", dir)
+	if code != ExitError || !strings.Contains(errOut, "1 tool results without a call") || !strings.Contains(errOut, "left out 1 content block") {
+		t.Errorf("--strict: exit %d, stderr %q; want the orphan and the dropped block named", code, errOut)
+	}
+}
+
+func writeTestFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -413,7 +413,7 @@ func compactFile(ctx context.Context, e *env, path string, f compactFlags, sum c
 	}
 	defer closeStore(st, &err)
 	im := &importer{store: st, format: format, sidechains: true, project: f.project}
-	r := im.file(ctx, path, true)
+	r := im.file(ctx, path, true)[0] // the main trajectory
 	if r.Status != statusImported {
 		return rep, true, errors.New(r.Reason)
 	}

@@ -10,6 +10,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -39,12 +40,13 @@ func newImportCmd(e *env, home *string) *cobra.Command {
 	var f importFlags
 	cmd := &cobra.Command{
 		Use:   "import [FILE|DIR...]",
-		Short: "Store Claude Code sessions and Codex rollouts as agentctx sessions",
-		Long: `Import reads Claude Code session files and Codex rollouts and stores each as an
-agentctx session, which then lists, shows, inspects and resumes like a
-native one. A folder is searched recursively (a whole ~/.claude/projects
-tree works). With --from and no path, the agent's own folder is imported:
-~/.claude/projects for claude, ~/.codex/sessions for codex.
+		Short: "Store recorded agent transcripts (Claude Code, Codex, …) as agentctx sessions",
+		Long: `Import reads recorded transcripts of every format replay reads (` + formatNames() + `)
+and stores each trajectory as an agentctx session, which then lists, shows,
+inspects and resumes like a native one. A folder is searched recursively (a
+whole ~/.claude/projects tree works). With --from claude or codex and no
+path, the agent's own folder is imported: ~/.claude/projects for claude,
+~/.codex/sessions for codex.
 
 Each session keeps its original id (Claude Code sessionId, Codex rollout
 id), its working directory as the project, its git branch, model, start
@@ -54,15 +56,22 @@ for Codex the boundary then the replacement history. A compaction the
 transcript records without its summary or replacement is left out (the
 history stays whole) and said so.
 
-Importing is idempotent: a session already imported (the same agent session
-id, from this file or a copy of it) is skipped. Claude Code side-chain files (sub-agents, <session>/subagents/
-agent-*.jsonl) are skipped unless --sidechains is given; then each is
-stored as its own session, id <session>-<file name>, with metadata
-sidechain_of naming its parent.
+A file of several trajectories (an OpenHands output.jsonl, an array of
+OpenAI conversations) gives one session per trajectory. Sessions of formats
+that record no session id get an id derived from the file's path (and the
+trajectory's index), so that importing the file again finds them.
 
-Only claude-code and codex transcripts are importable. A file of another
-format named on the command line is an error; one found in a folder is
-skipped with a note.`,
+Importing is idempotent: a session already imported (the same agent session
+id, from this file or a copy of it) is skipped. Claude Code side chains
+(sub-agents: <session>/subagents/agent-*.jsonl files, or the isSidechain
+lines older versions kept in the main file) are skipped unless --sidechains
+is given; then each is stored as its own session, id <session>-<file name>
+or <session>-sidechain-<n>, with metadata sidechain_of naming its parent.
+
+A file no reader claims (a stray manifest.json) is skipped with a note when
+it was found in a folder, an error when named on the command line. A path
+that does not exist is reported and the others are still imported; the
+command then exits 1.`,
 		Example: `  agentctx sessions import --from claude
   agentctx sessions import ~/.claude/projects/-home-me-src-app/0f3c….jsonl
   agentctx sessions import ../shared/data/claude-code ../shared/data/codex --json`,
@@ -71,16 +80,19 @@ skipped with a note.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.from, "from", "", "claude or codex: read files as this format; with no path, import the agent's own folder")
+	fl.StringVar(&f.from, "from", "", "read files as this format ("+formatNames()+"); claude or codex with no path imports the agent's own folder")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per file (JSON Lines)")
 	fl.BoolVar(&f.sidechains, "sidechains", false, "also import Claude Code side-chain (sub-agent) files, each as its own session")
 	fl.StringVar(&f.project, "project", "", "project path for sessions whose transcript records no working directory (default: the file's folder)")
 	return cmd
 }
 
-// importResult is what `sessions import --json` prints for each file.
+// importResult is what `sessions import --json` prints for each
+// trajectory (one per file for most formats; Index > 0 for the later
+// trajectories of a file that holds several).
 type importResult struct {
 	File        string `json:"file"`
+	Index       int    `json:"index,omitempty"`
 	Format      string `json:"format,omitempty"`
 	Status      string `json:"status"` // imported, skipped, failed
 	Reason      string `json:"reason,omitempty"`
@@ -105,13 +117,16 @@ func runImport(ctx context.Context, e *env, home string, f importFlags, args []s
 	var format transcript.Format
 	if f.from != "" {
 		format, err = transcript.ParseFormat(f.from)
-		if err != nil || (format != transcript.FormatClaudeCode && format != transcript.FormatCodex) {
-			return usageError{fmt.Errorf("--from %q: want claude or codex", f.from)}
+		if err != nil {
+			return usageError{fmt.Errorf("--from %q: want one of %s", f.from, formatNames())}
 		}
 	}
 	if len(args) == 0 {
 		if format == "" {
 			return usageError{errors.New("sessions import: give a FILE or DIR, or --from claude|codex")}
+		}
+		if format != transcript.FormatClaudeCode && format != transcript.FormatCodex {
+			return usageError{fmt.Errorf("sessions import: --from %s with no path: only claude and codex have a folder of their own; give a FILE or DIR", format)}
 		}
 		dir, err := agentFolder(format)
 		if err != nil {
@@ -119,18 +134,20 @@ func runImport(ctx context.Context, e *env, home string, f importFlags, args []s
 		}
 		args = []string{dir}
 	}
-	explicit := map[string]bool{}
-	for _, a := range args {
-		if isFile(a) {
-			explicit[filepath.Clean(a)] = true
-		}
-	}
-	files, err := transcript.Collect(args)
-	if err != nil {
-		return err
+	explicit := explicitFiles(args)
+	// A path that does not exist is reported and the others imported:
+	// the command fails at the end.
+	files, cerr := transcript.Collect(args)
+	failed := 0
+	for _, err := range splitErrors(cerr) {
+		fmt.Fprintf(e.stderr, "agentctx: sessions import: %v\n", err)
+		failed++
 	}
 	if len(files) == 0 {
-		return fmt.Errorf("sessions import: no transcript files (.jsonl, .json) in %s", strings.Join(args, ", "))
+		if failed > 0 {
+			return errReported
+		}
+		return fmt.Errorf("sessions import: no transcript files (.jsonl, .json, .traj) in %s", strings.Join(args, ", "))
 	}
 	ss, err := openSessions(e, home)
 	if err != nil {
@@ -149,22 +166,22 @@ func runImport(ctx context.Context, e *env, home string, f importFlags, args []s
 	imp := importer{store: st, format: format, sidechains: f.sidechains, project: f.project}
 	enc := newJSONLines(e.stdout)
 	var results []importResult
-	failed := 0
 	for _, file := range files {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := imp.file(ctx, file, explicit[file])
-		if r.Status == statusFailed {
-			failed++
-			if !f.json {
-				fmt.Fprintf(e.stderr, "agentctx: sessions import: %s: %s\n", r.File, r.Reason)
+		for _, r := range imp.file(ctx, file, explicit[file]) {
+			if r.Status == statusFailed {
+				failed++
+				if !f.json {
+					fmt.Fprintf(e.stderr, "agentctx: sessions import: %s: %s\n", r.File, r.Reason)
+				}
 			}
-		}
-		results = append(results, r)
-		if f.json {
-			if err := enc.Encode(r); err != nil {
-				return err
+			results = append(results, r)
+			if f.json {
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -214,7 +231,11 @@ func printImport(w io.Writer, rs []importResult) {
 	}
 	_ = tw.Flush()
 	for _, r := range skipped {
-		fmt.Fprintf(w, "skipped   %s: %s\n", r.File, r.Reason)
+		name := r.File
+		if r.Index > 0 {
+			name = fmt.Sprintf("%s #%d", r.File, r.Index)
+		}
+		fmt.Fprintf(w, "skipped   %s: %s\n", name, r.Reason)
 	}
 	fmt.Fprintf(w, "%d imported, %d skipped, %d failed\n", n[0], n[1], n[2])
 }
@@ -234,43 +255,62 @@ type importer struct {
 	project    string // fallback project, or "" for the file's folder
 }
 
-// file imports one transcript file. explicit is true when the user named
-// the file (not found it in a folder): a format that cannot be imported
-// is then a failure rather than a skip.
-func (im *importer) file(ctx context.Context, file string, explicit bool) importResult {
+// file imports one transcript file: one result per trajectory, or one
+// for the file when it is skipped or cannot be read. explicit is true
+// when the user named the file (not found it in a folder): a file no
+// reader claims is then a failure rather than a skip.
+func (im *importer) file(ctx context.Context, file string, explicit bool) []importResult {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		abs = file
 	}
 	r := importResult{File: abs}
+	sidechain := isSidechainFile(abs)
+	if sidechain && !im.sidechains {
+		r.Status, r.Reason = statusSkipped, "Claude Code side-chain (sub-agent) file; use --sidechains to import it"
+		return []importResult{r}
+	}
+	trs, err := transcript.ReadFile(file, transcript.Options{Format: im.format})
+	if err != nil {
+		if notTrajectory(err, im.format, explicit) {
+			r.Status, r.Reason = statusSkipped, "not a transcript of a known format"
+			return []importResult{r}
+		}
+		r.Status, r.Reason = statusFailed, err.Error()
+		return []importResult{r}
+	}
+	out := make([]importResult, 0, len(trs))
+	for _, tr := range trs {
+		if tr.Format == transcript.FormatClaudeCode && tr.Index > 0 && !im.sidechains {
+			out = append(out, importResult{File: abs, Index: tr.Index, Format: string(tr.Format), Status: statusSkipped,
+				Reason: "Claude Code inline side chain (sub-agent) " + tr.ID + "; use --sidechains to import it"})
+			continue
+		}
+		parent := ""
+		if tr.Format == transcript.FormatClaudeCode && (sidechain || tr.Index > 0) {
+			parent = trs[0].ID
+			if sidechain {
+				parent = tr.ID
+			}
+		}
+		out = append(out, im.trajectory(ctx, tr, abs, sidechain, parent))
+	}
+	return out
+}
+
+// trajectory imports one trajectory of the file abs. sidechain tells
+// that the file is a Claude Code side-chain file; parent, when not "",
+// is the session a side chain belongs to.
+func (im *importer) trajectory(ctx context.Context, tr *transcript.Trajectory, abs string, sidechain bool, parent string) importResult {
+	r := importResult{File: abs, Index: tr.Index, Format: string(tr.Format)}
 	fail := func(err error) importResult {
 		r.Status, r.Reason = statusFailed, err.Error()
 		return r
 	}
-	sidechain := isSidechainFile(abs)
-	if sidechain && !im.sidechains {
-		r.Status, r.Reason = statusSkipped, "Claude Code side-chain (sub-agent) file; use --sidechains to import it"
-		return r
-	}
-	trs, err := transcript.ReadFile(file, transcript.Options{Format: im.format})
-	if err != nil {
-		if !explicit && errors.Is(err, transcript.ErrUnknownFormat) {
-			r.Status, r.Reason = statusSkipped, "not a transcript of a known format"
-			return r
-		}
-		return fail(err)
-	}
-	tr := trs[0]
-	r.Format = string(tr.Format)
-	if tr.Format != transcript.FormatClaudeCode && tr.Format != transcript.FormatCodex {
-		err := fmt.Errorf("format %s is not importable: only claude-code and codex transcripts are (replay reads the others)", tr.Format)
-		if !explicit {
-			r.Status, r.Reason = statusSkipped, err.Error()
-			return r
-		}
-		return fail(err)
-	}
 	origin := string(tr.Format) + ":" + abs
+	if tr.Index > 0 {
+		origin += "#" + strconv.Itoa(tr.Index)
+	}
 	id := importID(tr, abs, sidechain)
 	r.ID = id
 	skip := func(s session.Session) importResult {
@@ -311,6 +351,13 @@ func (im *importer) file(ctx context.Context, file string, explicit bool) import
 		}
 		notes = append(notes, fmt.Sprintf("skipped line %d (byte %d): %v", p.Line, p.Offset, p.Err))
 	}
+	if len(tr.Dropped) > 0 {
+		notes = append(notes, "left out what the reader did not understand: "+tr.DroppedSummary())
+	}
+	if tr.Orphans > 0 {
+		notes = append(notes, fmt.Sprintf("%d tool results without a call stored as user text", tr.Orphans))
+	}
+	notes = append(notes, tr.Notes...)
 	project := tr.CWD
 	if project == "" || !filepath.IsAbs(project) {
 		project = im.project
@@ -319,8 +366,8 @@ func (im *importer) file(ctx context.Context, file string, explicit bool) import
 		project = filepath.Dir(abs)
 	}
 	meta := map[string]string{}
-	if sidechain {
-		meta[metaSidechainOf] = tr.ID
+	if parent != "" {
+		meta[metaSidechainOf] = parent
 	}
 	// One step: a kill part-way leaves no session, and the next run
 	// imports the file again (jsonlstore.Store.Import). The entries are
@@ -385,19 +432,28 @@ func isSidechainFile(path string) bool {
 }
 
 // importID returns the session id an imported trajectory is stored under:
-// its own id (Claude Code sessionId, Codex rollout id) when valid; for a
-// side chain, which shares its parent's sessionId, the parent's id and the
-// file name; else an id derived from the file's path, so that importing
-// the same file again finds it.
+// for Claude Code and Codex its own id (sessionId, rollout id; an inline
+// side chain's is the session's with "-sidechain-<n>") when valid; for a
+// side-chain file, which shares its parent's sessionId, the parent's id
+// and the file name; else (other formats, whose ids name a task rather
+// than a run, and invalid ids) an id derived from the file's path and the
+// trajectory's index, so that importing the same file again finds it.
 func importID(tr *transcript.Trajectory, abs string, sidechain bool) string {
-	id := tr.ID
+	id := ""
+	if tr.Format == transcript.FormatClaudeCode || tr.Format == transcript.FormatCodex {
+		id = tr.ID
+	}
 	if sidechain && id != "" {
 		id += "-" + strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	}
 	if id != "" && session.ValidateID(id) == nil {
 		return id
 	}
-	sum := sha256.Sum256([]byte(abs))
+	key := abs
+	if tr.Index > 0 {
+		key += "#" + strconv.Itoa(tr.Index)
+	}
+	sum := sha256.Sum256([]byte(key))
 	return "import-" + hex.EncodeToString(sum[:12])
 }
 

@@ -169,11 +169,11 @@ func TestImportID(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := importID(&transcript.Trajectory{ID: tt.id}, tt.path, tt.sidechain)
+			got := importID(&transcript.Trajectory{ID: tt.id, Format: transcript.FormatClaudeCode}, tt.path, tt.sidechain)
 			if !strings.HasPrefix(got, tt.want) || session.ValidateID(got) != nil {
 				t.Errorf("importID = %q, want %q…", got, tt.want)
 			}
-			if again := importID(&transcript.Trajectory{ID: tt.id}, tt.path, tt.sidechain); again != got {
+			if again := importID(&transcript.Trajectory{ID: tt.id, Format: transcript.FormatClaudeCode}, tt.path, tt.sidechain); again != got {
 				t.Errorf("not deterministic: %q then %q", got, again)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -53,7 +54,19 @@ tokens removed, invariant violations and, where the transcript recorded the
 provider's usage, agentctx's count beside the provider's.
 
 Formats (auto-detected, or forced with --format): ` + formatNames() + `.
-A folder is searched recursively for .jsonl, .json and .traj files.
+A folder is searched recursively for .jsonl, .json and .traj files. A path
+that does not exist is reported and the other files are still replayed; a
+file found in a folder that no reader claims (a stray manifest.json) is
+skipped and reported. A file a reader claimed and could not read, or
+refused (its shape is close to a format but not of it: the error names the
+closest format and what did not match), is an error, as is a forced
+--format that finds nothing. Each failure is printed once; the run exits
+1 at the end.
+
+What a reader skipped or left out is reported per trajectory: malformed
+lines ("problems"), items it did not understand ("dropped", by kind, with
+a warning line on stderr) and tool results without a call
+("orphan_results"), in the PROBLEMS column of the table and in --json.
 
 With --strategy summarize, old history is replaced by a summary (seed 001's
 CompactionService): by the extractive summarizer, which needs no model,
@@ -88,7 +101,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	f.addEngineFlags(fl)
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per trajectory (JSON Lines)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print a per-step table (step, role, tokens added, prompt tokens, usage %, provider's count, action)")
-	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, or an invariant broke")
+	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, an invariant broke, a tool result had no call, or the reader left out more than a trace (over 1% of the messages, or any tool call or result)")
 	fl.BoolVar(&f.save, "save", false, "store each replayed trajectory as a session and print its id")
 	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
 	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
@@ -126,13 +139,21 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	if err != nil {
 		return err
 	}
-	files, err := transcript.Collect(args)
-	if err != nil {
-		return err
+	// A path that does not exist is reported and the others replayed:
+	// the run fails at the end.
+	files, cerr := transcript.Collect(args)
+	failed := 0
+	for _, err := range splitErrors(cerr) {
+		fmt.Fprintf(e.stderr, "agentctx: replay: %v\n", err)
+		failed++
 	}
 	if len(files) == 0 {
+		if failed > 0 {
+			return errReported
+		}
 		return fmt.Errorf("replay: no trajectory files (.jsonl, .json, .traj) in %s", strings.Join(args, ", "))
 	}
+	explicit := explicitFiles(args)
 	if f.save {
 		if opts.Project, err = projectFlag(f.project); err != nil {
 			return err
@@ -147,7 +168,7 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	ctx := cmd.Context()
 	var (
 		results []*replay.Result
-		failed  int
+		skipped []string
 		enc     = newJSONLines(e.stdout)
 	)
 	// The results' times add up to the whole process ([replay.Result].
@@ -162,7 +183,11 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 		trs, err := transcript.ReadFile(file, transcript.Options{Format: format})
 		parse := time.Since(begin)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "agentctx: replay: %s: %v\n", file, err)
+			if notTrajectory(err, format, explicit[file]) {
+				skipped = append(skipped, file)
+				continue
+			}
+			fmt.Fprintf(e.stderr, "agentctx: replay: %v\n", err)
 			failed++
 			continue
 		}
@@ -185,6 +210,7 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 				continue
 			}
 			results = append(results, res)
+			warnDropped(e.stderr, res)
 			if f.json {
 				if err := enc.Encode(res); err != nil {
 					return err
@@ -197,9 +223,13 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	if !f.json && (len(results) > 1 || (len(results) == 1 && len(files) > 1)) {
 		printTable(e.stdout, results)
 		printTotals(e.stdout, results)
+		printNotes(e.stdout, results)
 	}
 	if !f.json && f.save {
 		printSaved(e.stdout, results)
+	}
+	for _, file := range skipped {
+		fmt.Fprintf(e.stderr, "agentctx: replay: skipped %s: not a transcript of a known format (found in a folder)\n", file)
 	}
 	if failed > 0 {
 		return errReported
@@ -307,6 +337,16 @@ func printTotals(w io.Writer, results []*replay.Result) {
 	}
 }
 
+// printNotes writes each replay's notes ([replay.Result].Notes) under
+// the table.
+func printNotes(w io.Writer, results []*replay.Result) {
+	for _, r := range results {
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "note: %s: %s\n", resultName(r), n)
+		}
+	}
+}
+
 // printSaved writes the session each replay was saved as.
 func printSaved(w io.Writer, results []*replay.Result) {
 	for _, r := range results {
@@ -319,12 +359,24 @@ func printSaved(w io.Writer, results []*replay.Result) {
 }
 
 // strictCheck returns an error naming the replays that went over budget
-// although their pinned parts fit, or broke an invariant (--strict).
+// although their pinned parts fit, broke an invariant, had tool results
+// without a call, or whose reader left out more than a trace of the file
+// (--strict).
 func strictCheck(results []*replay.Result) error {
 	var bad []string
 	for _, r := range results {
+		var why []string
 		if n := r.CallsOverBudget - r.CallsOverBudgetPinned; n > 0 || r.InvariantViolations > 0 {
-			bad = append(bad, fmt.Sprintf("%s#%d (%d calls over budget, %d invariant violations)", r.File, r.Index, n, r.InvariantViolations))
+			why = append(why, fmt.Sprintf("%d calls over budget, %d invariant violations", n, r.InvariantViolations))
+		}
+		if r.OrphanResults > 0 {
+			why = append(why, fmt.Sprintf("%d tool results without a call", r.OrphanResults))
+		}
+		if r.DroppedOverTrace {
+			why = append(why, "the reader left out "+dropSummary(r.Dropped))
+		}
+		if len(why) > 0 {
+			bad = append(bad, fmt.Sprintf("%s#%d (%s)", r.File, r.Index, strings.Join(why, "; ")))
 		}
 	}
 	if len(bad) > 0 {
@@ -343,6 +395,88 @@ func isTerminal(w io.Writer) bool {
 // terminal and NO_COLOR is unset or empty (https://no-color.org).
 func colorOn(w io.Writer) bool {
 	return os.Getenv("NO_COLOR") == "" && isTerminal(w)
+}
+
+// splitErrors returns the errors err joins (errors.Join), or err alone;
+// none for nil.
+func splitErrors(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// explicitFiles returns the files named as arguments (not found in a
+// folder).
+func explicitFiles(args []string) map[string]bool {
+	out := map[string]bool{}
+	for _, a := range args {
+		if isFile(a) {
+			out[filepath.Clean(a)] = true
+		}
+	}
+	return out
+}
+
+// notTrajectory reports whether err, reading a file found in a folder
+// with the format detected, says that no reader claims the file (a
+// stray manifest.json): such a file is skipped and reported, not a
+// failure. A file a reader claimed and refused ([transcript.FormatError])
+// or could not read, a file named on the command line and a forced
+// format fail.
+func notTrajectory(err error, forced transcript.Format, explicit bool) bool {
+	var fe *transcript.FormatError
+	return forced == "" && !explicit && errors.Is(err, transcript.ErrUnknownFormat) && !errors.As(err, &fe)
+}
+
+// warnDropped writes a warning line for a replay whose reader left out
+// what it did not understand.
+func warnDropped(w io.Writer, r *replay.Result) {
+	if len(r.Dropped) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "agentctx: replay: warning: %s: the reader left out %s\n", resultName(r), dropSummary(r.Dropped))
+}
+
+// dropSummary lists dropped counts as "N KIND", most frequent first.
+func dropSummary(d map[string]int) string {
+	tr := transcript.Trajectory{Dropped: d}
+	return tr.DroppedSummary()
+}
+
+// resultName is a replay's file, with its index when the file holds
+// several trajectories.
+func resultName(r *replay.Result) string {
+	if r.Index > 0 {
+		return fmt.Sprintf("%s #%d", r.File, r.Index)
+	}
+	return r.File
+}
+
+// problemsCell is the table's PROBLEMS column: malformed lines skipped,
+// items left out, orphan results; "-" for none.
+func problemsCell(r *replay.Result) string {
+	var parts []string
+	if n := len(r.Problems); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d lines skipped", n))
+	}
+	n := 0
+	for _, v := range r.Dropped {
+		n += v
+	}
+	if n > 0 {
+		parts = append(parts, fmt.Sprintf("%d left out", n))
+	}
+	if r.OrphanResults > 0 {
+		parts = append(parts, fmt.Sprintf("%d orphans", r.OrphanResults))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func shortName(path string) string {
@@ -476,6 +610,12 @@ func printSummary(w io.Writer, r *replay.Result) {
 	if len(r.DroppedUsage) > 0 {
 		fmt.Fprintf(w, "  dropped      %d implausible usage records: %s\n", len(r.DroppedUsage), strings.Join(r.DroppedUsage[:min(len(r.DroppedUsage), 3)], "; "))
 	}
+	if len(r.Dropped) > 0 {
+		fmt.Fprintf(w, "  left out     %s (not understood by the %s reader)\n", dropSummary(r.Dropped), r.Format)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note         %s\n", n)
+	}
 	fmt.Fprintf(w, "  wall         %.0f ms: load %.0f ms (start-up, vocabulary), parse %.0f ms, engine %.0f ms\n", r.WallMS, r.LoadMS, r.ParseMS, r.EngineMS)
 }
 
@@ -524,20 +664,31 @@ func printSummaries(w io.Writer, r *replay.Result) {
 
 func printTable(w io.Writer, rs []*replay.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tFORMAT\tMODEL\tBUDGET\tMSGS\tCALLS\tPEAK\tOVER\tVIOL\tCOMPACTIONS\tREMOVED\tVS PROVIDER\tLOAD MS\tPARSE MS\tENGINE MS\tWALL MS")
+	// The PROBLEMS column is there when a file had any.
+	problems := "\t"
+	for _, r := range rs {
+		if problemsCell(r) != "-" {
+			problems = "\tPROBLEMS\t"
+			break
+		}
+	}
+	cell := func(r *replay.Result) string {
+		if problems == "\t" {
+			return "\t"
+		}
+		return "\t" + problemsCell(r) + "\t"
+	}
+	fmt.Fprintln(tw, "FILE\tFORMAT\tMODEL\tBUDGET\tMSGS\tCALLS\tPEAK\tOVER\tVIOL\tCOMPACTIONS\tREMOVED\tVS PROVIDER"+problems+"LOAD MS\tPARSE MS\tENGINE MS\tWALL MS")
 	var tot replay.Result
 	tot.Compactions = map[string]int{}
 	for _, r := range rs {
-		name := r.File
-		if r.Index > 0 {
-			name = fmt.Sprintf("%s #%d", r.File, r.Index)
-		}
+		name := resultName(r)
 		usage := "-"
 		if d := r.UsageDiff; d != nil {
 			usage = fmt.Sprintf("%s (anch %s)", pct(d.Mean), pct(d.AnchoredMean))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\n", name, r.Format, r.Model, num(r.Budget), num(r.Messages), num(r.ModelCalls),
-			num(r.PeakPromptTokens), r.CallsOverBudget, r.InvariantViolations, levelCounts(r), num(r.TokensRemoved), usage, r.LoadMS, r.ParseMS, r.EngineMS, r.WallMS)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s%s%.0f\t%.0f\t%.0f\t%.0f\n", name, r.Format, r.Model, num(r.Budget), num(r.Messages), num(r.ModelCalls),
+			num(r.PeakPromptTokens), r.CallsOverBudget, r.InvariantViolations, levelCounts(r), num(r.TokensRemoved), usage, cell(r), r.LoadMS, r.ParseMS, r.EngineMS, r.WallMS)
 		tot.Messages += r.Messages
 		tot.ModelCalls += r.ModelCalls
 		tot.PeakPromptTokens = max(tot.PeakPromptTokens, r.PeakPromptTokens)
@@ -552,7 +703,7 @@ func printTable(w io.Writer, rs []*replay.Result) {
 			tot.Compactions[k] += v
 		}
 	}
-	fmt.Fprintf(tw, "TOTAL (%d trajectories)\t\t\t\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t\t%.0f\t%.0f\t%.0f\t%.0f\n", len(rs), num(tot.Messages), num(tot.ModelCalls),
+	fmt.Fprintf(tw, "TOTAL (%d trajectories)\t\t\t\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t"+strings.Repeat("\t", strings.Count(problems, "\t"))+"%.0f\t%.0f\t%.0f\t%.0f\n", len(rs), num(tot.Messages), num(tot.ModelCalls),
 		num(tot.PeakPromptTokens), tot.CallsOverBudget, tot.InvariantViolations, levelCounts(&tot), num(tot.TokensRemoved), tot.LoadMS, tot.ParseMS, tot.EngineMS, tot.WallMS)
 	_ = tw.Flush()
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/transcript"
 )
 
 // jsonLines decodes one JSON object per line of out into T.
@@ -467,8 +469,8 @@ func TestSessionsUsageErrors(t *testing.T) {
 		{"check: force without repair", []string{"sessions", "check", "--home", home, "--force", "x"}, ExitUsage, "need --repair"},
 		{"check: unknown", []string{"sessions", "check", "--home", home, "nope"}, ExitError, "no such session"},
 		{"import: nothing", []string{"sessions", "import", "--home", home}, ExitUsage, "give a FILE or DIR"},
-		{"import: bad from", []string{"sessions", "import", "--home", home, "--from", "word"}, ExitUsage, "want claude or codex"},
-		{"import: not importable", []string{"sessions", "import", "--home", home, "--from", "openhands"}, ExitUsage, "want claude or codex"},
+		{"import: bad from", []string{"sessions", "import", "--home", home, "--from", "word"}, ExitUsage, "want one of claude-code, codex"},
+		{"import: no folder", []string{"sessions", "import", "--home", home, "--from", "openhands"}, ExitUsage, "only claude and codex have a folder"},
 		{"import: missing", []string{"sessions", "import", "--home", home, filepath.Join(home, "none.jsonl")}, ExitError, "none.jsonl"},
 		{"inspect: no arg", []string{"inspect", "--home", home}, ExitUsage, "accepts 1 arg"},
 		{"inspect: negative budget", []string{"inspect", "--home", home, "--budget", "-1", "x"}, ExitUsage, "--budget"},
@@ -490,18 +492,74 @@ func TestSessionsUsageErrors(t *testing.T) {
 	}
 }
 
-func TestImportNotImportable(t *testing.T) {
+// TestImportEveryFormat: every format replay reads is imported, one
+// session per trajectory, and a second import skips them all.
+func TestImportEveryFormat(t *testing.T) {
 	t.Parallel()
 	root := sharedtest.Dir(t)
 	home := t.TempDir()
-	file := filepath.Join(root, "swe-agent", "pydicom__pydicom-1458.traj")
-	code, _, errOut := run(t, "sessions", "import", "--home", home, file)
-	if code != ExitError || !strings.Contains(errOut, "format swe-agent is not importable") {
-		t.Errorf("explicit SWE-agent file: exit %d, %q", code, errOut)
+	// The shared data, and the fixtures of the formats it has no file of.
+	paths := []string{root}
+	for _, d := range []string{"cline", "gemini-cli", "copilot-cli", "aider", "crush"} {
+		paths = append(paths, filepath.Join("..", "..", "transcript", "testdata", d))
 	}
-	// Found in a folder, other formats are skipped, not failures.
-	out := mustRun(t, ExitOK, "sessions", "import", "--home", home, filepath.Join(root, "swe-agent"), filepath.Join(root, "claude-code", "short.jsonl"))
-	if !strings.Contains(out, "1 imported, 2 skipped, 0 failed") || !strings.Contains(out, "not importable") {
-		t.Errorf("folder with other formats:\n%s", out)
+	out := mustRun(t, ExitOK, append([]string{"sessions", "import", "--home", home, "--json"}, paths...)...)
+	formats := map[string]int{}
+	n, skipped := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r importResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		switch r.Status {
+		case statusImported:
+			formats[r.Format]++
+			n++
+		case statusSkipped:
+			skipped++
+		default:
+			t.Errorf("%s #%d failed: %s", r.File, r.Index, r.Reason)
+		}
+	}
+	for _, f := range transcript.Formats() {
+		if f != transcript.FormatOpenAI && formats[string(f)] == 0 {
+			t.Errorf("no %s trajectory imported: %v", f, formats)
+		}
+	}
+	if formats[string(transcript.FormatOpenHands)] < 2 {
+		t.Errorf("OpenHands output.jsonl: %d sessions, want one per line", formats[string(transcript.FormatOpenHands)])
+	}
+	again := mustRun(t, ExitOK, append([]string{"sessions", "import", "--home", home}, paths...)...)
+	if !strings.Contains(again, fmt.Sprintf("0 imported, %d skipped, 0 failed", n+skipped)) {
+		t.Errorf("second import, want all %d skipped:\n%s", n, again)
+	}
+}
+
+// TestImportMissingAndStray: a missing path is reported and the others
+// still imported (exit 1 at the end); a stray manifest.json found in a
+// folder is skipped with a note, and an error when named.
+func TestImportMissingAndStray(t *testing.T) {
+	t.Parallel()
+	root := sharedtest.Dir(t)
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(root, "claude-code", "short.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"s.jsonl": string(data), "manifest.json": `{"name":"set","files":["s.jsonl"]}`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := run(t, "sessions", "import", "--home", t.TempDir(), filepath.Join(dir, "nope"), dir)
+	if code != ExitError || !strings.Contains(errOut, "nope") {
+		t.Errorf("exit %d, stderr %q; want 1 naming the missing path", code, errOut)
+	}
+	if !strings.Contains(out, "1 imported, 1 skipped, 0 failed") || !strings.Contains(out, "manifest.json: not a transcript") {
+		t.Errorf("want the session imported and the manifest skipped:\n%s", out)
+	}
+	code, _, errOut = run(t, "sessions", "import", "--home", t.TempDir(), filepath.Join(dir, "manifest.json"))
+	if code != ExitError || !strings.Contains(errOut, "manifest.json") {
+		t.Errorf("named manifest.json: exit %d, stderr %q; want an error", code, errOut)
 	}
 }
