@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -33,7 +34,11 @@ const (
 // SWE-agent open/create/edit and its open file, parsed shell commands)
 // and from user and assistant text (absolute and relative
 // paths with an extension such as "src/app.go" or "./x.py"; not URLs, not
-// version numbers such as "1.2.3"). Files are ranked modified first, then
+// version numbers such as "1.2.3"; a name without a slash, such as
+// "models.py", only when a tool call touched a file of that name, a path
+// in the text ends in it or, with ReadContent, it exists under Root: code
+// identifiers such as "os.path.exists" or "models.ForeignKey" are not
+// files). Files are ranked modified first, then
 // by mentions, then by recency (the last message naming them), then by
 // path; the top MaxFiles are returned.
 //
@@ -65,7 +70,19 @@ type FileAnalyzer struct {
 // error and never panics.
 func (a FileAnalyzer) Analyze(msgs []chat.Message) []FileContext {
 	h := scanHistory(msgs)
-	// Text mentions.
+	// A name without a slash in prose ("models.py", but also
+	// "os.path.exists", "models.ForeignKey", "hex.pm") is a file only when
+	// the tool calls touched a file of that name, a path in prose ends in
+	// it, or it exists in the project (with ReadContent).
+	touched := map[string]bool{}
+	for _, f := range h.files {
+		touched[filepath.Base(f.path)] = true
+	}
+	type mention struct {
+		path string
+		at   int
+	}
+	var mentions []mention
 	for i, m := range msgs {
 		if m.Role != chat.RoleUser && m.Role != chat.RoleAssistant {
 			continue
@@ -75,7 +92,16 @@ func (a FileAnalyzer) Analyze(msgs []chat.Message) []FileContext {
 			continue
 		}
 		for _, p := range TextPaths(t) {
-			h.mention(p, i)
+			mentions = append(mentions, mention{p, i})
+			if strings.Contains(p, "/") {
+				// A path in prose vouches for its base name too.
+				touched[filepath.Base(p)] = true
+			}
+		}
+	}
+	for _, m := range mentions {
+		if strings.Contains(m.path, "/") || touched[m.path] || a.ReadContent && a.exists(m.path) {
+			h.mention(m.path, m.at)
 		}
 	}
 	files := slices.Clone(h.files)
@@ -119,6 +145,16 @@ func (h *history) mention(p string, at int) {
 	if at > f.last {
 		f.last = at
 	}
+}
+
+// exists reports whether p is a regular file under Root (or the working
+// directory).
+func (a FileAnalyzer) exists(p string) bool {
+	if !filepath.IsAbs(p) && a.Root != "" {
+		p = filepath.Join(a.Root, p)
+	}
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // read returns a file's content cut to MaxLines lines, or "" when it must

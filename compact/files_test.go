@@ -3,6 +3,7 @@ package compact_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -132,5 +133,41 @@ func TestFileAnalyzerContent(t *testing.T) {
 				t.Errorf("content %q truncated %v, want %q %v", got[0].Content, got[0].Truncated, tt.content, tt.truncated)
 			}
 		})
+	}
+}
+
+// TestFileAnalyzerIdentifiers: code identifiers and domains in prose that
+// look like file names (issue 18: "os.path.exists", "models.ForeignKey",
+// "hex.pm") are not files; a bare name is one when a tool touched a file
+// of that name, or when it exists in the project.
+func TestFileAnalyzerIdentifiers(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "setup.cfg"), []byte("[metadata]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msgs := []chat.Message{
+		chat.NewText(chat.RoleUser, "Check os.path.exists before models.ForeignKey is used; the package is on hex.pm. See setup.cfg and models.py."),
+		chat.NewAssistant("Reading.", chat.ToolCall{ID: "c1", Name: "Read", Arguments: []byte(`{"file_path":"/repo/app/models.py"}`)}),
+		chat.NewToolResult("c1", "Read", "class Book(models.Model): ...", false),
+		chat.NewText(chat.RoleAssistant, "models.py defines Book; next, src/app/views.py."),
+	}
+	names := func(fs []compact.FileContext) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Path)
+		}
+		slices.Sort(out)
+		return out
+	}
+	got := names(compact.FileAnalyzer{MaxFiles: 10}.Analyze(msgs))
+	want := []string{"/repo/app/models.py", "models.py", "src/app/views.py"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("without the project (-want +got):\n%s", diff)
+	}
+	got = names(compact.FileAnalyzer{MaxFiles: 10, Root: root, ReadContent: true}.Analyze(msgs))
+	want = []string{"/repo/app/models.py", "models.py", "setup.cfg", "src/app/views.py"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("with the project (-want +got):\n%s", diff)
 	}
 }
