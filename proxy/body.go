@@ -186,6 +186,8 @@ type conversation struct {
 	// custom holds the ids of Responses API custom tool calls, whose
 	// outputs must be sent back as custom_tool_call_output.
 	custom map[string]bool
+	// fps caches the messages' fingerprints (see fingerprints).
+	fps []fingerprint
 }
 
 // read converts the body's messages, system prompt and tools. Errors name

@@ -116,10 +116,7 @@ func (s *state) reset() {
 // prepare brings the agent's history into the session's Engine and builds
 // the Engine's next request.
 func (p *Proxy) prepare(ctx context.Context, s *state, b *body, c *conversation) (*agentctx.Request, error) {
-	fps := make([]fingerprint, len(c.msgs))
-	for i, m := range c.msgs {
-		fps[i] = fingerprintOf(m)
-	}
+	fps := c.fingerprints()
 	if s.eng == nil || s.sys != sha256.Sum256([]byte(c.system)) || s.tools != sha256.Sum256(b.tools) || !prefixOf(s.seen, fps) {
 		if err := p.open(ctx, s, b, c); err != nil {
 			return nil, err
@@ -168,11 +165,7 @@ func (p *Proxy) render(b *body, c *conversation, req *agentctx.Request, ex *Exch
 	for len(msgs) > 0 && msgs[0].Role == chat.RoleSystem {
 		msgs = msgs[1:]
 	}
-	fps := make([]fingerprint, len(c.msgs))
-	for i, m := range c.msgs {
-		fps[i] = fingerprintOf(m)
-	}
-	elems, kept, err := renderMessages(b, c, fps, msgs)
+	elems, kept, err := renderMessages(b, c, c.fingerprints(), msgs)
 	if err != nil {
 		return nil, err
 	}

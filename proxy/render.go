@@ -61,6 +61,19 @@ func fingerprintOf(m chat.Message) fingerprint {
 	return fingerprint{a.Sum64(), b.Sum64()}
 }
 
+// fingerprints returns the fingerprints of c's messages, computed once
+// per request (the history is fingerprinted to find what is new and again
+// to render).
+func (c *conversation) fingerprints() []fingerprint {
+	if c.fps == nil {
+		c.fps = make([]fingerprint, len(c.msgs))
+		for i, m := range c.msgs {
+			c.fps[i] = fingerprintOf(m)
+		}
+	}
+	return c.fps
+}
+
 // renderMessages writes the Engine's messages (system prompt excluded) as
 // elements of the request's "messages" array. Where a run of them equals
 // every message that one element of the agent's request held, that
