@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/token"
@@ -392,17 +394,32 @@ func statusMark(s StepStatus) string {
 
 func renderRound(r Round) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Round %d\n", r.Iteration)
+	b.WriteString("### Round ")
+	b.WriteString(strconv.Itoa(r.Iteration))
+	b.WriteString("\n")
 	if r.Thought != "" {
-		fmt.Fprintf(&b, "Thought: %s\n", oneLine(r.Thought, ThoughtRunes))
+		b.WriteString("Thought: ")
+		b.WriteString(oneLine(r.Thought, ThoughtRunes))
+		b.WriteString("\n")
 	}
 	for _, act := range r.Actions {
-		fmt.Fprintf(&b, "- call %s %s\n", act.Tool, oneLine(string(act.Arguments), 200))
+		b.WriteString("- call ")
+		b.WriteString(act.Tool)
+		b.WriteString(" ")
+		b.WriteString(oneLineBytes(act.Arguments, 200))
+		b.WriteString("\n")
 	}
 	for _, o := range r.Observations {
-		fmt.Fprintf(&b, "- result %s: %s, %d bytes", o.Tool, o.ResultType, o.Size)
+		b.WriteString("- result ")
+		b.WriteString(o.Tool)
+		b.WriteString(": ")
+		b.WriteString(string(o.ResultType))
+		b.WriteString(", ")
+		b.WriteString(strconv.Itoa(o.Size))
+		b.WriteString(" bytes")
 		if len(o.KeyFacts) > 0 {
-			fmt.Fprintf(&b, "; %s", strings.Join(o.KeyFacts, "; "))
+			b.WriteString("; ")
+			b.WriteString(strings.Join(o.KeyFacts, "; "))
 		}
 		b.WriteString("\n")
 		if o.Raw != "" {
@@ -411,11 +428,18 @@ func renderRound(r Round) string {
 			for strings.Contains(raw, fence) {
 				fence += "`"
 			}
-			fmt.Fprintf(&b, "%s\n%s\n%s\n", fence, raw, fence)
+			b.WriteString(fence)
+			b.WriteString("\n")
+			b.WriteString(raw)
+			b.WriteString("\n")
+			b.WriteString(fence)
+			b.WriteString("\n")
 		}
 	}
 	if r.Reflection != "" {
-		fmt.Fprintf(&b, "Reflection: %s\n", oneLine(r.Reflection, ThoughtRunes))
+		b.WriteString("Reflection: ")
+		b.WriteString(oneLine(r.Reflection, ThoughtRunes))
+		b.WriteString("\n")
 	}
 	return b.String()
 }
@@ -456,29 +480,79 @@ func roundLine(r Round) string {
 	return b.String()
 }
 
-// oneLine collapses whitespace and cuts to n runes. It reads only as
-// much of s as the result needs (tool-call arguments can be a whole file
-// written): a prefix of s ending on a rune start gives a prefix of the
-// result, so once a prefix's result was cut, it is the whole's
-// (FuzzOneLine).
-func oneLine(s string, n int) string {
-	if n >= 0 {
-		for k := 8 * (n + 1); k < len(s); k *= 2 {
-			// Cut before a byte that starts a rune (or is ASCII): no
-			// valid rune is split.
-			end := k
-			for end > 0 && !utf8.RuneStart(s[end]) {
-				end--
-			}
-			if c := collapse(s[:end], -1); utf8.RuneCountInString(c) > n {
-				return tooluse.CutRunes(c, n)
-			}
+// oneLine collapses whitespace and cuts to n runes ([collapse]), reading
+// only as much of s as the result needs.
+func oneLine(s string, n int) string { return collapse(s, n) }
+
+// oneLineBytes is oneLine of a byte slice (tool-call arguments, which
+// can be a whole file written), converting only growing prefixes of it
+// until one is cut: a prefix ending on a rune start collapses to the
+// first words of the whole, so once it is cut, the whole is cut alike.
+func oneLineBytes(p []byte, n int) string {
+	for k := 8 * (n + 1); n >= 0 && k < len(p); k *= 2 {
+		end := k
+		for end > 0 && !utf8.RuneStart(p[end]) {
+			end--
+		}
+		if s, cut := collapseCut(string(p[:end]), n); cut {
+			return s
 		}
 	}
-	return collapse(s, n)
+	s, _ := collapseCut(string(p), n)
+	return s
 }
 
-// collapse is oneLine reading all of s.
+// collapse returns the words of s (split at white space, as
+// strings.Fields splits) joined by single spaces, with invalid UTF-8
+// replaced (a run of bad bytes by one U+FFFD, as strings.ToValidUTF8
+// does), cut to n runes as tooluse.CutRunes cuts (n-1 runes and
+// tooluse.Ellipsis when longer; n < 0: no cut), in one pass that stops
+// once the cut is known (FuzzOneLine checks it against those functions).
 func collapse(s string, n int) string {
-	return tooluse.CutRunes(strings.Join(strings.Fields(s), " "), n)
+	out, _ := collapseCut(s, n)
+	return out
+}
+
+// collapseCut is collapse, and whether it cut.
+func collapseCut(s string, n int) (string, bool) {
+	var b strings.Builder
+	runes, cut := 0, 0 // runes written; bytes of b after n-1 of them
+	space, bad := false, false
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			if bad {
+				continue // one U+FFFD per run of bad bytes
+			}
+			bad = true
+		case unicode.IsSpace(r):
+			space, bad = runes > 0, false
+			continue
+		default:
+			bad = false
+		}
+		for _, w := range [2]rune{' ', r} {
+			if w == ' ' && !space {
+				continue
+			}
+			if n >= 0 && runes == n {
+				if n == 0 {
+					return "", true
+				}
+				return b.String()[:cut] + tooluse.Ellipsis, true
+			}
+			if runes == n-1 {
+				cut = b.Len()
+			}
+			b.WriteRune(w)
+			runes++
+		}
+		space = false
+	}
+	return b.String(), false
 }
