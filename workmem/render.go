@@ -518,41 +518,90 @@ func collapseCut(s string, n int) (string, bool) {
 	var b strings.Builder
 	runes, cut := 0, 0 // runes written; bytes of b after n-1 of them
 	space, bad := false, false
-	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
+	// write writes a pending space and then w, a run of ASCII bytes
+	// other than space or one rune of k bytes, reporting false once the
+	// text reached n runes and more came: the result is then cut.
+	var write func(w string, ascii bool) bool
+	write = func(w string, ascii bool) bool {
+		if space {
+			space = false
+			if !write(" ", true) {
+				return false
+			}
 		}
-		i += size
+		k := 1
+		if ascii {
+			k = len(w)
+		}
+		if n >= 0 && runes+k > n {
+			// Only what fits before the cut, then the cut.
+			if ascii && n-runes > 0 {
+				if runes <= n-1 {
+					cut = b.Len() + (n - 1 - runes)
+				}
+				b.WriteString(w[:n-runes])
+				runes = n
+			}
+			return false
+		}
+		if n >= 1 && runes <= n-1 && n-1 < runes+k {
+			cut = b.Len() + (n - 1 - runes)
+		}
+		b.WriteString(w)
+		runes += k
+		return true
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				space, bad = runes > 0, false
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf && !asciiSpace[s[j]] {
+				j++
+			}
+			bad = false
+			if !write(s[i:j], true) {
+				return cutAt(&b, cut, n), true
+			}
+			i = j
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		w := s[i : i+size]
 		switch {
 		case r == utf8.RuneError && size == 1:
+			i++
 			if bad {
 				continue // one U+FFFD per run of bad bytes
 			}
-			bad = true
+			bad, w = true, string(utf8.RuneError)
 		case unicode.IsSpace(r):
 			space, bad = runes > 0, false
+			i += size
 			continue
 		default:
 			bad = false
+			i += size
 		}
-		for _, w := range [2]rune{' ', r} {
-			if w == ' ' && !space {
-				continue
-			}
-			if n >= 0 && runes == n {
-				if n == 0 {
-					return "", true
-				}
-				return b.String()[:cut] + tooluse.Ellipsis, true
-			}
-			if runes == n-1 {
-				cut = b.Len()
-			}
-			b.WriteRune(w)
-			runes++
+		if !write(w, false) {
+			return cutAt(&b, cut, n), true
 		}
-		space = false
 	}
 	return b.String(), false
 }
+
+// cutAt is collapseCut's result once cut: the first n-1 runes written,
+// which end at byte cut of b, and the ellipsis.
+func cutAt(b *strings.Builder, cut, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return b.String()[:cut] + tooluse.Ellipsis
+}
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace accepts.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
