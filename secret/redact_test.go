@@ -117,3 +117,4 @@ func TestFindRemembers(t *testing.T) {
 		t.Fatalf("Find after the ring turned = %v, want %v", got, again)
 	}
 }
+

@@ -214,7 +214,7 @@ var secretPatterns = []secretPattern{
 // proportion to text, and is safe for concurrent use. nil when nothing is
 // found.
 //
-// The spans of the last few texts of at least 4 KiB are remembered
+// The spans of the last 32 texts of at least 512 bytes are remembered
 // (recent), so that the parts of an agent that scan the same tool output
 // (its working memory's redaction, the security reminder) scan it once.
 func Find(text string) []Span {
@@ -633,7 +633,7 @@ func jwtHeader(s string) bool {
 // recentMinBytes is the least length of a text whose spans Find
 // remembers, in bytes: shorter ones are scanned again faster than they
 // are looked up.
-const recentMinBytes = 4 << 10
+const recentMinBytes = 512
 
 // recent remembers Find's last few results.
 var recent recentSpans
@@ -644,7 +644,7 @@ var recent recentSpans
 type recentSpans struct {
 	mu   sync.Mutex
 	next int
-	ring [8]struct {
+	ring [32]struct {
 		text  string
 		spans []Span
 	}
