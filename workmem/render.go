@@ -394,6 +394,19 @@ func statusMark(s StepStatus) string {
 
 func renderRound(r Round) string {
 	var b strings.Builder
+	// About the rendering's length, so that it is built in one buffer:
+	// lines are cut to their rune counts, raw text only shrinks.
+	size := 64 + 2*ThoughtRunes
+	for _, act := range r.Actions {
+		size += 16 + len(act.Tool) + 200
+	}
+	for _, o := range r.Observations {
+		size += 48 + len(o.Tool) + len(o.Raw)
+		for _, f := range o.KeyFacts {
+			size += 2 + len(f)
+		}
+	}
+	b.Grow(size)
 	b.WriteString("### Round ")
 	b.WriteString(strconv.Itoa(r.Iteration))
 	b.WriteString("\n")
