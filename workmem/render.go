@@ -266,19 +266,22 @@ func (m memoCounter) Name() string          { return m.a.counter.Name() }
 // (token.Prefixes).
 func (a *ActiveContext) fit(text string, n int) string {
 	const marker = " …[cut]\n"
-	rs := []rune(strings.TrimSuffix(text, "\n"))
-	// body is what rs spells, offs[i] the offset of rune i in it.
-	body := string(rs)
-	offs := make([]int, 0, len(rs)+1)
-	for i := range body {
-		offs = append(offs, i)
+	body := strings.TrimSuffix(text, "\n")
+	if !utf8.ValidString(body) {
+		body = string([]rune(body)) // a U+FFFD for each bad byte
 	}
-	offs = append(offs, len(body))
+	// offs[i] is the offset of rune i in body.
+	offs := make([]int32, 0, len(body)+1)
+	for i := range body {
+		offs = append(offs, int32(i))
+	}
+	runes := len(offs)
+	offs = append(offs, int32(len(body)))
 	cuts := token.NewPrefixes(memoCounter{a}, body)
-	lo, hi := 0, len(rs)
+	lo, hi := 0, runes
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if cuts.Count(offs[mid], marker) <= n {
+		if cuts.Count(int(offs[mid]), marker) <= n {
 			lo = mid
 		} else {
 			hi = mid - 1
@@ -287,7 +290,7 @@ func (a *ActiveContext) fit(text string, n int) string {
 	if lo == 0 {
 		return marker[1:]
 	}
-	return string(rs[:lo]) + marker
+	return body[:offs[lo]] + marker
 }
 
 // render joins the chosen pieces in reading order under their headings
