@@ -181,15 +181,75 @@ type freshList[T any] struct {
 	typeErr bool
 }
 
-// UnmarshalJSON never fails: an error is kept in typeErr.
+// UnmarshalJSON never fails: an error is kept in typeErr. The items
+// are decoded into a slice made to their number (the fast decoder would
+// grow it from 10 by doubling: a transcript's history is its bulk).
 func (l *freshList[T]) UnmarshalJSON(raw []byte) error {
 	*l = freshList[T]{}
 	if !rawArray(raw) {
 		l.typeErr = string(bytes.TrimSpace(raw)) != "null"
 		return nil
 	}
+	l.items = make([]T, 0, arrayLen(raw))
 	l.typeErr = unmarshal(raw, &l.items) != nil
 	return nil
+}
+
+// arrayLen returns the number of items of raw, a JSON array, found by
+// counting the commas outside nested values and strings, with no
+// decoding. It is a capacity to decode the array into: for anything but
+// a valid array it is a guess (0 for a value that is not an array).
+func arrayLen(raw []byte) int {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' {
+		return 0
+	}
+	n, depth, empty := 0, 0, true
+	for i := 1; i < len(raw); i++ {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			i = stringEnd(raw, i)
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth == 0 {
+				if empty {
+					return 0
+				}
+				return n + 1
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				n++
+			}
+		}
+		empty = false
+	}
+	return n + 1
+}
+
+// stringEnd returns the index of the quote that closes the JSON string
+// opening at raw[start], or len(raw) when none does.
+func stringEnd(raw []byte, start int) int {
+	for i := start + 1; ; i++ {
+		q := bytes.IndexByte(raw[i:], '"')
+		if q < 0 {
+			return len(raw)
+		}
+		i += q
+		// The quote is escaped when an odd number of backslashes
+		// precede it.
+		k := i
+		for k > start+1 && raw[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			return i
+		}
+	}
 }
 
 // decodeLoose unmarshals raw into v as far as it goes: values of an
@@ -304,6 +364,22 @@ func str(raw json.RawMessage) string {
 	return ""
 }
 
+// stringBytes returns the text of raw, a JSON string, as [str] does but
+// as bytes of its own (one copy); ok is false when raw is not a JSON
+// string.
+func stringBytes(raw []byte) (text []byte, ok bool) {
+	if !stdOnly.Load() {
+		if b, ok := unquoteBytes(raw); ok {
+			return b, true
+		}
+	}
+	var s string
+	if unmarshal(raw, &s) != nil {
+		return nil, false
+	}
+	return []byte(s), true
+}
+
 // plainBody returns the text of raw when raw is a JSON string that needs
 // no decoding: quoted, with no escape, no control character and valid
 // UTF-8, so that its text is the bytes between the quotes (returned, not
@@ -354,11 +430,10 @@ func parseArgs(raw json.RawMessage) json.RawMessage {
 	// stands: the result is its only copy.
 	text, plain := plainBody(raw)
 	if !plain {
-		var s string
-		if unmarshal(raw, &s) != nil {
+		var ok bool
+		if text, ok = stringBytes(raw); !ok {
 			return bytes.Clone(raw)
 		}
-		text = []byte(s)
 	}
 	t := bytes.TrimSpace(text)
 	if len(t) == 0 {
@@ -622,18 +697,36 @@ func oaToolCalls(raw json.RawMessage) []chat.ToolCall {
 	if !rawArray(raw) {
 		return nil
 	}
-	var items []json.RawMessage
+	items := make([]oaCallItem, 0, arrayLen(raw))
 	_ = decodeLoose(raw, &items)
 	var out []chat.ToolCall
 	for _, it := range items {
-		if !rawObject(it) {
+		if !it.ok {
 			continue
 		}
-		var c oaToolCall
-		_ = decodeLoose(it, &c)
-		out = append(out, c.toChat())
+		if out == nil {
+			out = make([]chat.ToolCall, 0, len(items))
+		}
+		out = append(out, it.call.toChat())
 	}
 	return out
+}
+
+// oaCallItem is an item of a tool_calls array, decoded as far as it goes
+// in the pass that decodes the array: a call when ok (the item is an
+// object).
+type oaCallItem struct {
+	call oaToolCall
+	ok   bool
+}
+
+// UnmarshalJSON never fails: an item that is not an object is not ok.
+func (it *oaCallItem) UnmarshalJSON(raw []byte) error {
+	*it = oaCallItem{ok: rawObject(raw)}
+	if it.ok {
+		_ = decodeLoose(raw, &it.call)
+	}
+	return nil
 }
 
 // toolDefs decodes OpenAI tool schemas: [{"type":"function","function":
