@@ -412,6 +412,35 @@ func (t *jsonText) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
+// rawValues holds every value given for a key, undecoded and in order,
+// for a value a reader needs only in some cases (mini-swe-agent's
+// actions, read in text style only): keeping its bytes costs less than
+// decoding it. The bytes point into the input being decoded, which the
+// reader holds while it uses them. [rawValues.decode] decodes them as
+// the enclosing value's decoding would have.
+type rawValues [][]byte
+
+// UnmarshalJSON keeps raw; it never fails.
+func (r *rawValues) UnmarshalJSON(raw []byte) error {
+	*r = append(*r, raw)
+	return nil
+}
+
+// decode decodes the values into v, a pointer to a zero value, as
+// encoding/json decodes a key given several times: each value into what
+// the earlier ones left, values of an unexpected type skipped.
+func (r rawValues) decode(v any) {
+	for i, raw := range r {
+		if i == 0 {
+			_ = decodeLoose(raw, v)
+			continue
+		}
+		// unmarshal decodes into a zero value only; a key given
+		// twice is rare enough for encoding/json alone.
+		_ = json.Unmarshal(raw, v)
+	}
+}
+
 var emptyObject = json.RawMessage(`{}`)
 
 // parseArgs turns tool-call arguments as recorded into a JSON value: an
@@ -775,7 +804,11 @@ func toolDefs(raw json.RawMessage) []chat.ToolDef {
 // textParts returns a Text part for s (none when s is empty) followed by
 // the images.
 func textParts(s string, imgs []chat.Image) []chat.Part {
-	var parts []chat.Part
+	return appendTextParts(nil, s, imgs)
+}
+
+// appendTextParts appends to parts the parts [textParts] returns.
+func appendTextParts(parts []chat.Part, s string, imgs []chat.Image) []chat.Part {
 	if s != "" {
 		parts = append(parts, chat.Text{Text: s})
 	}

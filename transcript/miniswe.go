@@ -29,10 +29,10 @@ type miniMsg struct {
 		Response json.RawMessage `json:"response"`
 		// Returncode is the command's exit code on tool messages.
 		Returncode *count `json:"returncode"`
-		Actions    []struct {
-			Command string `json:"command"`
-		} `json:"actions"`
-		InterruptType string `json:"interrupt_type"`
+		// Actions are the commands of a text-style response, a list of
+		// {"command": …}: read only in text style (see miniCommands).
+		Actions       rawValues `json:"actions"`
+		InterruptType string    `json:"interrupt_type"`
 	} `json:"extra"`
 }
 
@@ -136,7 +136,9 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 			text = false
 		}
 	}
-	var out []chat.Message
+	// At most one message per item (the exit record and items without a
+	// role make none).
+	out := make([]chat.Message, 0, len(msgs))
 	var pending []string // text style: synthesized calls awaiting results
 	d := drops{}
 	for i, m := range msgs {
@@ -152,13 +154,25 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 		case "assistant":
 			pending = pending[:0]
 			msg := chat.Message{Role: chat.RoleAssistant}
-			msg.Parts = append(msg.Parts, miniThinking(m)...)
+			thinking := miniThinking(m)
+			var cmds []string
 			if text {
-				cmds := miniCommands(m, content)
+				cmds = miniCommands(m, content)
 				if len(cmds) > 0 && bashBlock.MatchString(content) {
 					content = withoutLastFence(content)
 				}
-				msg.Parts = append(msg.Parts, textParts(content, imgs)...)
+			}
+			// The parts, in a slice made to their number (none: nil).
+			n := len(thinking) + len(imgs) + len(cmds) + len(calls[i])
+			if content != "" {
+				n++
+			}
+			if n > 0 {
+				msg.Parts = make([]chat.Part, 0, n)
+			}
+			msg.Parts = append(msg.Parts, thinking...)
+			msg.Parts = appendTextParts(msg.Parts, content, imgs)
+			if text {
 				for k, cmd := range cmds {
 					id := "swe-" + strconv.Itoa(i)
 					if len(cmds) > 1 {
@@ -168,7 +182,6 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 					pending = append(pending, id)
 				}
 			} else {
-				msg.Parts = append(msg.Parts, textParts(content, imgs)...)
 				for _, tc := range calls[i] {
 					msg.Parts = append(msg.Parts, tc)
 				}
@@ -195,7 +208,9 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 			out = append(out, chat.Message{Role: chat.RoleUser, Parts: textParts(content, imgs)})
 		}
 	}
-	t.Messages = out
+	if len(out) > 0 {
+		t.Messages = out
+	}
 	if len(d) > 0 {
 		t.Dropped = d
 	}
@@ -211,11 +226,17 @@ func miniFailed(m miniMsg) bool {
 // zero or several: mini-swe-agent rejects those as format errors).
 func miniCommands(m miniMsg, content string) []string {
 	if m.Extra != nil && len(m.Extra.Actions) > 0 {
-		var out []string
-		for _, a := range m.Extra.Actions {
-			out = append(out, a.Command)
+		var actions []struct {
+			Command string `json:"command"`
 		}
-		return out
+		m.Extra.Actions.decode(&actions)
+		if len(actions) > 0 {
+			out := make([]string, 0, len(actions))
+			for _, a := range actions {
+				out = append(out, a.Command)
+			}
+			return out
+		}
 	}
 	found := bashBlock.FindAllStringSubmatch(content, 2)
 	if len(found) != 1 {
