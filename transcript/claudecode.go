@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -341,9 +340,7 @@ func (c *ccContent) UnmarshalJSON(raw []byte) error {
 	c.array = true
 	// One decoding of the whole array when every item is an object, as
 	// almost all are; item by item otherwise.
-	err := unmarshal(raw, &c.blocks)
-	var te *json.UnmarshalTypeError
-	if err == nil || !errors.As(err, &te) {
+	if err := unmarshal(raw, &c.blocks); !isTypeError(err) {
 		return nil
 	}
 	c.blocks = nil

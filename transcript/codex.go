@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -104,9 +103,7 @@ func (l *cxItemList) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	items := []cxItem{}
-	err := unmarshal(raw, &items)
-	var te *json.UnmarshalTypeError
-	if err != nil && errors.As(err, &te) {
+	if err := unmarshal(raw, &items); isTypeError(err) {
 		items = []cxItem{}
 		var raws []json.RawMessage
 		_ = decodeLoose(raw, &raws)

@@ -260,11 +260,18 @@ func decodeLoose(raw []byte, v any) error {
 		return nil
 	}
 	err := unmarshal(raw, v)
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if isTypeError(err) {
 		return nil
 	}
 	return err
+}
+
+// isTypeError reports whether err is a *json.UnmarshalTypeError: a value
+// of an unexpected type was skipped, the rest decoded. It allocates
+// nothing (errors.As would, for its target, at every call).
+func isTypeError(err error) bool {
+	_, ok := errors.AsType[*json.UnmarshalTypeError](err)
+	return ok
 }
 
 // docError turns an error from decoding a whole JSON document into a
@@ -572,7 +579,6 @@ type oaPartItem struct {
 func oaParts(raw json.RawMessage) []oaPartItem {
 	var parts []oaPart
 	err := unmarshal(raw, &parts)
-	var te *json.UnmarshalTypeError
 	if err == nil {
 		out := make([]oaPartItem, 0, len(parts))
 		for _, p := range parts {
@@ -580,7 +586,7 @@ func oaParts(raw json.RawMessage) []oaPartItem {
 		}
 		return out
 	}
-	if !errors.As(err, &te) {
+	if !isTypeError(err) {
 		return nil
 	}
 	var items []json.RawMessage

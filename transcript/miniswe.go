@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -54,11 +53,10 @@ func decodeMini(data []byte, name string) (miniDoc, []miniMsg, error) {
 	} else {
 		err = unmarshal(data, &fast)
 	}
-	var te *json.UnmarshalTypeError
 	switch {
 	case err == nil && !fast.Messages.typeErr:
 		return miniDoc{Info: fast.Info, InstanceID: fast.InstanceID}, fast.Messages.items, nil
-	case err != nil && !errors.As(err, &te):
+	case err != nil && !isTypeError(err):
 		return miniDoc{}, nil, docError(data, name, err)
 	}
 	var doc miniDoc

@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -39,11 +38,10 @@ func decodeSWE(data []byte, name string) (sweTraj, []sweMsg, error) {
 		ReplayConfig json.RawMessage   `json:"replay_config"`
 	}
 	err := unmarshal(data, &fast)
-	var te *json.UnmarshalTypeError
 	switch {
 	case err == nil && !fast.History.typeErr:
 		return sweTraj{ReplayConfig: fast.ReplayConfig}, fast.History.items, nil
-	case err != nil && !errors.As(err, &te):
+	case err != nil && !isTypeError(err):
 		return sweTraj{}, nil, docError(data, name, err)
 	}
 	var doc sweTraj
