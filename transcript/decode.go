@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -729,22 +730,57 @@ func (c oaToolCall) toChat() chat.ToolCall {
 // oaToolCalls decodes a tool_calls value leniently: a list of calls, each
 // an object; anything else is ignored.
 func oaToolCalls(raw json.RawMessage) []chat.ToolCall {
-	if !rawArray(raw) {
+	var d callDecoder
+	n := d.decode(raw)
+	if n == 0 {
 		return nil
 	}
-	items := make([]oaCallItem, 0, arrayLen(raw))
-	_ = decodeLoose(raw, &items)
-	var out []chat.ToolCall
-	for _, it := range items {
-		if !it.ok {
-			continue
-		}
-		if out == nil {
-			out = make([]chat.ToolCall, 0, len(items))
-		}
-		out = append(out, it.call.toChat())
+	out := make([]chat.ToolCall, 0, n)
+	for c := range d.calls() {
+		out = append(out, c)
 	}
 	return out
+}
+
+// callDecoder decodes tool_calls values as [oaToolCalls] does, one after
+// another, into one buffer of items it reuses: a reader that decodes a
+// value per message holds one for its whole input. Not safe for
+// concurrent use.
+type callDecoder struct {
+	items []oaCallItem
+}
+
+// decode decodes raw, a tool_calls value, in place of the value decoded
+// before, and returns the number of its calls.
+func (d *callDecoder) decode(raw json.RawMessage) int {
+	d.items = d.items[:0]
+	if !rawArray(raw) {
+		return 0
+	}
+	if n := arrayLen(raw); n > cap(d.items) {
+		d.items = make([]oaCallItem, 0, n)
+	}
+	// The items left from an earlier value are overwritten: each
+	// item's UnmarshalJSON starts from the zero item.
+	_ = decodeLoose(raw, &d.items)
+	n := 0
+	for _, it := range d.items {
+		if it.ok {
+			n++
+		}
+	}
+	return n
+}
+
+// calls yields the calls of the value decoded last, in order.
+func (d *callDecoder) calls() iter.Seq[chat.ToolCall] {
+	return func(yield func(chat.ToolCall) bool) {
+		for _, it := range d.items {
+			if it.ok && !yield(it.call.toChat()) {
+				return
+			}
+		}
+	}
 }
 
 // oaCallItem is an item of a tool_calls array, decoded as far as it goes

@@ -125,13 +125,15 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	if len(msgs) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Reason: "no mini-swe-agent messages"}
 	}
-	// Each message's tool calls, decoded once (their arguments too).
-	calls := make([][]chat.ToolCall, len(msgs))
+	// Text style: no tool result and no tool call in the whole run; the
+	// first one found tells. Tool calls are decoded in the loop below,
+	// once (but for those of that first message, also decoded here).
+	var cd callDecoder
 	text := true
-	for i, m := range msgs {
-		calls[i] = oaToolCalls(m.ToolCalls)
-		if m.Role == "tool" || len(calls[i]) > 0 {
+	for _, m := range msgs {
+		if m.Role == "tool" || cd.decode(m.ToolCalls) > 0 {
 			text = false
+			break
 		}
 	}
 	// At most one message per item (the exit record and items without a
@@ -160,8 +162,12 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 					content = withoutLastFence(content)
 				}
 			}
+			ncalls := 0
+			if !text {
+				ncalls = cd.decode(m.ToolCalls)
+			}
 			// The parts, in a slice made to their number (none: nil).
-			n := len(thinking) + len(imgs) + len(cmds) + len(calls[i])
+			n := len(thinking) + len(imgs) + len(cmds) + ncalls
 			if content != "" {
 				n++
 			}
@@ -180,7 +186,7 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 					pending = append(pending, id)
 				}
 			} else {
-				for _, tc := range calls[i] {
+				for tc := range cd.calls() {
 					msg.Parts = append(msg.Parts, tc)
 				}
 			}
