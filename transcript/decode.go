@@ -449,6 +449,32 @@ func (r rawValues) decode(v any) {
 	}
 }
 
+// roleName is a message's role as recorded: the text of a JSON string,
+// decoded as encoding/json decodes it into a string, in the pass that
+// decodes the message, with no allocation for the roles of [knownRoles].
+// A value of another type leaves it unchanged, as it leaves a string
+// (encoding/json reports a type error there, which the readers skip).
+type roleName string
+
+// knownRoles are the roles a [roleName] holds without a copy of its own.
+var knownRoles = [...]roleName{"system", "developer", "user", "assistant", "tool", "function", "exit"}
+
+// UnmarshalJSON never fails.
+func (r *roleName) UnmarshalJSON(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil
+	}
+	for _, k := range knownRoles {
+		if string(raw[1:len(raw)-1]) == string(k) {
+			*r = k
+			return nil
+		}
+	}
+	*r = roleName(str(raw))
+	return nil
+}
+
 var emptyObject = json.RawMessage(`{}`)
 
 // parseArgs turns tool-call arguments as recorded into a JSON value: an
@@ -703,10 +729,10 @@ func usageFromOpenAI(raw json.RawMessage) *chat.Usage {
 	return &out
 }
 
-// oaToolCall is a chat-completions tool call.
+// oaToolCall is a chat-completions tool call (its "type", always
+// "function", is not read).
 type oaToolCall struct {
 	ID       string `json:"id"`
-	Type     string `json:"type"`
 	Function struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`

@@ -18,7 +18,7 @@ type miniDoc struct {
 }
 
 type miniMsg struct {
-	Role             string          `json:"role"`
+	Role             roleName        `json:"role"`
 	Content          json.RawMessage `json:"content"`
 	ToolCalls        json.RawMessage `json:"tool_calls"`
 	ToolCallID       string          `json:"tool_call_id"`
@@ -26,8 +26,9 @@ type miniMsg struct {
 	ThinkingBlocks   json.RawMessage `json:"thinking_blocks"`
 	Extra            *struct {
 		Response json.RawMessage `json:"response"`
-		// Returncode is the command's exit code on tool messages.
-		Returncode *count `json:"returncode"`
+		// Returncode is the command's exit code on tool messages (0
+		// where it is missing or null).
+		Returncode count `json:"returncode"`
 		// Actions are the commands of a text-style response, a list of
 		// {"command": …}: read only in text style (see miniCommands).
 		Actions       rawValues `json:"actions"`
@@ -222,7 +223,7 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 }
 
 func miniFailed(m miniMsg) bool {
-	return m.Extra != nil && m.Extra.Returncode != nil && *m.Extra.Returncode != 0
+	return m.Extra != nil && m.Extra.Returncode != 0
 }
 
 // miniCommands returns the commands of a text-style response: extra.actions

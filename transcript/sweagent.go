@@ -16,7 +16,7 @@ type sweTraj struct {
 }
 
 type sweMsg struct {
-	Role        string          `json:"role"`
+	Role        roleName        `json:"role"`
 	Content     json.RawMessage `json:"content"`
 	Thought     *string         `json:"thought"`
 	Action      *string         `json:"action"`
