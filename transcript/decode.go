@@ -686,18 +686,23 @@ type oaUsage struct {
 	PromptCacheHitTokens     count `json:"prompt_cache_hit_tokens"`
 }
 
-// usageFromOpenAI converts an OpenAI-style usage object. OpenAI's
-// prompt_tokens includes the cached tokens, so InputTokens is prompt −
-// cached − cache writes and [chat.Usage.PromptTokens] equals prompt_tokens.
-// When prompt_tokens is smaller than the cache counts (a provider that
-// does not include them) InputTokens is prompt_tokens. It returns nil for
-// a missing or all-zero usage.
+// usageFromOpenAI converts an OpenAI-style usage object (see
+// [oaUsage.toChat]). It returns nil for a missing or all-zero usage.
 func usageFromOpenAI(raw json.RawMessage) *chat.Usage {
 	if !rawObject(raw) {
 		return nil
 	}
 	var u oaUsage
 	_ = decodeLoose(raw, &u)
+	return u.toChat()
+}
+
+// toChat converts u. OpenAI's prompt_tokens includes the cached tokens,
+// so InputTokens is prompt − cached − cache writes and
+// [chat.Usage.PromptTokens] equals prompt_tokens. When prompt_tokens is
+// smaller than the cache counts (a provider that does not include them)
+// InputTokens is prompt_tokens. It returns nil for an all-zero usage.
+func (u *oaUsage) toChat() *chat.Usage {
 	cached := int(u.CacheReadInputTokens)
 	write := int(u.CacheCreationInputTokens)
 	if d := u.PromptTokensDetails; d != nil {
@@ -802,26 +807,32 @@ func (d *callDecoder) decode(raw json.RawMessage) int {
 func (d *callDecoder) calls() iter.Seq[chat.ToolCall] {
 	return func(yield func(chat.ToolCall) bool) {
 		for _, it := range d.items {
-			if it.ok && !yield(it.call.toChat()) {
+			if it.ok && !yield(it.v.toChat()) {
 				return
 			}
 		}
 	}
 }
 
-// oaCallItem is an item of a tool_calls array, decoded as far as it goes
-// in the pass that decodes the array: a call when ok (the item is an
-// object).
-type oaCallItem struct {
-	call oaToolCall
-	ok   bool
+// oaCallItem is an item of a tool_calls array: a call when ok (the item
+// is an object).
+type oaCallItem = looseObject[oaToolCall]
+
+// looseObject is a JSON value decoded, in the pass that decodes the
+// enclosing value, as [decodeLoose] decodes it when it is an object (ok),
+// rather than kept as raw bytes and decoded again; anything else leaves
+// it zero. A later duplicate key replaces it whole, as it replaces a
+// json.RawMessage.
+type looseObject[T any] struct {
+	v  T
+	ok bool
 }
 
-// UnmarshalJSON never fails: an item that is not an object is not ok.
-func (it *oaCallItem) UnmarshalJSON(raw []byte) error {
-	*it = oaCallItem{ok: rawObject(raw)}
-	if it.ok {
-		_ = decodeLoose(raw, &it.call)
+// UnmarshalJSON never fails.
+func (o *looseObject[T]) UnmarshalJSON(raw []byte) error {
+	*o = looseObject[T]{ok: rawObject(raw)}
+	if o.ok {
+		_ = decodeLoose(raw, &o.v)
 	}
 	return nil
 }

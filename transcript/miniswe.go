@@ -36,6 +36,14 @@ type miniMsg struct {
 	} `json:"extra"`
 }
 
+// miniResponse is what an assistant message keeps of its
+// extra.response, the model's response as LiteLLM returned it.
+type miniResponse struct {
+	ID    string               `json:"id"`
+	Model string               `json:"model"`
+	Usage looseObject[oaUsage] `json:"usage"`
+}
+
 // decodeMini decodes a mini-swe-agent document (an object, or a bare
 // array of messages) and its messages, one per item of messages[] (the
 // zero miniMsg for an item that is not an object). It decodes the whole
@@ -140,7 +148,8 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	// At most one message per item (the exit record and items without a
 	// role make none).
 	out := make([]chat.Message, 0, len(msgs))
-	var pending []string // text style: synthesized calls awaiting results
+	var pending []string  // text style: synthesized calls awaiting results
+	var resp miniResponse // each assistant message's, decoded into one value
 	d := drops{}
 	for i, m := range msgs {
 		content, imgs := oaContentD(m.Content, d)
@@ -192,13 +201,12 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 				}
 			}
 			if m.Extra != nil && rawObject(m.Extra.Response) {
-				var r struct {
-					ID    string          `json:"id"`
-					Model string          `json:"model"`
-					Usage json.RawMessage `json:"usage"`
+				resp = miniResponse{}
+				_ = decodeLoose(m.Extra.Response, &resp)
+				msg.ID, msg.Model = resp.ID, resp.Model
+				if resp.Usage.ok {
+					msg.Usage = resp.Usage.v.toChat()
 				}
-				_ = decodeLoose(m.Extra.Response, &r)
-				msg.ID, msg.Model, msg.Usage = r.ID, r.Model, usageFromOpenAI(r.Usage)
 			}
 			out = append(out, msg)
 		case "tool":
