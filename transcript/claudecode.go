@@ -340,6 +340,7 @@ func (c *ccContent) UnmarshalJSON(raw []byte) error {
 	c.array = true
 	// One decoding of the whole array when every item is an object, as
 	// almost all are; item by item otherwise.
+	c.blocks = make([]ccBlock, 0, arrayLen(raw))
 	if err := unmarshal(raw, &c.blocks); !isTypeError(err) {
 		return nil
 	}

@@ -102,7 +102,7 @@ func (l *cxItemList) UnmarshalJSON(raw []byte) error {
 	if !rawArray(raw) {
 		return nil
 	}
-	items := []cxItem{}
+	items := make([]cxItem, 0, arrayLen(raw))
 	if err := unmarshal(raw, &items); isTypeError(err) {
 		items = []cxItem{}
 		var raws []json.RawMessage

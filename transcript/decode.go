@@ -604,7 +604,7 @@ type oaPartItem struct {
 // strings) are dropped. The array is decoded in one pass when every
 // item is an object, as almost always, item by item otherwise.
 func oaParts(raw json.RawMessage) []oaPartItem {
-	var parts []oaPart
+	parts := make([]oaPart, 0, arrayLen(raw))
 	err := unmarshal(raw, &parts)
 	if err == nil {
 		out := make([]oaPartItem, 0, len(parts))
