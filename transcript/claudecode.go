@@ -339,8 +339,10 @@ func (c *ccContent) UnmarshalJSON(raw []byte) error {
 	}
 	c.array = true
 	// One decoding of the whole array when every item is an object, as
-	// almost all are; item by item otherwise.
-	c.blocks = make([]ccBlock, 0, arrayLen(raw))
+	// almost all are; item by item otherwise. Room for one block, as
+	// most contents hold (the fast decoder makes room for 10), doubled
+	// as needed.
+	c.blocks = make([]ccBlock, 0, 1)
 	if err := unmarshal(raw, &c.blocks); !isTypeError(err) {
 		return nil
 	}

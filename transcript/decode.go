@@ -604,7 +604,9 @@ type oaPartItem struct {
 // strings) are dropped. The array is decoded in one pass when every
 // item is an object, as almost always, item by item otherwise.
 func oaParts(raw json.RawMessage) []oaPartItem {
-	parts := make([]oaPart, 0, arrayLen(raw))
+	// Room for one part, as most contents hold (the fast decoder makes
+	// room for 10), doubled as needed.
+	parts := make([]oaPart, 0, 1)
 	err := unmarshal(raw, &parts)
 	if err == nil {
 		out := make([]oaPartItem, 0, len(parts))

@@ -207,7 +207,6 @@ func (h *ohEvents) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	h.array = true
-	h.events = make([]ohEvent, 0, arrayLen(raw))
 	if err := unmarshal(raw, &h.events); !isTypeError(err) {
 		return nil
 	}
