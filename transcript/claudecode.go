@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -340,10 +339,11 @@ func (c *ccContent) UnmarshalJSON(raw []byte) error {
 	}
 	c.array = true
 	// One decoding of the whole array when every item is an object, as
-	// almost all are; item by item otherwise.
-	err := unmarshal(raw, &c.blocks)
-	var te *json.UnmarshalTypeError
-	if err == nil || !errors.As(err, &te) {
+	// almost all are; item by item otherwise. Room for one block, as
+	// most contents hold (the fast decoder makes room for 10), doubled
+	// as needed.
+	c.blocks = make([]ccBlock, 0, 1)
+	if err := unmarshal(raw, &c.blocks); !isTypeError(err) {
 		return nil
 	}
 	c.blocks = nil

@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -103,10 +102,8 @@ func (l *cxItemList) UnmarshalJSON(raw []byte) error {
 	if !rawArray(raw) {
 		return nil
 	}
-	items := []cxItem{}
-	err := unmarshal(raw, &items)
-	var te *json.UnmarshalTypeError
-	if err != nil && errors.As(err, &te) {
+	items := make([]cxItem, 0, arrayLen(raw))
+	if err := unmarshal(raw, &items); isTypeError(err) {
 		items = []cxItem{}
 		var raws []json.RawMessage
 		_ = decodeLoose(raw, &raws)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -181,15 +182,75 @@ type freshList[T any] struct {
 	typeErr bool
 }
 
-// UnmarshalJSON never fails: an error is kept in typeErr.
+// UnmarshalJSON never fails: an error is kept in typeErr. The items
+// are decoded into a slice made to their number (the fast decoder would
+// grow it from 10 by doubling: a transcript's history is its bulk).
 func (l *freshList[T]) UnmarshalJSON(raw []byte) error {
 	*l = freshList[T]{}
 	if !rawArray(raw) {
 		l.typeErr = string(bytes.TrimSpace(raw)) != "null"
 		return nil
 	}
+	l.items = make([]T, 0, arrayLen(raw))
 	l.typeErr = unmarshal(raw, &l.items) != nil
 	return nil
+}
+
+// arrayLen returns the number of items of raw, a JSON array, found by
+// counting the commas outside nested values and strings, with no
+// decoding. It is a capacity to decode the array into: for anything but
+// a valid array it is a guess (0 for a value that is not an array).
+func arrayLen(raw []byte) int {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' {
+		return 0
+	}
+	n, depth, empty := 0, 0, true
+	for i := 1; i < len(raw); i++ {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			i = stringEnd(raw, i)
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth == 0 {
+				if empty {
+					return 0
+				}
+				return n + 1
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				n++
+			}
+		}
+		empty = false
+	}
+	return n + 1
+}
+
+// stringEnd returns the index of the quote that closes the JSON string
+// opening at raw[start], or len(raw) when none does.
+func stringEnd(raw []byte, start int) int {
+	for i := start + 1; ; i++ {
+		q := bytes.IndexByte(raw[i:], '"')
+		if q < 0 {
+			return len(raw)
+		}
+		i += q
+		// The quote is escaped when an odd number of backslashes
+		// precede it.
+		k := i
+		for k > start+1 && raw[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			return i
+		}
+	}
 }
 
 // decodeLoose unmarshals raw into v as far as it goes: values of an
@@ -200,11 +261,18 @@ func decodeLoose(raw []byte, v any) error {
 		return nil
 	}
 	err := unmarshal(raw, v)
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if isTypeError(err) {
 		return nil
 	}
 	return err
+}
+
+// isTypeError reports whether err is a *json.UnmarshalTypeError: a value
+// of an unexpected type was skipped, the rest decoded. It allocates
+// nothing (errors.As would, for its target, at every call).
+func isTypeError(err error) bool {
+	_, ok := errors.AsType[*json.UnmarshalTypeError](err)
+	return ok
 }
 
 // docError turns an error from decoding a whole JSON document into a
@@ -304,6 +372,22 @@ func str(raw json.RawMessage) string {
 	return ""
 }
 
+// stringBytes returns the text of raw, a JSON string, as [str] does but
+// as bytes of its own (one copy); ok is false when raw is not a JSON
+// string.
+func stringBytes(raw []byte) (text []byte, ok bool) {
+	if !stdOnly.Load() {
+		if b, ok := unquoteBytes(raw); ok {
+			return b, true
+		}
+	}
+	var s string
+	if unmarshal(raw, &s) != nil {
+		return nil, false
+	}
+	return []byte(s), true
+}
+
 // plainBody returns the text of raw when raw is a JSON string that needs
 // no decoding: quoted, with no escape, no control character and valid
 // UTF-8, so that its text is the bytes between the quotes (returned, not
@@ -336,6 +420,61 @@ func (t *jsonText) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
+// rawValues holds every value given for a key, undecoded and in order,
+// for a value a reader needs only in some cases (mini-swe-agent's
+// actions, read in text style only): keeping its bytes costs less than
+// decoding it. The bytes point into the input being decoded, which the
+// reader holds while it uses them. [rawValues.decode] decodes them as
+// the enclosing value's decoding would have.
+type rawValues [][]byte
+
+// UnmarshalJSON keeps raw; it never fails.
+func (r *rawValues) UnmarshalJSON(raw []byte) error {
+	*r = append(*r, raw)
+	return nil
+}
+
+// decode decodes the values into v, a pointer to a zero value, as
+// encoding/json decodes a key given several times: each value into what
+// the earlier ones left, values of an unexpected type skipped.
+func (r rawValues) decode(v any) {
+	for i, raw := range r {
+		if i == 0 {
+			_ = decodeLoose(raw, v)
+			continue
+		}
+		// unmarshal decodes into a zero value only; a key given
+		// twice is rare enough for encoding/json alone.
+		_ = json.Unmarshal(raw, v)
+	}
+}
+
+// roleName is a message's role as recorded: the text of a JSON string,
+// decoded as encoding/json decodes it into a string, in the pass that
+// decodes the message, with no allocation for the roles of [knownRoles].
+// A value of another type leaves it unchanged, as it leaves a string
+// (encoding/json reports a type error there, which the readers skip).
+type roleName string
+
+// knownRoles are the roles a [roleName] holds without a copy of its own.
+var knownRoles = [...]roleName{"system", "developer", "user", "assistant", "tool", "function", "exit"}
+
+// UnmarshalJSON never fails.
+func (r *roleName) UnmarshalJSON(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil
+	}
+	for _, k := range knownRoles {
+		if string(raw[1:len(raw)-1]) == string(k) {
+			*r = k
+			return nil
+		}
+	}
+	*r = roleName(str(raw))
+	return nil
+}
+
 var emptyObject = json.RawMessage(`{}`)
 
 // parseArgs turns tool-call arguments as recorded into a JSON value: an
@@ -354,11 +493,10 @@ func parseArgs(raw json.RawMessage) json.RawMessage {
 	// stands: the result is its only copy.
 	text, plain := plainBody(raw)
 	if !plain {
-		var s string
-		if unmarshal(raw, &s) != nil {
+		var ok bool
+		if text, ok = stringBytes(raw); !ok {
 			return bytes.Clone(raw)
 		}
-		text = []byte(s)
 	}
 	t := bytes.TrimSpace(text)
 	if len(t) == 0 {
@@ -466,9 +604,10 @@ type oaPartItem struct {
 // strings) are dropped. The array is decoded in one pass when every
 // item is an object, as almost always, item by item otherwise.
 func oaParts(raw json.RawMessage) []oaPartItem {
-	var parts []oaPart
+	// Room for one part, as most contents hold (the fast decoder makes
+	// room for 10), doubled as needed.
+	parts := make([]oaPart, 0, 1)
 	err := unmarshal(raw, &parts)
-	var te *json.UnmarshalTypeError
 	if err == nil {
 		out := make([]oaPartItem, 0, len(parts))
 		for _, p := range parts {
@@ -476,7 +615,7 @@ func oaParts(raw json.RawMessage) []oaPartItem {
 		}
 		return out
 	}
-	if !errors.As(err, &te) {
+	if !isTypeError(err) {
 		return nil
 	}
 	var items []json.RawMessage
@@ -549,18 +688,23 @@ type oaUsage struct {
 	PromptCacheHitTokens     count `json:"prompt_cache_hit_tokens"`
 }
 
-// usageFromOpenAI converts an OpenAI-style usage object. OpenAI's
-// prompt_tokens includes the cached tokens, so InputTokens is prompt −
-// cached − cache writes and [chat.Usage.PromptTokens] equals prompt_tokens.
-// When prompt_tokens is smaller than the cache counts (a provider that
-// does not include them) InputTokens is prompt_tokens. It returns nil for
-// a missing or all-zero usage.
+// usageFromOpenAI converts an OpenAI-style usage object (see
+// [oaUsage.toChat]). It returns nil for a missing or all-zero usage.
 func usageFromOpenAI(raw json.RawMessage) *chat.Usage {
 	if !rawObject(raw) {
 		return nil
 	}
 	var u oaUsage
 	_ = decodeLoose(raw, &u)
+	return u.toChat()
+}
+
+// toChat converts u. OpenAI's prompt_tokens includes the cached tokens,
+// so InputTokens is prompt − cached − cache writes and
+// [chat.Usage.PromptTokens] equals prompt_tokens. When prompt_tokens is
+// smaller than the cache counts (a provider that does not include them)
+// InputTokens is prompt_tokens. It returns nil for an all-zero usage.
+func (u *oaUsage) toChat() *chat.Usage {
 	cached := int(u.CacheReadInputTokens)
 	write := int(u.CacheCreationInputTokens)
 	if d := u.PromptTokensDetails; d != nil {
@@ -592,10 +736,10 @@ func usageFromOpenAI(raw json.RawMessage) *chat.Usage {
 	return &out
 }
 
-// oaToolCall is a chat-completions tool call.
+// oaToolCall is a chat-completions tool call (its "type", always
+// "function", is not read).
 type oaToolCall struct {
 	ID       string `json:"id"`
-	Type     string `json:"type"`
 	Function struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -619,21 +763,80 @@ func (c oaToolCall) toChat() chat.ToolCall {
 // oaToolCalls decodes a tool_calls value leniently: a list of calls, each
 // an object; anything else is ignored.
 func oaToolCalls(raw json.RawMessage) []chat.ToolCall {
-	if !rawArray(raw) {
+	var d callDecoder
+	n := d.decode(raw)
+	if n == 0 {
 		return nil
 	}
-	var items []json.RawMessage
-	_ = decodeLoose(raw, &items)
-	var out []chat.ToolCall
-	for _, it := range items {
-		if !rawObject(it) {
-			continue
-		}
-		var c oaToolCall
-		_ = decodeLoose(it, &c)
-		out = append(out, c.toChat())
+	out := make([]chat.ToolCall, 0, n)
+	for c := range d.calls() {
+		out = append(out, c)
 	}
 	return out
+}
+
+// callDecoder decodes tool_calls values as [oaToolCalls] does, one after
+// another, into one buffer of items it reuses: a reader that decodes a
+// value per message holds one for its whole input. Not safe for
+// concurrent use.
+type callDecoder struct {
+	items []oaCallItem
+}
+
+// decode decodes raw, a tool_calls value, in place of the value decoded
+// before, and returns the number of its calls.
+func (d *callDecoder) decode(raw json.RawMessage) int {
+	d.items = d.items[:0]
+	if !rawArray(raw) {
+		return 0
+	}
+	if n := arrayLen(raw); n > cap(d.items) {
+		d.items = make([]oaCallItem, 0, n)
+	}
+	// The items left from an earlier value are overwritten: each
+	// item's UnmarshalJSON starts from the zero item.
+	_ = decodeLoose(raw, &d.items)
+	n := 0
+	for _, it := range d.items {
+		if it.ok {
+			n++
+		}
+	}
+	return n
+}
+
+// calls yields the calls of the value decoded last, in order.
+func (d *callDecoder) calls() iter.Seq[chat.ToolCall] {
+	return func(yield func(chat.ToolCall) bool) {
+		for _, it := range d.items {
+			if it.ok && !yield(it.v.toChat()) {
+				return
+			}
+		}
+	}
+}
+
+// oaCallItem is an item of a tool_calls array: a call when ok (the item
+// is an object).
+type oaCallItem = looseObject[oaToolCall]
+
+// looseObject is a JSON value decoded, in the pass that decodes the
+// enclosing value, as [decodeLoose] decodes it when it is an object (ok),
+// rather than kept as raw bytes and decoded again; anything else leaves
+// it zero. A later duplicate key replaces it whole, as it replaces a
+// json.RawMessage.
+type looseObject[T any] struct {
+	v  T
+	ok bool
+}
+
+// UnmarshalJSON never fails.
+func (o *looseObject[T]) UnmarshalJSON(raw []byte) error {
+	*o = looseObject[T]{ok: rawObject(raw)}
+	if o.ok {
+		_ = decodeLoose(raw, &o.v)
+	}
+	return nil
 }
 
 // toolDefs decodes OpenAI tool schemas: [{"type":"function","function":
@@ -682,7 +885,11 @@ func toolDefs(raw json.RawMessage) []chat.ToolDef {
 // textParts returns a Text part for s (none when s is empty) followed by
 // the images.
 func textParts(s string, imgs []chat.Image) []chat.Part {
-	var parts []chat.Part
+	return appendTextParts(nil, s, imgs)
+}
+
+// appendTextParts appends to parts the parts [textParts] returns.
+func appendTextParts(parts []chat.Part, s string, imgs []chat.Image) []chat.Part {
 	if s != "" {
 		parts = append(parts, chat.Text{Text: s})
 	}

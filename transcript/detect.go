@@ -101,7 +101,9 @@ func keysOf(raw []byte) map[string]json.RawMessage {
 	if !rawObject(raw) {
 		return nil
 	}
-	var m map[string]json.RawMessage
+	// The fast decoder makes a map for 64 keys; most objects have a
+	// few.
+	m := make(map[string]json.RawMessage, 8)
 	if unmarshal(raw, &m) != nil {
 		return nil
 	}
@@ -200,8 +202,8 @@ func isMiniObject(m map[string]json.RawMessage) bool {
 // it: no pass over data for validity alone.
 func classifyDoc(data []byte) (Format, bool) {
 	if rawObject(data) {
-		var m map[string]json.RawMessage
-		if unmarshal(data, &m) != nil {
+		m := keysOf(data)
+		if m == nil {
 			return "", false
 		}
 		return classifyKeys(m), true

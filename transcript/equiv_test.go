@@ -94,5 +94,27 @@ func FuzzUnquote(f *testing.F) {
 		if !ok && err == nil && utf8.Valid(raw) && len(bytes.TrimSpace(raw)) == len(raw) {
 			t.Fatalf("unquote(%q) refused a valid JSON string of valid UTF-8 (%q)", raw, want)
 		}
+		if b, bok := transcript.UnquoteBytes(raw); bok != ok || string(b) != got {
+			t.Fatalf("unquoteBytes(%q) = %q, %v; unquote: %q, %v", raw, b, bok, got, ok)
+		}
+	})
+}
+
+// FuzzArrayLen checks that the item count the readers size a decoded
+// array by is the number of items encoding/json decodes, for every valid
+// JSON array, and that it never panics on anything else.
+func FuzzArrayLen(f *testing.F) {
+	for _, s := range []string{
+		`[]`, ` [ ] `, `[1]`, `[1,2,3]`, `[[1,2],{"a":[3,4],"b":"5,6"},"]"]`, `["a\"b,c", "\\", "\\\",]"]`,
+		`[{"role":"user","content":"x,y"}, null, "s"]`, `[`, `[1,`, `["unterminated,`, `{"a":1}`, `"[1,2]"`, `x`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		n := transcript.ArrayLen(raw)
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err == nil && n != len(items) {
+			t.Fatalf("arrayLen(%q) = %d, encoding/json decodes %d items", raw, n, len(items))
+		}
 	})
 }

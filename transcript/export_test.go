@@ -6,3 +6,9 @@ var StdOnly = &stdOnly
 
 // Unquote is unquote, which FuzzUnquote compares with encoding/json.
 var Unquote = unquote
+
+// UnquoteBytes is unquoteBytes, which FuzzUnquote compares with unquote.
+var UnquoteBytes = unquoteBytes
+
+// ArrayLen is arrayLen, which FuzzArrayLen compares with encoding/json.
+var ArrayLen = arrayLen

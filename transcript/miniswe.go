@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,7 +18,7 @@ type miniDoc struct {
 }
 
 type miniMsg struct {
-	Role             string          `json:"role"`
+	Role             roleName        `json:"role"`
 	Content          json.RawMessage `json:"content"`
 	ToolCalls        json.RawMessage `json:"tool_calls"`
 	ToolCallID       string          `json:"tool_call_id"`
@@ -27,13 +26,22 @@ type miniMsg struct {
 	ThinkingBlocks   json.RawMessage `json:"thinking_blocks"`
 	Extra            *struct {
 		Response json.RawMessage `json:"response"`
-		// Returncode is the command's exit code on tool messages.
-		Returncode *count `json:"returncode"`
-		Actions    []struct {
-			Command string `json:"command"`
-		} `json:"actions"`
-		InterruptType string `json:"interrupt_type"`
+		// Returncode is the command's exit code on tool messages (0
+		// where it is missing or null).
+		Returncode count `json:"returncode"`
+		// Actions are the commands of a text-style response, a list of
+		// {"command": …}: read only in text style (see miniCommands).
+		Actions       rawValues `json:"actions"`
+		InterruptType string    `json:"interrupt_type"`
 	} `json:"extra"`
+}
+
+// miniResponse is what an assistant message keeps of its
+// extra.response, the model's response as LiteLLM returned it.
+type miniResponse struct {
+	ID    string               `json:"id"`
+	Model string               `json:"model"`
+	Usage looseObject[oaUsage] `json:"usage"`
 }
 
 // decodeMini decodes a mini-swe-agent document (an object, or a bare
@@ -54,11 +62,10 @@ func decodeMini(data []byte, name string) (miniDoc, []miniMsg, error) {
 	} else {
 		err = unmarshal(data, &fast)
 	}
-	var te *json.UnmarshalTypeError
 	switch {
 	case err == nil && !fast.Messages.typeErr:
 		return miniDoc{Info: fast.Info, InstanceID: fast.InstanceID}, fast.Messages.items, nil
-	case err != nil && !errors.As(err, &te):
+	case err != nil && !isTypeError(err):
 		return miniDoc{}, nil, docError(data, name, err)
 	}
 	var doc miniDoc
@@ -127,17 +134,22 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	if len(msgs) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Reason: "no mini-swe-agent messages"}
 	}
-	// Each message's tool calls, decoded once (their arguments too).
-	calls := make([][]chat.ToolCall, len(msgs))
+	// Text style: no tool result and no tool call in the whole run; the
+	// first one found tells. Tool calls are decoded in the loop below,
+	// once (but for those of that first message, also decoded here).
+	var cd callDecoder
 	text := true
-	for i, m := range msgs {
-		calls[i] = oaToolCalls(m.ToolCalls)
-		if m.Role == "tool" || len(calls[i]) > 0 {
+	for _, m := range msgs {
+		if m.Role == "tool" || cd.decode(m.ToolCalls) > 0 {
 			text = false
+			break
 		}
 	}
-	var out []chat.Message
-	var pending []string // text style: synthesized calls awaiting results
+	// At most one message per item (the exit record and items without a
+	// role make none).
+	out := make([]chat.Message, 0, len(msgs))
+	var pending []string  // text style: synthesized calls awaiting results
+	var resp miniResponse // each assistant message's, decoded into one value
 	d := drops{}
 	for i, m := range msgs {
 		content, imgs := oaContentD(m.Content, d)
@@ -152,13 +164,29 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 		case "assistant":
 			pending = pending[:0]
 			msg := chat.Message{Role: chat.RoleAssistant}
-			msg.Parts = append(msg.Parts, miniThinking(m)...)
+			thinking := miniThinking(m)
+			var cmds []string
 			if text {
-				cmds := miniCommands(m, content)
+				cmds = miniCommands(m, content)
 				if len(cmds) > 0 && bashBlock.MatchString(content) {
 					content = withoutLastFence(content)
 				}
-				msg.Parts = append(msg.Parts, textParts(content, imgs)...)
+			}
+			ncalls := 0
+			if !text {
+				ncalls = cd.decode(m.ToolCalls)
+			}
+			// The parts, in a slice made to their number (none: nil).
+			n := len(thinking) + len(imgs) + len(cmds) + ncalls
+			if content != "" {
+				n++
+			}
+			if n > 0 {
+				msg.Parts = make([]chat.Part, 0, n)
+			}
+			msg.Parts = append(msg.Parts, thinking...)
+			msg.Parts = appendTextParts(msg.Parts, content, imgs)
+			if text {
 				for k, cmd := range cmds {
 					id := "swe-" + strconv.Itoa(i)
 					if len(cmds) > 1 {
@@ -168,19 +196,17 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 					pending = append(pending, id)
 				}
 			} else {
-				msg.Parts = append(msg.Parts, textParts(content, imgs)...)
-				for _, tc := range calls[i] {
+				for tc := range cd.calls() {
 					msg.Parts = append(msg.Parts, tc)
 				}
 			}
 			if m.Extra != nil && rawObject(m.Extra.Response) {
-				var r struct {
-					ID    string          `json:"id"`
-					Model string          `json:"model"`
-					Usage json.RawMessage `json:"usage"`
+				resp = miniResponse{}
+				_ = decodeLoose(m.Extra.Response, &resp)
+				msg.ID, msg.Model = resp.ID, resp.Model
+				if resp.Usage.ok {
+					msg.Usage = resp.Usage.v.toChat()
 				}
-				_ = decodeLoose(m.Extra.Response, &r)
-				msg.ID, msg.Model, msg.Usage = r.ID, r.Model, usageFromOpenAI(r.Usage)
 			}
 			out = append(out, msg)
 		case "tool":
@@ -195,7 +221,9 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 			out = append(out, chat.Message{Role: chat.RoleUser, Parts: textParts(content, imgs)})
 		}
 	}
-	t.Messages = out
+	if len(out) > 0 {
+		t.Messages = out
+	}
 	if len(d) > 0 {
 		t.Dropped = d
 	}
@@ -203,7 +231,7 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 }
 
 func miniFailed(m miniMsg) bool {
-	return m.Extra != nil && m.Extra.Returncode != nil && *m.Extra.Returncode != 0
+	return m.Extra != nil && m.Extra.Returncode != 0
 }
 
 // miniCommands returns the commands of a text-style response: extra.actions
@@ -211,11 +239,17 @@ func miniFailed(m miniMsg) bool {
 // zero or several: mini-swe-agent rejects those as format errors).
 func miniCommands(m miniMsg, content string) []string {
 	if m.Extra != nil && len(m.Extra.Actions) > 0 {
-		var out []string
-		for _, a := range m.Extra.Actions {
-			out = append(out, a.Command)
+		var actions []struct {
+			Command string `json:"command"`
 		}
-		return out
+		m.Extra.Actions.decode(&actions)
+		if len(actions) > 0 {
+			out := make([]string, 0, len(actions))
+			for _, a := range actions {
+				out = append(out, a.Command)
+			}
+			return out
+		}
 	}
 	found := bashBlock.FindAllStringSubmatch(content, 2)
 	if len(found) != 1 {

@@ -10,9 +10,11 @@ import (
 
 // TestOnePassEdgeCases holds the inputs where decoding nested values in
 // the pass that decodes their line (rather than keeping them as raw
-// bytes and decoding them again) could change what is read: a key given
-// twice (the later value replaces the earlier whole, as it replaces raw
-// bytes), array items that are not objects (strings are text, null is
+// bytes and decoding them again), or keeping them raw to decode later,
+// could change what is read: a key given twice (the later value replaces
+// the earlier whole, as it replaces raw bytes; mini-swe-agent's
+// extra.actions, kept raw now, is decoded into the earlier as it always
+// was), array items that are not objects (strings are text, null is
 // dropped), values of an unexpected type (skipped, the rest kept).
 func TestOnePassEdgeCases(t *testing.T) {
 	t.Parallel()
@@ -42,6 +44,14 @@ func TestOnePassEdgeCases(t *testing.T) {
 		), transcript.FormatOpenHands, []string{`user text="a"`, `assistant text="b"`}},
 		{"mini-swe-agent messages given twice", `{"trajectory_format":"mini-swe-agent-1.1","messages":[{"role":"user","content":"old","extra":{}}],"messages":[{"role":"user","content":"new"},null,{"role":"assistant","content":"x","tool_calls":5}]}`,
 			transcript.FormatMiniSWEAgent, []string{`user text="new"`, `assistant text="x"`}},
+		{"mini-swe-agent actions given twice, the later decoded into the earlier", `{"trajectory_format":"mini-swe-agent-1.1","messages":[{"role":"assistant","content":"t","extra":{"actions":[{"command":"a"},{"command":"b"}],"Actions":[{"cmd":1}]}},{"role":"user","content":"r"}]}`,
+			transcript.FormatMiniSWEAgent, []string{`assistant text="t" call=swe-0/bash{"command":"a"}`, `tool result=swe-0/bash="r"`}},
+		{"mini-swe-agent actions of an unexpected type", `{"trajectory_format":"mini-swe-agent-1.1","messages":[{"role":"assistant","content":"t","extra":{"actions":[5,{"command":7},{"command":"c"}]}},{"role":"user","content":"r"},{"role":"user","content":"s"},{"role":"user","content":"u"}]}`,
+			transcript.FormatMiniSWEAgent, []string{`assistant text="t" call=swe-0-0/bash{"command":""} call=swe-0-1/bash{"command":""} call=swe-0-2/bash{"command":"c"}`, `tool result=swe-0-0/bash="r"`, `tool result=swe-0-1/bash="s"`, `tool result=swe-0-2/bash="u"`}},
+		{"mini-swe-agent usage given twice, then null", `{"trajectory_format":"mini-swe-agent-1.1","messages":[{"role":"user","content":"u"},{"role":"assistant","content":"a","extra":{"response":{"id":"r","usage":{"prompt_tokens":9},"usage":null}}},{"role":"assistant","content":"b","extra":{"response":{"usage":{"prompt_tokens":"7","completion_tokens":[1]}}}}]}`,
+			transcript.FormatMiniSWEAgent, []string{`user text="u"`, `assistant text="a"`, `assistant text="b" usage=in7/out0/cr0/cw0/r0`}},
+		{"mini-swe-agent role and returncode of unexpected types", `{"trajectory_format":"mini-swe-agent-1.1","messages":[{"role":"assistant","content":"a","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","role":5,"tool_call_id":"c","content":"r","extra":{"returncode":1,"returncode":null}},{"role":"\u0075ser","content":"u","extra":{"returncode":"2"}}]}`,
+			transcript.FormatMiniSWEAgent, []string{`assistant text="a" call=c/f{}`, `tool result=c/f="r"`, `user text="u"`}},
 		{"swe-agent history given twice", `{"history":[{"role":"user","content":"old"}],"history":[{"role":"user","content":"new"},"x",{"role":"assistant","content":"y","thought":5}]}`,
 			transcript.FormatSWEAgent, []string{`user text="new"`, "user", `assistant text="y"`}}, // an item that is not an object is an empty message, as ever
 	}

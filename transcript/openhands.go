@@ -3,7 +3,6 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -208,9 +207,7 @@ func (h *ohEvents) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	h.array = true
-	err := unmarshal(raw, &h.events)
-	var te *json.UnmarshalTypeError
-	if err == nil || !errors.As(err, &te) {
+	if err := unmarshal(raw, &h.events); !isTypeError(err) {
 		return nil
 	}
 	h.events = nil

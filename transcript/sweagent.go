@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -17,7 +16,7 @@ type sweTraj struct {
 }
 
 type sweMsg struct {
-	Role        string          `json:"role"`
+	Role        roleName        `json:"role"`
 	Content     json.RawMessage `json:"content"`
 	Thought     *string         `json:"thought"`
 	Action      *string         `json:"action"`
@@ -39,11 +38,10 @@ func decodeSWE(data []byte, name string) (sweTraj, []sweMsg, error) {
 		ReplayConfig json.RawMessage   `json:"replay_config"`
 	}
 	err := unmarshal(data, &fast)
-	var te *json.UnmarshalTypeError
 	switch {
 	case err == nil && !fast.History.typeErr:
 		return sweTraj{ReplayConfig: fast.ReplayConfig}, fast.History.items, nil
-	case err != nil && !errors.As(err, &te):
+	case err != nil && !isTypeError(err):
 		return sweTraj{}, nil, docError(data, name, err)
 	}
 	var doc sweTraj
@@ -78,13 +76,15 @@ func readSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	if len(msgs) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Reason: "no SWE-agent history"}
 	}
-	// Each message's tool calls, decoded once (their arguments too).
-	calls := make([][]chat.ToolCall, len(msgs))
+	// Function-calling style: a tool result or a tool call anywhere; the
+	// first one found tells. Tool calls are decoded in the loop below,
+	// once (but for those of that first message, also decoded here).
+	var cd callDecoder
 	fc := false
-	for i, m := range msgs {
-		calls[i] = oaToolCalls(m.ToolCalls)
-		if m.Role == "tool" || len(calls[i]) > 0 {
+	for _, m := range msgs {
+		if m.Role == "tool" || cd.decode(m.ToolCalls) > 0 {
 			fc = true
+			break
 		}
 	}
 	t := &Trajectory{}
@@ -102,8 +102,9 @@ func readSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 			pendingCall = ""
 			msg := chat.Message{Role: chat.RoleAssistant, Parts: thinkingBlocks(m.ThinkingBlocks)}
 			if fc {
-				msg.Parts = append(msg.Parts, textParts(text, imgs)...)
-				for _, tc := range calls[i] {
+				msg.Parts = appendTextParts(msg.Parts, text, imgs)
+				cd.decode(m.ToolCalls)
+				for tc := range cd.calls() {
 					msg.Parts = append(msg.Parts, tc)
 				}
 			} else if m.Action != nil && strings.TrimSpace(*m.Action) != "" {

@@ -331,7 +331,7 @@ func ReadFile(path string, opts Options) ([]*Trajectory, error) {
 // is what encoding/json alone decodes.
 func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 	size := sizeOf(r)
-	br := bufio.NewReaderSize(r, bufSize(size))
+	br := bufio.NewReaderSize(r, firstBufSize(size))
 	if b, _ := br.Peek(len(bom)); bytes.Equal(b, bom) {
 		_, _ = br.Discard(len(bom))
 	}
@@ -339,6 +339,16 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 		return readSQLite(r, br, name, opts.Format)
 	}
 	f := opts.Format
+	if size >= 0 && ((f == "" && opensDocument(br)) || (f != "" && linesReaderFor(f) == nil)) {
+		// A document of known size: read whole, at once, into a
+		// buffer of its size (+1 finds the end without another read).
+		data, err := readRest(make([]byte, 0, size+1), br)
+		if err != nil {
+			return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), err)
+		}
+		return parse(data, name, opts)
+	}
+	br = bufio.NewReaderSize(br, bufSize(size))
 	var head []byte
 	if f == "" {
 		var (
@@ -451,6 +461,33 @@ func readHead(br *bufio.Reader, size int64) (head []byte, complete bool, err err
 		}
 	}
 	return head, false, nil
+}
+
+// firstLook is the size in bytes of the buffer that first reads an
+// input of known size: enough for the first line of a JSON document
+// ([opensDocument]), which is then read whole into a buffer of its own;
+// any other input is read on through a buffer of [bufSize].
+const firstLook = 512
+
+// firstBufSize is the size in bytes of the buffer that first reads an
+// input of size bytes (-1: unknown).
+func firstBufSize(size int64) int {
+	if size < 0 {
+		return bufSize(size)
+	}
+	return int(min(size+1, firstLook))
+}
+
+// opensDocument reports whether the first non-blank line of the input,
+// whole in br's buffer, opens a JSON document: it cannot be a JSON value
+// on its own ("{" or "[" alone, or not JSON), so that [readHead] would
+// read it as the head of a document, which is read whole.
+func opensDocument(br *bufio.Reader) bool {
+	b, _ := br.Peek(br.Buffered())
+	b = bytes.TrimLeft(b, " \t\r\n")
+	line, _, found := bytes.Cut(b, []byte{'\n'})
+	line = bytes.TrimSpace(line)
+	return found && len(line) > 0 && (len(line) <= 2 || (line[0] != '{' && line[0] != '['))
 }
 
 // bufSize is the size in bytes of the buffer that reads an input of size

@@ -2,10 +2,12 @@ package transcript_test
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/agentctx/agentctx/transcript"
 	"github.com/google/go-cmp/cmp"
@@ -79,6 +81,59 @@ func TestReadErrors(t *testing.T) {
 	if _, err := transcript.ReadFile(filepath.Join(t.TempDir(), "missing.jsonl"), transcript.Options{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("ReadFile(missing) = %v", err)
 	}
+}
+
+// TestReadDocumentWays reads JSON documents of known size (read whole
+// into one buffer after a first look at their first line), of unknown
+// size and one byte at a time (read through the head as JSONL is), and
+// with the format given: every way reads the same trajectories. The
+// documents open with a BOM, blank lines, a first line longer than the
+// first look, or all on one line; a JSONL input is read the same too.
+func TestReadDocumentWays(t *testing.T) {
+	t.Parallel()
+	mini := `{"trajectory_format":"mini-swe-agent-1.1","info":{"config":{"model":{"model_name":"m"}}},` +
+		`"messages":[{"role":"user","content":"u"},{"role":"assistant","content":"a\n` + "```bash\\nls\\n```" + `"},{"role":"user","content":"r"}]}`
+	pretty := strings.Replace(mini, `"messages":`, "\n  \"messages\":", 1)
+	docs := map[string]string{
+		"one line":          mini,
+		"pretty":            "{\n" + strings.TrimPrefix(pretty, "{"),
+		"bom, blank lines":  "\xef\xbb\xbf\n \n\t{\n" + strings.TrimPrefix(pretty, "{"),
+		"long first line":   "{" + strings.Repeat(" ", 600) + "\n" + strings.TrimPrefix(pretty, "{"),
+		"array, pretty":     "[\n" + `{"role":"user","content":"u"},` + "\n" + `{"role":"assistant","content":"a"}` + "\n]",
+		"not JSON":          "hello\n{}\n",
+		"broken document":   "{\n\"messages\": [\n",
+		"only a brace line": "{\n",
+		"claude code jsonl": lines(ccSnap, ccUser1),
+	}
+	for name, doc := range docs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, f := range []transcript.Format{"", transcript.FormatMiniSWEAgent, transcript.FormatOpenAI} {
+				want, wantErr := transcript.Read(struct{ io.Reader }{strings.NewReader(doc)}, "in", transcript.Options{Format: f})
+				for way, r := range map[string]io.Reader{
+					"known size":              strings.NewReader(doc),
+					"known size, short reads": shortReads{strings.NewReader(doc)},
+					"byte a read":             iotest.OneByteReader(strings.NewReader(doc)),
+				} {
+					got, err := transcript.Read(r, "in", transcript.Options{Format: f})
+					if errText(err) != errText(wantErr) {
+						t.Fatalf("format %q, %s: error %v, want %v", f, way, err, wantErr)
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Fatalf("format %q, %s: trajectories (-unknown size +%s):\n%s", f, way, way, diff)
+					}
+				}
+			}
+		})
+	}
+}
+
+// shortReads is a reader of known size (its Len) that reads at most 7
+// bytes at a time.
+type shortReads struct{ *strings.Reader }
+
+func (r shortReads) Read(p []byte) (int, error) {
+	return r.Reader.Read(p[:min(len(p), 7)])
 }
 
 func TestReadLargeLines(t *testing.T) {

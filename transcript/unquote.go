@@ -17,63 +17,109 @@ import (
 // strings (tool output with its escaped line breaks), which the JSON
 // decoder would turn back into text rune by rune.
 func unquote(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	s, ok := stringBody(raw)
+	if !ok {
 		return "", false
 	}
-	s := raw[1 : len(raw)-1]
 	var b strings.Builder
 	b.Grow(len(s))
 	for {
-		i := bytes.IndexByte(s, '\\')
-		run := s
-		if i >= 0 {
-			run = s[:i]
-		}
-		if !plainRun(run) {
+		run, r, rest, ok := unescapeNext(s)
+		if !ok {
 			return "", false
 		}
 		b.Write(run)
-		if i < 0 {
+		if r < 0 {
 			return b.String(), true
 		}
-		s = s[i:]
-		if len(s) < 2 {
-			return "", false
-		}
-		switch c := s[1]; c {
-		case '"', '\\', '/':
-			b.WriteByte(c)
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r := hex4(s)
-			if r < 0 {
-				return "", false
-			}
-			s = s[6:]
-			if utf16.IsSurrogate(r) {
-				if d := utf16.DecodeRune(r, hex4(s)); d != utf8.RuneError {
-					r = d
-					s = s[6:]
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			b.WriteRune(r)
-			continue
-		default:
-			return "", false
-		}
-		s = s[2:]
+		b.WriteRune(r)
+		s = rest
 	}
+}
+
+// unquoteBytes is [unquote] returning the text as bytes, in a slice of
+// its own (tool-call arguments recorded as a JSON string are kept as
+// bytes).
+func unquoteBytes(raw []byte) ([]byte, bool) {
+	s, ok := stringBody(raw)
+	if !ok {
+		return nil, false
+	}
+	b := make([]byte, 0, len(s))
+	for {
+		run, r, rest, ok := unescapeNext(s)
+		if !ok {
+			return nil, false
+		}
+		b = append(b, run...)
+		if r < 0 {
+			return b, true
+		}
+		b = utf8.AppendRune(b, r)
+		s = rest
+	}
+}
+
+// stringBody returns raw without its quotes; ok is false when raw is
+// not quoted.
+func stringBody(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	return raw[1 : len(raw)-1], true
+}
+
+// unescapeNext splits s, the body of a JSON string, at its first escape:
+// run is the text before it, r the rune the escape stands for (-1 when
+// s holds no escape: run is all of s) and rest what follows the escape.
+// ok is false for what [unquote] leaves to encoding/json: a run that is
+// not plain text ([plainRun]) or an escape that is not valid.
+func unescapeNext(s []byte) (run []byte, r rune, rest []byte, ok bool) {
+	i := bytes.IndexByte(s, '\\')
+	run = s
+	if i >= 0 {
+		run = s[:i]
+	}
+	if !plainRun(run) {
+		return nil, 0, nil, false
+	}
+	if i < 0 {
+		return run, -1, nil, true
+	}
+	s = s[i:]
+	if len(s) < 2 {
+		return nil, 0, nil, false
+	}
+	switch c := s[1]; c {
+	case '"', '\\', '/':
+		r = rune(c)
+	case 'b':
+		r = '\b'
+	case 'f':
+		r = '\f'
+	case 'n':
+		r = '\n'
+	case 'r':
+		r = '\r'
+	case 't':
+		r = '\t'
+	case 'u':
+		r = hex4(s)
+		if r < 0 {
+			return nil, 0, nil, false
+		}
+		s = s[6:]
+		if utf16.IsSurrogate(r) {
+			if d := utf16.DecodeRune(r, hex4(s)); d != utf8.RuneError {
+				return run, d, s[6:], true
+			}
+			r = utf8.RuneError
+		}
+		return run, r, s, true
+	default:
+		return nil, 0, nil, false
+	}
+	return run, r, s[2:], true
 }
 
 // plainRun reports whether run, a part of a JSON string between escapes,
