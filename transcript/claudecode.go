@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Claude Code session JSONL (FORMATS.md §4).
@@ -341,7 +342,7 @@ func (c *ccContent) UnmarshalJSON(raw []byte) error {
 	c.array = true
 	// One decoding of the whole array when every item is an object, as
 	// almost all are; item by item otherwise.
-	err := unmarshal(raw, &c.blocks)
+	err := jsonx.Unmarshal(raw, &c.blocks)
 	var te *json.UnmarshalTypeError
 	if err == nil || !errors.As(err, &te) {
 		return nil

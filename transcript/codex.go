@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // OpenAI Codex rollout JSONL (FORMATS.md §6).
@@ -104,7 +105,7 @@ func (l *cxItemList) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	items := []cxItem{}
-	err := unmarshal(raw, &items)
+	err := jsonx.Unmarshal(raw, &items)
 	var te *json.UnmarshalTypeError
 	if err != nil && errors.As(err, &te) {
 		items = []cxItem{}
@@ -432,7 +433,7 @@ func cxOutput(raw json.RawMessage) (string, bool) {
 				ExitCode *count `json:"exit_code"`
 			} `json:"metadata"`
 		}
-		if unmarshal([]byte(s), &o) == nil && o.Metadata != nil && o.Metadata.ExitCode != nil {
+		if jsonx.Unmarshal([]byte(s), &o) == nil && o.Metadata != nil && o.Metadata.ExitCode != nil {
 			return s, *o.Metadata.ExitCode != 0
 		}
 	}

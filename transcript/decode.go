@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // record is one non-blank line of a JSONL input.
@@ -121,7 +122,7 @@ func splitLines(data []byte, _ string) ([]record, []Problem) {
 // yields a Problem and false.
 func decodeRecord(name string, r record, v any) (bool, Problem) {
 	if !rawObject(r.raw) {
-		if validJSON(r.raw) {
+		if jsonx.Valid(r.raw) {
 			return false, recProblem(name, r, "not a JSON object")
 		}
 		return false, jsonProblem(name, r)
@@ -188,7 +189,7 @@ func (l *freshList[T]) UnmarshalJSON(raw []byte) error {
 		l.typeErr = string(bytes.TrimSpace(raw)) != "null"
 		return nil
 	}
-	l.typeErr = unmarshal(raw, &l.items) != nil
+	l.typeErr = jsonx.Unmarshal(raw, &l.items) != nil
 	return nil
 }
 
@@ -199,7 +200,7 @@ func decodeLoose(raw []byte, v any) error {
 	if len(raw) == 0 {
 		return nil
 	}
-	err := unmarshal(raw, v)
+	err := jsonx.Unmarshal(raw, v)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return nil
@@ -289,13 +290,13 @@ func str(raw json.RawMessage) string {
 	}
 	switch raw[0] {
 	case '"':
-		if !stdOnly.Load() {
+		if !jsonx.StdOnly.Load() {
 			if s, ok := unquote(raw); ok {
 				return s
 			}
 		}
 		var s string
-		if unmarshal(raw, &s) == nil {
+		if jsonx.Unmarshal(raw, &s) == nil {
 			return s
 		}
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -355,7 +356,7 @@ func parseArgs(raw json.RawMessage) json.RawMessage {
 	text, plain := plainBody(raw)
 	if !plain {
 		var s string
-		if unmarshal(raw, &s) != nil {
+		if jsonx.Unmarshal(raw, &s) != nil {
 			return bytes.Clone(raw)
 		}
 		text = []byte(s)
@@ -364,7 +365,7 @@ func parseArgs(raw json.RawMessage) json.RawMessage {
 	if len(t) == 0 {
 		return emptyObject
 	}
-	if !validJSON(t) {
+	if !jsonx.Valid(t) {
 		return bytes.Clone(raw)
 	}
 	if plain {
@@ -467,7 +468,7 @@ type oaPartItem struct {
 // item is an object, as almost always, item by item otherwise.
 func oaParts(raw json.RawMessage) []oaPartItem {
 	var parts []oaPart
-	err := unmarshal(raw, &parts)
+	err := jsonx.Unmarshal(raw, &parts)
 	var te *json.UnmarshalTypeError
 	if err == nil {
 		out := make([]oaPartItem, 0, len(parts))
@@ -701,7 +702,7 @@ func sortProblems(probs []Problem) {
 // holds a whole JSON object or array on its own (a pretty-printed document
 // has no such line, a JSONL file with a torn first line still has one).
 func looksJSONL(data []byte) bool {
-	return !validJSON(data) && hasJSONLine(data)
+	return !jsonx.Valid(data) && hasJSONLine(data)
 }
 
 // hasJSONLine reports whether one of the first 20 non-blank lines of
@@ -715,7 +716,7 @@ func hasJSONLine(data []byte) bool {
 			continue
 		}
 		i++
-		if len(line) > 2 && (line[0] == '{' || line[0] == '[') && validJSON(line) {
+		if len(line) > 2 && (line[0] == '{' || line[0] == '[') && jsonx.Valid(line) {
 			return true
 		}
 	}

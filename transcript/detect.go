@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Detect returns the format of a transcript from its content: it looks at
@@ -85,7 +87,7 @@ func classifyLines(data []byte) Format {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte{'\n'})
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 || !validJSON(line) {
+		if len(line) == 0 || !jsonx.Valid(line) {
 			continue
 		}
 		seen++
@@ -102,7 +104,7 @@ func keysOf(raw []byte) map[string]json.RawMessage {
 		return nil
 	}
 	var m map[string]json.RawMessage
-	if unmarshal(raw, &m) != nil {
+	if jsonx.Unmarshal(raw, &m) != nil {
 		return nil
 	}
 	return m
@@ -167,7 +169,7 @@ func classifyKeys(m map[string]json.RawMessage) Format {
 // an OpenHands output line (history of events).
 func classifyHistory(m map[string]json.RawMessage) Format {
 	var hist []json.RawMessage
-	_ = unmarshal(m["history"], &hist)
+	_ = jsonx.Unmarshal(m["history"], &hist)
 	for _, h := range flattenEvents(hist) {
 		e := keysOf(h)
 		switch {
@@ -201,13 +203,13 @@ func isMiniObject(m map[string]json.RawMessage) bool {
 func classifyDoc(data []byte) (Format, bool) {
 	if rawObject(data) {
 		var m map[string]json.RawMessage
-		if unmarshal(data, &m) != nil {
+		if jsonx.Unmarshal(data, &m) != nil {
 			return "", false
 		}
 		return classifyKeys(m), true
 	}
 	var items []json.RawMessage
-	if unmarshal(data, &items) != nil {
+	if jsonx.Unmarshal(data, &items) != nil {
 		return "", false
 	}
 	if len(items) == 0 {

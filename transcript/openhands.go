@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // OpenHands V0 evaluation output.jsonl (FORMATS.md §3).
@@ -208,7 +209,7 @@ func (h *ohEvents) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	h.array = true
-	err := unmarshal(raw, &h.events)
+	err := jsonx.Unmarshal(raw, &h.events)
 	var te *json.UnmarshalTypeError
 	if err == nil || !errors.As(err, &te) {
 		return nil

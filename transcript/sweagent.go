@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // SWE-agent .traj (FORMATS.md §1).
@@ -38,7 +39,7 @@ func decodeSWE(data []byte, name string) (sweTraj, []sweMsg, error) {
 		History      freshList[sweMsg] `json:"history"`
 		ReplayConfig json.RawMessage   `json:"replay_config"`
 	}
-	err := unmarshal(data, &fast)
+	err := jsonx.Unmarshal(data, &fast)
 	var te *json.UnmarshalTypeError
 	switch {
 	case err == nil && !fast.History.typeErr:
