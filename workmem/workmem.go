@@ -544,8 +544,14 @@ func cloneSlice[T any](s []T) []T {
 }
 
 // valid replaces invalid UTF-8 so that every stored string survives the
-// JSON round trip unchanged.
-func valid(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+// JSON round trip unchanged. Valid text (utf8.ValidString checks eight
+// ASCII bytes at a time) is returned as it is.
+func valid(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
 
 // clean is valid and redacted ([secret.Redact]): every text the memory
 // keeps from messages or from the agent (task, thoughts, reflections,
@@ -556,10 +562,10 @@ func clean(s string) string { return secret.Redact(valid(s)) }
 
 // normalizeArgs returns tool-call arguments in the compact form the JSON
 // encoder writes, so the round trip keeps them byte for byte: valid JSON
-// compacted, anything else as a JSON string. Arguments already in that
-// form (compact, valid UTF-8, nothing json.Marshal escapes in a
-// RawMessage) are copied as they are, checked in one pass;
-// FuzzNormalizeArgs compares with the compaction.
+// compacted, anything else as a JSON string. Arguments already compact
+// and valid UTF-8 (checked in one pass) are only HTML-escaped, as
+// json.Marshal writes a RawMessage, in one copy; FuzzNormalizeArgs
+// compares with the compaction.
 func normalizeArgs(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
@@ -568,8 +574,12 @@ func normalizeArgs(raw json.RawMessage) json.RawMessage {
 		out, _ := json.Marshal(valid(string(raw)))
 		return out
 	}
-	if marshalForm(raw) {
-		return bytes.Clone(raw)
+	if compactUTF8(raw) {
+		// As json.Marshal writes a RawMessage: HTML characters escaped.
+		var e bytes.Buffer
+		e.Grow(len(raw) + 16)
+		json.HTMLEscape(&e, raw)
+		return e.Bytes()
 	}
 	var b bytes.Buffer
 	_ = json.Compact(&b, raw) // cannot fail: raw is valid
@@ -587,17 +597,14 @@ func normalizeArgs(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage(e.String())
 }
 
-// marshalForm reports whether raw, valid JSON, is as json.Marshal writes
-// it as a RawMessage: compact (no whitespace outside strings), valid
-// UTF-8, without the bytes it escapes (<, >, &, U+2028, U+2029).
-func marshalForm(raw []byte) bool {
+// compactUTF8 reports whether raw, valid JSON, is compact (no whitespace
+// outside strings: json.Compact would leave it as it is) and valid UTF-8.
+func compactUTF8(raw []byte) bool {
 	inString, ascii := false, true
 	for i := 0; i < len(raw); i++ {
 		switch c := raw[i]; {
 		case c >= utf8.RuneSelf:
 			ascii = false
-		case c == '<', c == '>', c == '&':
-			return false
 		case inString:
 			switch c {
 			case '\\':
@@ -611,7 +618,7 @@ func marshalForm(raw []byte) bool {
 			return false
 		}
 	}
-	return ascii || utf8.Valid(raw) && !bytes.Contains(raw, []byte("\u2028")) && !bytes.Contains(raw, []byte("\u2029"))
+	return ascii || utf8.Valid(raw)
 }
 
 // shareArgs reports whether call reads as act, the action kept of it
