@@ -27,7 +27,9 @@ func decodeArgs(raw []byte) args {
 	}
 	switch raw[0] {
 	case '{':
-		var obj map[string]any
+		// A map made here: for a nil one the fast decoder makes one of
+		// 64 entries, most of them unused.
+		obj := map[string]any{}
 		if jsonx.Unmarshal(raw, &obj) == nil {
 			return args{obj: obj}
 		}
@@ -35,7 +37,7 @@ func decodeArgs(raw []byte) args {
 		var s string
 		if jsonx.Unmarshal(raw, &s) == nil {
 			if t := strings.TrimSpace(s); strings.HasPrefix(t, "{") {
-				var obj map[string]any
+				obj := map[string]any{}
 				if jsonx.Unmarshal([]byte(t), &obj) == nil {
 					return args{obj: obj}
 				}
