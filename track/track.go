@@ -93,8 +93,11 @@ type Tracker struct {
 	mu    sync.Mutex
 	opts  Options
 	state State
-	// counts remembers the section's line counts (SectionTokens).
+	// counts remembers the counts of the section's headings and omitted
+	// lines (SectionTokens); lines holds its entries' lines and their
+	// counts.
 	counts token.Memo
+	lines  lineCache
 	// gen numbers the versions of state: every change moves it on.
 	gen uint64
 	// last is the last section rendered (SectionTokens), of state
