@@ -47,7 +47,7 @@ func (a *ActiveContext) describe(act Action, res chat.ToolResult, u tooluse.Use)
 	o := Observation{ToolCallID: valid(res.ToolCallID), Tool: valid(act.Tool), Size: len(content)}
 	o.Digest = strconv.FormatUint(digest(act.Tool, content), 16)
 	exit, hasExit := exitCode(content)
-	o.IsError = res.FailedFor(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
+	o.IsError = res.FailedForExit(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments}, exit, hasExit)
 	o.ResultType = classify(u.Kind, content, o.IsError)
 	_, seen := a.seen[o.Digest]
 	o.GotNewInfo = !o.IsError && o.ResultType != ResultEmpty && !seen
