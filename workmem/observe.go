@@ -1,7 +1,6 @@
 package workmem
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 	"github.com/agentctx/agentctx/tooluse"
 )
 
@@ -100,7 +100,7 @@ func classify(kind tooluse.Kind, content string, isError bool) ResultType {
 	case tooluse.KindShell:
 		return ResultCommand
 	}
-	if t := strings.TrimSpace(content); (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+	if t := strings.TrimSpace(content); (t[0] == '{' || t[0] == '[') && jsonx.Valid([]byte(t)) {
 		return ResultJSON
 	}
 	return ResultText
