@@ -167,6 +167,7 @@ func (b *batch) add(ctx context.Context, m chat.Message) error {
 	e := b.e
 	e.observe(m)
 	orig := m
+	limited := e.stats.LimitedTokens
 	if !e.opts.NoLimit {
 		m = e.limit(m)
 	}
@@ -177,7 +178,12 @@ func (b *batch) add(ctx context.Context, m chat.Message) error {
 		err = e.w.Add(m)
 	}
 	if err != nil {
+		e.stats.LimitedTokens = limited
 		return err
+	}
+	if e.stats.LimitedTokens != limited {
+		// limit added the whole message's size: take the cut one's off.
+		e.stats.LimitedTokens -= e.w.TokensAt(e.w.Len() - 1)
 	}
 	if m.Role == chat.RoleTool && e.outputs != nil {
 		if r, ok := orig.ToolResult(); ok {
@@ -253,6 +259,9 @@ func (e *Engine) limit(m chat.Message) chat.Message {
 	}
 	e.stats.LimitedResults++
 	e.stats.LimitedChars += info.Chars - info.KeptChars
+	// Counted whole first: the window's count of the cut message then
+	// finds most of its lines counted (token.LineMemo).
+	e.stats.LimitedTokens += e.w.Count(m)
 	m = m.Clone()
 	m.Parts = []chat.Part{out}
 	return m

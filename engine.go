@@ -63,6 +63,12 @@ type Engine struct {
 	// memo counts the texts rebuilt for every request (tail, working
 	// memory) once while they stay the same.
 	memo *token.Cache
+	// lines, with the limiter or the working memory on, is the counter
+	// of the window and under memo: a line of a tool result counted
+	// into the window is not counted again in the limiter's cut of it
+	// or in the working memory's excerpt (token.LineMemo); it turns at
+	// every request. Nil without those extras.
+	lines *token.LineMemo
 	// lastMem and lastTracker are the working memory's last context and
 	// the tracker's last section with their sizes in tokens
 	// (BuildContextTokens, SectionTokens), so that the blocks holding
@@ -142,10 +148,12 @@ type Stats struct {
 	RequestsOverBudget int `json:"requests_over_budget"`
 	// Compactions counts compaction levels applied, by level name.
 	Compactions map[string]int `json:"compactions"`
-	// LimitedResults counts the tool results the limiter cut, and
-	// LimitedChars the runes it removed.
+	// LimitedResults counts the tool results the limiter cut,
+	// LimitedChars the runes it removed, and LimitedTokens the tokens
+	// (each cut result's message counted whole less counted cut).
 	LimitedResults int `json:"limited_results"`
 	LimitedChars   int `json:"limited_chars"`
+	LimitedTokens  int `json:"limited_tokens"`
 	// OrphanResults counts tool results that answered no call in the
 	// window and were added as user text instead.
 	OrphanResults int `json:"orphan_results"`
@@ -342,7 +350,10 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 		return nil, fmt.Errorf("agentctx: %w", err)
 	}
 	e.counter = counter
-	e.memo = token.NewCache(counter, 1024)
+	if !opts.NoWorkingMemory || !opts.NoLimit {
+		e.lines = token.NewLineMemo(counter)
+	}
+	e.memo = token.NewCache(e.windowCounter(), 1024)
 	budget := opts.Budget
 	if budget <= 0 {
 		policy := opts.Policy
@@ -352,7 +363,7 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 		budget = policy.Budget(e.info)
 	}
 	e.toolTokens = token.Tools(counter, opts.Tools)
-	if e.w, err = window.New(window.Options{Budget: budget, Counter: counter, Reserved: e.toolTokens}); err != nil {
+	if e.w, err = window.New(window.Options{Budget: budget, Counter: e.windowCounter(), Reserved: e.toolTokens}); err != nil {
 		return nil, fmt.Errorf("agentctx: %w", err)
 	}
 	e.strategy = opts.Strategy
@@ -558,6 +569,15 @@ func (e *Engine) Breakdown() window.Breakdown {
 // tokenizer). Counters are safe for concurrent use.
 func (e *Engine) Counter() token.Counter { return e.counter }
 
+// windowCounter is the counter of the context window: the model's
+// tokenizer, through the line memo when there is one.
+func (e *Engine) windowCounter() token.Counter {
+	if e.lines != nil {
+		return e.lines
+	}
+	return e.counter
+}
+
 // Limited returns how many tool results the limiter cut since the engine
 // was opened, and the runes it removed: [Stats].LimitedResults and
 // LimitedChars, without copying the rest. Compare it before and after an
@@ -567,6 +587,17 @@ func (e *Engine) Limited() (results, runes int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.stats.LimitedResults, e.stats.LimitedChars
+}
+
+// LimitedTokens returns the tokens the limiter kept out of the window
+// since the engine was opened ([Stats].LimitedTokens): the size a tool
+// message added last would have had uncut is its size in the window plus
+// the growth of this figure over that [Engine.Add]. Safe for concurrent
+// use.
+func (e *Engine) LimitedTokens() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stats.LimitedTokens
 }
 
 // CloseWindow closes the engine ([Engine.Close]) and hands its context

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/session/jsonlstore"
 	"github.com/agentctx/agentctx/window"
@@ -45,6 +46,11 @@ func TestEngineInspection(t *testing.T) {
 	after := e.WindowStats()
 	if after.Messages != 3 || after.LastRole != chat.RoleTool || after.LastTokens >= e.Counter().Count(long) {
 		t.Fatalf("after the cut result: %+v (whole result %d tokens)", after, e.Counter().Count(long))
+	}
+	// The tokens kept out: the whole message's size less the cut one's.
+	whole := token.Message(e.Counter(), after.Overhead, chat.NewToolResult("c1", "Bash", long, false))
+	if got, want := e.LimitedTokens(), whole-after.LastTokens; got != want || got <= 0 {
+		t.Errorf("LimitedTokens = %d, want %d (whole message %d, cut %d)", got, want, whole, after.LastTokens)
 	}
 	if after.Tokens <= s.Tokens || after.Size > after.Budget {
 		t.Errorf("sizes: before %+v, after %+v", s, after)

@@ -170,6 +170,11 @@ func (e *Engine) Request(ctx context.Context) (*Request, error) {
 
 // request is Request with e.mu held.
 func (e *Engine) request(ctx context.Context) (*Request, error) {
+	if e.lines != nil {
+		// The lines counted since the last request and in this one are
+		// remembered through the next.
+		defer e.lines.Turn()
+	}
 	out := &Request{e: e}
 	if open := e.w.Unanswered(); len(open) > 0 {
 		if err := e.answerInterrupted(ctx, open); err != nil {

@@ -144,14 +144,18 @@ func Assemble(in Input) *Request {
 	tail = append(tail, in.Reminders...)
 	last := len(msgs) - 1
 	replaced := -1 // the message the tail was injected into
-	if out, ok := reminder.Inject(msgs, tail); ok {
+	var lastMsg chat.Message
+	if last >= 0 {
+		lastMsg = msgs[last]
+	}
+	if out, ok := reminder.InjectInPlace(msgs, tail); ok { // msgs is this request's own
 		req.Tail = tail
 		rows := tailRows(tail, blockCounter(in, tc))
 		// The tail either replaced the last message or appended one.
 		delta := 0
 		if len(out) == len(msgs) {
 			replaced = last
-			delta = injectedDelta(tc, ov, out[last], msgs[last], w.TokensAt(last-base), sumRows(rows))
+			delta = injectedDelta(tc, ov, out[last], lastMsg, w.TokensAt(last-base), sumRows(rows))
 			if last > base {
 				req.CacheAfter = append(req.CacheAfter, last-1)
 			}

@@ -1,6 +1,7 @@
 package reminder
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
@@ -57,21 +58,35 @@ func Inject(msgs []chat.Message, rs []Reminder) ([]chat.Message, bool) {
 	if len(rs) == 0 || len(msgs) == 0 {
 		return msgs, false
 	}
+	switch msgs[len(msgs)-1].Role {
+	case chat.RoleUser:
+		return InjectInPlace(slices.Clone(msgs), rs)
+	case chat.RoleTool:
+		return InjectInPlace(slices.Clip(msgs), rs) // the append copies
+	}
+	return msgs, false
+}
+
+// InjectInPlace is [Inject] for a caller that owns msgs (the slice, not
+// its messages' parts): the last message is replaced in msgs itself by
+// its clone with the reminders, or the new user message is appended to
+// msgs (in its spare capacity, if any). The parts of msgs's messages are
+// never modified.
+func InjectInPlace(msgs []chat.Message, rs []Reminder) ([]chat.Message, bool) {
+	if len(rs) == 0 || len(msgs) == 0 {
+		return msgs, false
+	}
 	last := msgs[len(msgs)-1]
 	switch last.Role {
 	case chat.RoleUser:
-		out := make([]chat.Message, len(msgs))
-		copy(out, msgs)
 		c := last.Clone()
 		parts := make([]chat.Part, 0, len(c.Parts)+1)
 		parts = append(parts, chat.Text{Text: Render(rs)})
 		c.Parts = append(parts, c.Parts...)
-		out[len(out)-1] = c
-		return out, true
+		msgs[len(msgs)-1] = c
+		return msgs, true
 	case chat.RoleTool:
-		out := make([]chat.Message, len(msgs), len(msgs)+1)
-		copy(out, msgs)
-		return append(out, chat.NewText(chat.RoleUser, Render(rs))), true
+		return append(msgs, chat.NewText(chat.RoleUser, Render(rs))), true
 	}
 	return msgs, false
 }

@@ -2,6 +2,7 @@ package reminder
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/agentctx/agentctx/chat"
@@ -124,5 +125,34 @@ func TestInjectThenConvert(t *testing.T) {
 	}
 	if len(om) != 4 || om[3].Role != "user" {
 		t.Errorf("OpenAI messages: %+v", om)
+	}
+}
+
+// TestInjectInPlace: the caller's slice holds the result (the last user
+// message replaced by its clone with the reminders, or a user message
+// appended), and the original last message and its parts are unchanged.
+func TestInjectInPlace(t *testing.T) {
+	rs := []Reminder{{Kind: "todo", Text: "check the list"}}
+	user := chat.NewText(chat.RoleUser, "hello")
+	msgs := []chat.Message{chat.NewText(chat.RoleSystem, "sys"), user}
+	out, ok := InjectInPlace(msgs, rs)
+	if !ok || len(out) != 2 || &out[0] != &msgs[0] {
+		t.Fatalf("InjectInPlace(user last) = %d messages, %v, same slice %v", len(out), ok, len(out) > 0 && &out[0] == &msgs[0])
+	}
+	if got := out[1].Text(); !strings.HasPrefix(got, BlockOpen+"check the list") || !strings.HasSuffix(got, "hello") {
+		t.Errorf("injected text = %q", got)
+	}
+	if user.Text() != "hello" || len(user.Parts) != 1 {
+		t.Errorf("the original message changed: %+v", user)
+	}
+	tool := chat.NewToolResult("c1", "Bash", "ok", false)
+	msgs = make([]chat.Message, 2, 3)
+	msgs[0], msgs[1] = chat.NewText(chat.RoleUser, "run it"), tool
+	out, ok = InjectInPlace(msgs, rs)
+	if !ok || len(out) != 3 || &out[0] != &msgs[0] || out[2].Role != chat.RoleUser {
+		t.Fatalf("InjectInPlace(tool last) = %+v, %v", out, ok)
+	}
+	if out, ok := InjectInPlace([]chat.Message{chat.NewText(chat.RoleAssistant, "hi")}, rs); ok || len(out) != 1 {
+		t.Errorf("InjectInPlace(assistant last) = %d messages, %v; want unchanged, false", len(out), ok)
 	}
 }

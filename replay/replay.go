@@ -579,17 +579,14 @@ func (res *Result) finish(eng *agentctx.Engine, opts Options) error {
 // add adds m to the engine and grows the uncompacted context by it, as
 // the original agent had it, and returns the window after it.
 func add(ctx context.Context, eng *agentctx.Engine, m chat.Message, usage *usageComparison) (agentctx.WindowStats, error) {
-	cut, _ := eng.Limited()
+	cut := eng.LimitedTokens()
 	if err := eng.Add(ctx, m); err != nil {
 		return agentctx.WindowStats{}, err
 	}
 	ws := eng.WindowStats()
-	if now, _ := eng.Limited(); now > cut {
-		// The original agent had the whole result in its context.
-		usage.add(token.Message(usage.counter, ws.Overhead, m))
-	} else {
-		usage.add(ws.LastTokens)
-	}
+	// The original agent had the whole result in its context: the
+	// limiter counted what it kept out.
+	usage.add(ws.LastTokens + eng.LimitedTokens() - cut)
 	return ws, nil
 }
 

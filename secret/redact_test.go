@@ -86,3 +86,35 @@ func TestRedactManyValues(t *testing.T) {
 		}
 	}
 }
+
+
+// TestFindRemembers: a long text scanned again gives the same spans
+// (a copy: changing them does not change the next answer), and so does
+// an equal text in other memory; short texts are scanned each time.
+func TestFindRemembers(t *testing.T) {
+	text := strings.Repeat("some tool output line\n", 300) + `password = "hunter2-Xy9#long"` + "\n"
+	first := Find(text)
+	if len(first) != 1 {
+		t.Fatalf("Find = %v, want one span", first)
+	}
+	first[0].Offset = -1
+	again := Find(text)
+	if len(again) != 1 || again[0].Offset != strings.Index(text, "hunter2") {
+		t.Fatalf("Find again = %v, want the span at %d", again, strings.Index(text, "hunter2"))
+	}
+	copied := string([]byte(text))
+	if got := Find(copied); len(got) != 1 || got[0] != again[0] {
+		t.Fatalf("Find of an equal copy = %v, want %v", got, again)
+	}
+	other := strings.Repeat("x", len(text))
+	if got := Find(other); got != nil {
+		t.Fatalf("Find of a text of the same length = %v, want nil", got)
+	}
+	for i := range 2 * len(recent.ring) { // more texts than remembered: the first is scanned again
+		Find(strings.Repeat("y", recentMinBytes+i))
+	}
+	if got := Find(text); len(got) != 1 || got[0] != again[0] {
+		t.Fatalf("Find after the ring turned = %v, want %v", got, again)
+	}
+}
+

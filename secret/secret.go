@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Kinds of secret [Find] reports ([Span].Kind): the names the markers of
@@ -211,10 +213,27 @@ var secretPatterns = []secretPattern{
 // output: BenchmarkFind). It never panics, does not allocate in
 // proportion to text, and is safe for concurrent use. nil when nothing is
 // found.
+//
+// The spans of the last 32 texts of at least 512 bytes are remembered
+// (recent), so that the parts of an agent that scan the same tool output
+// (its working memory's redaction, the security reminder) scan it once.
 func Find(text string) []Span {
 	if len(text) < 8 {
 		return nil
 	}
+	if len(text) >= recentMinBytes {
+		if spans, ok := recent.get(text); ok {
+			return spans
+		}
+		spans := find(text)
+		recent.put(text, spans)
+		return slices.Clone(spans)
+	}
+	return find(text)
+}
+
+// find is Find without the memory of recent texts.
+func find(text string) []Span {
 	type found struct {
 		Span
 		prio int
@@ -609,4 +628,44 @@ func jwtHeader(s string) bool {
 	}
 	_, ok := h["alg"]
 	return ok
+}
+
+// recentMinBytes is the least length of a text whose spans Find
+// remembers, in bytes: shorter ones are scanned again faster than they
+// are looked up.
+const recentMinBytes = 512
+
+// recent remembers Find's last few results.
+var recent recentSpans
+
+// recentSpans is a ring of the last texts Find scanned, with their spans.
+// The texts are compared whole, in O(1) when they are the same string
+// (the runtime compares the data pointers first).
+type recentSpans struct {
+	mu   sync.Mutex
+	next int
+	ring [32]struct {
+		text  string
+		spans []Span
+	}
+}
+
+// get returns a copy of the spans of text when it is remembered.
+func (r *recentSpans) get(text string) ([]Span, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.ring {
+		if e := &r.ring[i]; len(e.text) == len(text) && e.text == text {
+			return slices.Clone(e.spans), true
+		}
+	}
+	return nil, false
+}
+
+// put remembers text's spans, forgetting the oldest text.
+func (r *recentSpans) put(text string, spans []Span) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ring[r.next].text, r.ring[r.next].spans = text, spans
+	r.next = (r.next + 1) % len(r.ring)
 }

@@ -8,12 +8,10 @@ import (
 // AppendCount returns c.Count(a+b) given n = c.Count(a), counting only the
 // end of a and b instead of the whole text: for an exact tiktoken counter
 // (a counter named [O200kBase] or [Cl100kBase], a [Cache] of one
-// included) it recounts from the start of a's last line that begins with
-// a character other than whitespace or "/", where tiktoken's
-// pre-tokenizer always starts a new piece whatever follows (its patterns
-// look no further back than the piece they match, and none runs from a
-// newline into such a character, except o200k's punctuation pattern into
-// "/"); other counters, and a with no such line, count a+b whole. The
+// included) it recounts from a's last clean line start (see
+// [CleanLineStart]), where tiktoken's pre-tokenizer always starts a new
+// piece whatever follows; other counters, and a with no such line, count
+// a+b whole. The
 // result equals c.Count(a+b) (TestAppendCount, FuzzAppendCount). Costs
 // O(len(a's last line) + len(b)) tokens counted, plus a scan back for the
 // line start.
@@ -35,18 +33,15 @@ func AppendCount(c Counter, a string, n int, b string) int {
 	return n - c.Count(tail) + c.Count(tail+b)
 }
 
-// cleanLineStart returns the offset in s of the last line start (just
-// after a '\n') whose first byte is not ASCII whitespace or '/' and not a
-// byte ≥ 0x80 (a non-ASCII space such as U+00A0 is whitespace to the
-// pre-tokenizer: such lines are skipped rather than decoded), or -1 when
-// there is none.
+// cleanLineStart returns the offset in s of its last clean line start
+// ([CleanLineStart]), or -1 when there is none.
 func cleanLineStart(s string) int {
 	for end := len(s); end > 0; {
 		i := strings.LastIndexByte(s[:end], '\n')
 		if i < 0 {
 			return -1
 		}
-		if i+1 < len(s) && cleanStart(s[i+1]) {
+		if CleanLineStart(s, i+1) {
 			return i + 1
 		}
 		end = i
@@ -65,8 +60,8 @@ func Joinable(c Counter) bool {
 
 // JoinCount returns c.Count(a+b) given na = c.Count(a) and nb =
 // c.Count(b). For an exact tiktoken counter, when a ends a line and b
-// starts one with a character other than whitespace or "/", the two
-// tokenize independently and the count is na+nb with nothing counted;
+// starts with a clean line start ([CleanLineStart]), the two tokenize
+// independently and the count is na+nb with nothing counted;
 // otherwise it is [AppendCount]'s. Exact (TestJoinCount).
 func JoinCount(c Counter, a string, na int, b string, nb int) int {
 	if a == "" {
@@ -75,21 +70,38 @@ func JoinCount(c Counter, a string, na int, b string, nb int) int {
 	if b == "" {
 		return na
 	}
-	if Joinable(c) && a[len(a)-1] == '\n' && cleanStart(b[0]) {
+	if Joinable(c) && a[len(a)-1] == '\n' && CleanLineStart(b, 0) {
 		return na + nb
 	}
 	return AppendCount(c, a, na, b)
 }
 
-// cleanStart reports whether a line starting with byte ch starts a new
-// piece in tiktoken's pre-tokenizer whatever precedes the newline: ch is
-// ASCII, not whitespace and not '/'.
-func cleanStart(ch byte) bool {
-	switch {
-	case ch == ' ', ch == '\t', ch == '\n', ch == '\r', ch == '\v', ch == '\f', ch == '/', ch >= 0x80:
-		return false
+// CleanLineStart reports whether offset i of s, 0 or just after a '\n',
+// is a clean line start: a place where tiktoken's pre-tokenizer (o200k
+// and cl100k) starts a new piece whatever precedes it, so that for text
+// a ending with a newline, Count(a+s[i:]) = Count(a) + Count(s[i:]).
+// That holds when the line begins with an ASCII byte other than
+// whitespace and '/', or with spaces and tabs followed by such a byte on
+// the same line. The patterns look no further back than the piece they
+// match; the only ones that reach over a newline are the newline run
+// (`\s*[\r\n]+`, which ends at the last newline of its whitespace, so not
+// inside a line that holds something other than blanks) and o200k's
+// punctuation pattern, whose trailing `[\r\n/]*` runs into a '/' just
+// after the newline. A line of blanks only, or starting with a byte ≥
+// 0x80 (a non-ASCII space such as U+00A0 is whitespace to the
+// pre-tokenizer) or with '\r', '\v' or '\f', is not clean. Exact for
+// both encodings (TestAppendCount, FuzzAppendCount, FuzzCountLines).
+func CleanLineStart(s string, i int) bool {
+	for ; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == ' ' || ch == '\t':
+			continue
+		case ch == '\n', ch == '\r', ch == '\v', ch == '\f', ch == '/', ch >= 0x80:
+			return false
+		}
+		return true
 	}
-	return true
+	return false
 }
 
 // Prefixes counts prefixes of one text, each followed by a suffix, for a
@@ -124,8 +136,7 @@ func NewPrefixes(c Counter, text string) *Prefixes {
 }
 
 // forCleanLineStarts calls f with the offset of every clean line start of
-// text after its first line, in order: just after a newline, a byte that
-// cleanStart accepts.
+// text after its first line ([CleanLineStart]), in order.
 func forCleanLineStarts(text string, f func(i int)) {
 	for i := 0; i < len(text); {
 		nl := strings.IndexByte(text[i:], '\n')
@@ -133,16 +144,16 @@ func forCleanLineStarts(text string, f func(i int)) {
 			return
 		}
 		i += nl + 1
-		if i < len(text) && cleanStart(text[i]) {
+		if CleanLineStart(text, i) {
 			f(i)
 		}
 	}
 }
 
 // Count returns c.Count(text[:k] + suffix), 0 <= k <= len(text). Exact:
-// text[:L] for a clean line start L < k ends a line and text[L:k]+suffix
-// starts one with a clean character, so they tokenize independently
-// ([JoinCount]).
+// text[:L] for a line start L < k that is clean in text[:k]
+// ([CleanLineStart]) ends a line and text[L:k]+suffix starts one clean
+// whatever the suffix, so they tokenize independently ([JoinCount]).
 func (p *Prefixes) Count(k int, suffix string) int {
 	if p.starts == nil {
 		return p.c.Count(p.text[:k] + suffix)
@@ -151,6 +162,12 @@ func (p *Prefixes) Count(k int, suffix string) int {
 	// the clean character.
 	j, _ := slices.BinarySearch(p.starts, k)
 	j--
+	if j > 0 && !CleanLineStart(p.text[:k], p.starts[j]) {
+		// The cut leaves that line blanks only: what it is depends on
+		// the suffix. The line before ends before k, so its start is
+		// clean in the prefix too.
+		j--
+	}
 	if j < 0 {
 		return p.c.Count(suffix)
 	}

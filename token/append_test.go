@@ -14,6 +14,11 @@ var appendTexts = []string{
 	"  indented\n", "\tTab\n", "- [4] finding (a.go:7)\n", "## Heading\n", "12345\n", "'s", "'ll\n",
 	"\n</system-reminder>\n", "<system-reminder>\n", ">\n", "上下文窗口\n", "\u00a0nbsp\n", "café\n",
 	"\xff\xfe\n", "ends with \r\n", "a\n/b", "x.\n\n", "?!\n/", "😀\n",
+	// Lines that start with blanks (clean when something follows them
+	// on the line: CleanLineStart), blank lines, and line-numbered file
+	// reads as agents print them.
+	"     1\u2192package main\n", "  \n", " \t \n", "\t\t}\n", "    return x, nil\n", "   /* c */\n",
+	"  \u00a0x\n", " \r\n", "\n  ", "  12\n", "  's\n", "  .\n", "\v x\n", ";\n", ":\n  \n",
 }
 
 // TestAppendCount: for both encodings, every pair of texts and random

@@ -108,3 +108,23 @@ func TestMemoCountLines(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCountLines: any text counts line by line as whole, both encodings,
+// with the memo cold and then warm from a text that shares its lines.
+func FuzzCountLines(f *testing.F) {
+	f.Add("func f() {\n\treturn 1\n}\n", "x\n")
+	f.Add("     1\u2192a\n     2\u2192  b\n  \n\n  c", "  \n  c")
+	f.Add("a;\n/b\n  /c\n", " \r\n d")
+	o, cl := mustBPE(f, O200kBase), mustBPE(f, Cl100kBase)
+	f.Fuzz(func(t *testing.T, text, other string) {
+		for _, c := range []*BPE{o, cl} {
+			var m Memo
+			m.CountLines(c, other+text)
+			for _, s := range []string{text, text + other, other + text} {
+				if got, want := m.CountLines(c, s), c.Count(s); got != want {
+					t.Fatalf("%s: CountLines(%q) = %d, want %d", c.Name(), s, got, want)
+				}
+			}
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentctx/agentctx/secret/secrettest"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 func FuzzFromJSON(f *testing.F) {
@@ -79,10 +80,20 @@ func FuzzOneLine(f *testing.F) {
 	f.Add(strings.Repeat(" ", 300)+"x", 5)
 	f.Add(strings.Repeat("é", 40)+"\xff\xfe\x80\x80\x80\x80"+strings.Repeat("上下文 ", 30), 7)
 	f.Add(strings.Repeat("\x80", 50)+"\xf0\x9f\x98\x80"+strings.Repeat("a", 60), 4)
+	f.Add("a\u00a0b\u0085c\u2028d\u3000e \xff \xfe\xfd\ufffdf\xc2", 6)
+	f.Add("  \x80\x80  \x80 x", 1)
+	f.Add(strings.Repeat("ab \u00a0 ", 600)+"\xe4\xb8", 3)
 	f.Fuzz(func(t *testing.T, s string, n int) {
 		n %= 64
-		if got, want := oneLine(s, n), collapse(s, n); got != want {
+		want := tooluse.CutRunes(strings.Join(strings.Fields(s), " "), n)
+		if got := oneLine(s, n); got != want {
 			t.Fatalf("oneLine(%q, %d) = %q, want %q", s, n, got, want)
+		}
+		if got := oneLineBytes([]byte(s), n); got != want {
+			t.Fatalf("oneLineBytes(%q, %d) = %q, want %q", s, n, got, want)
+		}
+		if got := collapse(s, -1); got != tooluse.CutRunes(strings.Join(strings.Fields(s), " "), -1) {
+			t.Fatalf("collapse(%q, -1) = %q", s, got)
 		}
 	})
 }

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/token"
@@ -264,19 +266,22 @@ func (m memoCounter) Name() string          { return m.a.counter.Name() }
 // (token.Prefixes).
 func (a *ActiveContext) fit(text string, n int) string {
 	const marker = " …[cut]\n"
-	rs := []rune(strings.TrimSuffix(text, "\n"))
-	// body is what rs spells, offs[i] the offset of rune i in it.
-	body := string(rs)
-	offs := make([]int, 0, len(rs)+1)
-	for i := range body {
-		offs = append(offs, i)
+	body := strings.TrimSuffix(text, "\n")
+	if !utf8.ValidString(body) {
+		body = string([]rune(body)) // a U+FFFD for each bad byte
 	}
-	offs = append(offs, len(body))
+	// offs[i] is the offset of rune i in body.
+	offs := make([]int32, 0, len(body)+1)
+	for i := range body {
+		offs = append(offs, int32(i))
+	}
+	runes := len(offs)
+	offs = append(offs, int32(len(body)))
 	cuts := token.NewPrefixes(memoCounter{a}, body)
-	lo, hi := 0, len(rs)
+	lo, hi := 0, runes
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if cuts.Count(offs[mid], marker) <= n {
+		if cuts.Count(int(offs[mid]), marker) <= n {
 			lo = mid
 		} else {
 			hi = mid - 1
@@ -285,7 +290,7 @@ func (a *ActiveContext) fit(text string, n int) string {
 	if lo == 0 {
 		return marker[1:]
 	}
-	return string(rs[:lo]) + marker
+	return body[:offs[lo]] + marker
 }
 
 // render joins the chosen pieces in reading order under their headings
@@ -392,17 +397,45 @@ func statusMark(s StepStatus) string {
 
 func renderRound(r Round) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Round %d\n", r.Iteration)
-	if r.Thought != "" {
-		fmt.Fprintf(&b, "Thought: %s\n", oneLine(r.Thought, ThoughtRunes))
-	}
+	// About the rendering's length, so that it is built in one buffer:
+	// lines are cut to their rune counts, raw text only shrinks.
+	size := 64 + 2*ThoughtRunes
 	for _, act := range r.Actions {
-		fmt.Fprintf(&b, "- call %s %s\n", act.Tool, oneLine(string(act.Arguments), 200))
+		size += 16 + len(act.Tool) + 200
 	}
 	for _, o := range r.Observations {
-		fmt.Fprintf(&b, "- result %s: %s, %d bytes", o.Tool, o.ResultType, o.Size)
+		size += 48 + len(o.Tool) + len(o.Raw)
+		for _, f := range o.KeyFacts {
+			size += 2 + len(f)
+		}
+	}
+	b.Grow(size)
+	b.WriteString("### Round ")
+	b.WriteString(strconv.Itoa(r.Iteration))
+	b.WriteString("\n")
+	if r.Thought != "" {
+		b.WriteString("Thought: ")
+		b.WriteString(oneLine(r.Thought, ThoughtRunes))
+		b.WriteString("\n")
+	}
+	for _, act := range r.Actions {
+		b.WriteString("- call ")
+		b.WriteString(act.Tool)
+		b.WriteString(" ")
+		b.WriteString(oneLineBytes(act.Arguments, 200))
+		b.WriteString("\n")
+	}
+	for _, o := range r.Observations {
+		b.WriteString("- result ")
+		b.WriteString(o.Tool)
+		b.WriteString(": ")
+		b.WriteString(string(o.ResultType))
+		b.WriteString(", ")
+		b.WriteString(strconv.Itoa(o.Size))
+		b.WriteString(" bytes")
 		if len(o.KeyFacts) > 0 {
-			fmt.Fprintf(&b, "; %s", strings.Join(o.KeyFacts, "; "))
+			b.WriteString("; ")
+			b.WriteString(strings.Join(o.KeyFacts, "; "))
 		}
 		b.WriteString("\n")
 		if o.Raw != "" {
@@ -411,11 +444,18 @@ func renderRound(r Round) string {
 			for strings.Contains(raw, fence) {
 				fence += "`"
 			}
-			fmt.Fprintf(&b, "%s\n%s\n%s\n", fence, raw, fence)
+			b.WriteString(fence)
+			b.WriteString("\n")
+			b.WriteString(raw)
+			b.WriteString("\n")
+			b.WriteString(fence)
+			b.WriteString("\n")
 		}
 	}
 	if r.Reflection != "" {
-		fmt.Fprintf(&b, "Reflection: %s\n", oneLine(r.Reflection, ThoughtRunes))
+		b.WriteString("Reflection: ")
+		b.WriteString(oneLine(r.Reflection, ThoughtRunes))
+		b.WriteString("\n")
 	}
 	return b.String()
 }
@@ -456,29 +496,128 @@ func roundLine(r Round) string {
 	return b.String()
 }
 
-// oneLine collapses whitespace and cuts to n runes. It reads only as
-// much of s as the result needs (tool-call arguments can be a whole file
-// written): a prefix of s ending on a rune start gives a prefix of the
-// result, so once a prefix's result was cut, it is the whole's
-// (FuzzOneLine).
-func oneLine(s string, n int) string {
-	if n >= 0 {
-		for k := 8 * (n + 1); k < len(s); k *= 2 {
-			// Cut before a byte that starts a rune (or is ASCII): no
-			// valid rune is split.
-			end := k
-			for end > 0 && !utf8.RuneStart(s[end]) {
-				end--
-			}
-			if c := collapse(s[:end], -1); utf8.RuneCountInString(c) > n {
-				return tooluse.CutRunes(c, n)
-			}
+// oneLine collapses whitespace and cuts to n runes ([collapse]), reading
+// only as much of s as the result needs.
+func oneLine(s string, n int) string { return collapse(s, n) }
+
+// oneLineBytes is oneLine of a byte slice (tool-call arguments, which
+// can be a whole file written), converting only growing prefixes of it
+// until one is cut: a prefix ending on a rune start collapses to the
+// first words of the whole, so once it is cut, the whole is cut alike.
+func oneLineBytes(p []byte, n int) string {
+	for k := 8 * (n + 1); n >= 0 && k < len(p); k *= 2 {
+		end := k
+		for end > 0 && !utf8.RuneStart(p[end]) {
+			end--
+		}
+		if s, cut := collapseCut(string(p[:end]), n); cut {
+			return s
 		}
 	}
-	return collapse(s, n)
+	s, _ := collapseCut(string(p), n)
+	return s
 }
 
-// collapse is oneLine reading all of s.
+// collapse returns the words of s (split at white space, as
+// strings.Fields splits) joined by single spaces, with invalid UTF-8
+// replaced (a run of bad bytes by one U+FFFD, as strings.ToValidUTF8
+// does), cut to n runes as tooluse.CutRunes cuts (n-1 runes and
+// tooluse.Ellipsis when longer; n < 0: no cut), in one pass that stops
+// once the cut is known (FuzzOneLine checks it against those functions).
 func collapse(s string, n int) string {
-	return tooluse.CutRunes(strings.Join(strings.Fields(s), " "), n)
+	out, _ := collapseCut(s, n)
+	return out
 }
+
+// collapseCut is collapse, and whether it cut.
+func collapseCut(s string, n int) (string, bool) {
+	var b strings.Builder
+	runes, cut := 0, 0 // runes written; bytes of b after n-1 of them
+	space, bad := false, false
+	// write writes a pending space and then w, a run of ASCII bytes
+	// other than space or one rune of k bytes, reporting false once the
+	// text reached n runes and more came: the result is then cut.
+	var write func(w string, ascii bool) bool
+	write = func(w string, ascii bool) bool {
+		if space {
+			space = false
+			if !write(" ", true) {
+				return false
+			}
+		}
+		k := 1
+		if ascii {
+			k = len(w)
+		}
+		if n >= 0 && runes+k > n {
+			// Only what fits before the cut, then the cut.
+			if ascii && n-runes > 0 {
+				if runes <= n-1 {
+					cut = b.Len() + (n - 1 - runes)
+				}
+				b.WriteString(w[:n-runes])
+				runes = n
+			}
+			return false
+		}
+		if n >= 1 && runes <= n-1 && n-1 < runes+k {
+			cut = b.Len() + (n - 1 - runes)
+		}
+		b.WriteString(w)
+		runes += k
+		return true
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				space, bad = runes > 0, false
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf && !asciiSpace[s[j]] {
+				j++
+			}
+			bad = false
+			if !write(s[i:j], true) {
+				return cutAt(&b, cut, n), true
+			}
+			i = j
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		w := s[i : i+size]
+		switch {
+		case r == utf8.RuneError && size == 1:
+			i++
+			if bad {
+				continue // one U+FFFD per run of bad bytes
+			}
+			bad, w = true, string(utf8.RuneError)
+		case unicode.IsSpace(r):
+			space, bad = runes > 0, false
+			i += size
+			continue
+		default:
+			bad = false
+			i += size
+		}
+		if !write(w, false) {
+			return cutAt(&b, cut, n), true
+		}
+	}
+	return b.String(), false
+}
+
+// cutAt is collapseCut's result once cut: the first n-1 runes written,
+// which end at byte cut of b, and the ellipsis.
+func cutAt(b *strings.Builder, cut, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return b.String()[:cut] + tooluse.Ellipsis
+}
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace accepts.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}

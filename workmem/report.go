@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
-	"github.com/agentctx/agentctx/tooluse"
 )
 
 // Stats are the working memory's counters (seed 002 getStats).
@@ -190,9 +189,12 @@ func (a *ActiveContext) Distill() Report {
 		}
 	}
 	seen := map[string]bool{}
-	for _, rd := range a.st.Rounds {
+	for i, rd := range a.st.Rounds {
 		for _, act := range rd.Actions {
-			for _, p := range tooluse.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments}).Paths {
+			if len(r.Files) >= MaxReportItems {
+				break
+			}
+			for _, p := range a.opts.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments}).Paths {
 				if !seen[p] && len(r.Files) < MaxReportItems {
 					seen[p] = true
 					r.Files = append(r.Files, p)
@@ -208,7 +210,11 @@ func (a *ActiveContext) Distill() Report {
 				r.Errors = append(r.Errors, e)
 			}
 		}
-		r.Rounds = append(r.Rounds, roundLine(rd))
+		if c := a.cached(i); c != nil && c.line != "" {
+			r.Rounds = append(r.Rounds, strings.TrimSuffix(c.line, "\n")) // as BuildContext rendered it
+		} else {
+			r.Rounds = append(r.Rounds, roundLine(rd))
+		}
 	}
 	if len(r.Errors) > MaxReportItems {
 		r.Errors = r.Errors[len(r.Errors)-MaxReportItems:]
