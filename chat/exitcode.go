@@ -101,6 +101,13 @@ func edgeLines(s string, head, tail int) []string {
 // compaction facts all decide failures here, so they agree.
 func (r ToolResult) FailedFor(call ToolCall) bool {
 	code, ok := r.ExitCode() // read once: Failed would read it again
+	return r.FailedForExit(call, code, ok)
+}
+
+// FailedForExit is [ToolResult.FailedFor] given r's exit code as
+// [ToolResult.ExitCode] returns it (code, ok), for a caller that read it
+// already: the content is not searched again.
+func (r ToolResult) FailedForExit(call ToolCall, code int, ok bool) bool {
 	if ok && code == 1 && exitOneAnswers(call.Command()) {
 		return false
 	}

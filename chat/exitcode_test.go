@@ -82,6 +82,10 @@ func TestFailedFor(t *testing.T) {
 			if got := r.FailedFor(tt.call); got != tt.failed {
 				t.Errorf("FailedFor(%s) = %v, want %v", tt.call.Arguments, got, tt.failed)
 			}
+			code, ok := r.ExitCode()
+			if got := r.FailedForExit(tt.call, code, ok); got != tt.failed {
+				t.Errorf("FailedForExit(%s, %d, %v) = %v, want %v", tt.call.Arguments, code, ok, got, tt.failed)
+			}
 		})
 	}
 }

@@ -1,31 +1,30 @@
 package track
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 	"github.com/agentctx/agentctx/tooluse"
 )
 
 type write struct{ path, op string }
 
-// analysis is what one tool call reads, writes and searches, and the text
-// that names it when it fails.
+// analysis is what one tool call reads, writes and searches (failureKey
+// names it when it fails).
 type analysis struct {
 	reads    []string
 	writes   []write
 	searches []string
-	command  string
 }
 
 // analyze reads a call, given u, its [tooluse.Classify]: its reads, its
 // writes with their operations, its searches (a shell search by the
 // simple command that searched, a search tool by its query, a web search
-// by its query) and its failure key.
+// by its query).
 func analyze(call chat.ToolCall, u tooluse.Use) analysis {
-	a := analysis{reads: u.Reads, command: failureKey(call, u)}
+	a := analysis{reads: u.Reads}
 	for _, w := range u.Writes {
 		a.writes = append(a.writes, write{w.Path, w.Op.String()})
 	}
@@ -69,8 +68,8 @@ func listEnd(cmd string) string {
 
 // stringArg returns the trimmed string argument key of call, or "".
 func stringArg(call chat.ToolCall, key string) string {
-	var args map[string]any
-	if json.Unmarshal(call.Arguments, &args) != nil {
+	args := map[string]any{} // for a nil map the fast decoder makes one of 64 entries
+	if jsonx.Unmarshal(call.Arguments, &args) != nil {
 		return ""
 	}
 	s, _ := args[key].(string)

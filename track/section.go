@@ -29,8 +29,8 @@ func (t *Tracker) Section() string {
 
 // SectionTokens is [Tracker.Section] with its size in tokens as
 // [Options.Counter] counts it (0 for ""), for a caller that would
-// otherwise count it again. Each entry is rendered once per call and
-// counted once while it stays the same: each heading and entry line
+// otherwise count it again. Each entry is rendered and counted once
+// while it stays the same, from call to call: each heading and entry line
 // starts with "#" or "-" after a newline, where an exact tiktoken counter
 // splits anyway (token.JoinCount), so for one the section's count is the
 // sum of its lines' counts (each with the newlines after it), and the
@@ -53,7 +53,7 @@ func (t *Tracker) SectionTokens() (string, int) {
 // sectionTokens renders and counts the section. Called with t.mu held.
 func (t *Tracker) sectionTokens() (string, int) {
 	defer t.counts.Turn()
-	sec := newSection(&t.state)
+	sec := t.newSection()
 	// skip[i] entries are left out of list i, oldest first.
 	var skip [4]int
 	n := t.sectionCount(sec, skip)
@@ -94,11 +94,77 @@ type section struct {
 type list struct {
 	heading string
 	entries []string
+	// lines[j] is entries[j] with its counts, kept from call to call.
+	lines   []*line
 	omitted int
 	what    string
 	// before[j] is the size in tokens of entries[:j], each counted alone
 	// (sectionCount); nil until counted.
 	before []int
+}
+
+// line is the line of one entry of the section, with its counts once
+// counted. The tracker keeps it from call to call while its entry stays
+// the same, so that an entry is rendered once, and counted once, not at
+// every call (lineCache).
+type line struct {
+	text string // "- …\n"
+	// of are the entry's fields it was rendered from, besides its key.
+	of lineOf
+	// tokens is text's count; lastTokens[k] the count of text without
+	// its newline followed by afters[k] (the part's last line); -1 until
+	// counted.
+	tokens     int
+	lastTokens [len(afters)]int
+	// call is the last call of newSection that used it.
+	call uint64
+}
+
+// lineOf is what an entry's line is rendered from, besides its key: a
+// file's preview and stale mark, a command's error, a search's summary,
+// a change's operation.
+type lineOf struct {
+	text  string
+	stale bool
+}
+
+// afters are what may follow a part's last line: nothing (the last
+// part) or the blank line before the next part.
+var afters = [...]string{"", "\n\n"}
+
+// lineCache holds the lines of the last call's entries, by list and key
+// (a file's path, a command, a search's query and summary).
+type lineCache struct {
+	lists [4]map[string]*line
+	call  uint64
+}
+
+// get returns the line of list i's entry key rendered from of, rendering
+// it when the cache has none or one rendered from other fields.
+func (c *lineCache) get(i int, key string, of lineOf, render func() string) *line {
+	m := c.lists[i]
+	if m == nil {
+		m = map[string]*line{}
+		c.lists[i] = m
+	}
+	l := m[key]
+	if l == nil || l.of != of {
+		l = &line{text: render(), of: of, tokens: -1, lastTokens: [len(afters)]int{-1, -1}}
+		m[key] = l
+	}
+	l.call = c.call
+	return l
+}
+
+// sweep forgets the lines the last call did not use.
+func (c *lineCache) sweep() {
+	for _, m := range c.lists {
+		for k, l := range m {
+			if l.call != c.call {
+				delete(m, k)
+			}
+		}
+	}
 }
 
 // omittedLine returns the line counting the entries the caps dropped and
@@ -110,31 +176,51 @@ func (l *list) omittedLine(skip int) string {
 	return ""
 }
 
-// newSection renders s's entries.
-func newSection(s *State) *section {
+// add appends an entry's line to l.
+func (l *list) add(e *line) {
+	l.entries = append(l.entries, e.text)
+	l.lines = append(l.lines, e)
+}
+
+// newSection renders the state's entries, taking the lines of unchanged
+// entries from the last call. Called with t.mu held.
+func (t *Tracker) newSection() *section {
+	s, c := &t.state, &t.lines
+	c.call++
+	defer c.sweep()
 	sec := &section{}
 	sec.lists[0] = list{heading: "## Files read\n", omitted: s.OmittedFiles, what: "files"}
 	for _, f := range s.Files {
-		preview, _, _ := strings.Cut(f.Preview, "\n")
-		stale := ""
-		if f.Stale {
-			stale = " (stale: changed since read)"
-		}
-		sec.lists[0].entries = append(sec.lists[0].entries, "- "+f.Path+": "+tooluse.HeadRunes(strings.TrimSpace(preview), SectionPreviewRunes)+stale+"\n")
+		sec.lists[0].add(c.get(0, f.Path, lineOf{text: f.Preview, stale: f.Stale}, func() string {
+			preview, _, _ := strings.Cut(f.Preview, "\n")
+			stale := ""
+			if f.Stale {
+				stale = " (stale: changed since read)"
+			}
+			return "- " + f.Path + ": " + tooluse.HeadRunes(strings.TrimSpace(preview), SectionPreviewRunes) + stale + "\n"
+		}))
 	}
 	sec.lists[1] = list{heading: "## Failed commands\n", omitted: s.OmittedCommands, what: "commands"}
-	for _, c := range s.Commands {
-		cmd := strings.ReplaceAll(c.Command, "\n", " ")
-		cmd = strings.ReplaceAll(cmd, "`", "'")
-		sec.lists[1].entries = append(sec.lists[1].entries, "- `"+cmd+"`: "+c.Error+"\n")
+	for _, cmd := range s.Commands {
+		sec.lists[1].add(c.get(1, cmd.Command, lineOf{text: cmd.Error}, func() string {
+			text := strings.ReplaceAll(cmd.Command, "\n", " ")
+			text = strings.ReplaceAll(text, "`", "'")
+			return "- `" + text + "`: " + cmd.Error + "\n"
+		}))
 	}
 	sec.lists[2] = list{heading: "## Recent searches\n"}
 	for _, q := range s.Searches {
-		sec.lists[2].entries = append(sec.lists[2].entries, "- "+strconv.Quote(strings.ReplaceAll(q.Query, "\n", " "))+": "+tooluse.HeadRunes(q.Summary, SectionSummaryRunes)+"\n")
+		// Queries repeat: the key is the query, and the summary is
+		// compared.
+		sec.lists[2].add(c.get(2, q.Query, lineOf{text: q.Summary}, func() string {
+			return "- " + strconv.Quote(strings.ReplaceAll(q.Query, "\n", " ")) + ": " + tooluse.HeadRunes(q.Summary, SectionSummaryRunes) + "\n"
+		}))
 	}
 	sec.lists[3] = list{heading: "## Files changed\n", omitted: s.OmittedChanges, what: "files"}
-	for _, c := range s.Changes {
-		sec.lists[3].entries = append(sec.lists[3].entries, "- "+c.Path+": "+c.Op+"\n")
+	for _, ch := range s.Changes {
+		sec.lists[3].add(c.get(3, ch.Path, lineOf{text: ch.Op}, func() string {
+			return "- " + ch.Path + ": " + ch.Op + "\n"
+		}))
 	}
 	return sec
 }
@@ -197,9 +283,11 @@ func (sec *section) text(skip [4]int) string {
 
 // sectionCount returns the size in tokens of sec's text with skip[i]
 // entries of list i left out: for an exact tiktoken counter the sum of
-// its lines' counts (as units cuts them), remembered from call to call
-// (token.Memo), the entries followed by another line of their part summed
-// from their counts alone; else the text counted whole.
+// its lines' counts (as units cuts them), the entries' counts kept with
+// their lines while they stay the same (lineCache), the headings' and
+// omitted lines' remembered (token.Memo); the entries followed by another
+// line of their part are summed from their counts alone. Other counters
+// count the text whole.
 func (t *Tracker) sectionCount(sec *section, skip [4]int) int {
 	c := t.opts.Counter
 	if !token.Joinable(c) {
@@ -234,15 +322,24 @@ func (t *Tracker) sectionCount(sec *section, skip [4]int) int {
 		n += t.counts.Count(c, l.heading+"\n")
 		if l.before == nil {
 			l.before = make([]int, len(l.entries)+1)
-			for j, e := range l.entries {
-				l.before[j+1] = l.before[j] + t.counts.Count(c, e)
+			for j, e := range l.lines {
+				if e.tokens < 0 {
+					e.tokens = c.Count(e.text)
+				}
+				l.before[j+1] = l.before[j] + e.tokens
 			}
 		}
 		end := len(l.entries) // entries before end are followed by a line of the part
 		if omitted == "" {
 			end--
-			e := l.entries[end]
-			n += t.counts.Count(c, e[:len(e)-1]+after)
+			e, k := l.lines[end], 0
+			if after == afters[1] {
+				k = 1
+			}
+			if e.lastTokens[k] < 0 {
+				e.lastTokens[k] = c.Count(e.text[:len(e.text)-1] + after)
+			}
+			n += e.lastTokens[k]
 		} else {
 			n += t.counts.Count(c, omitted[:len(omitted)-1]+after)
 		}

@@ -143,3 +143,58 @@ func wholeRenders(s *State, text string) bool {
 	}
 	return false
 }
+
+// TestSectionTokensAcrossChanges: one tracker whose state changes from
+// call to call (entries added, moved, dropped, their previews, stale
+// marks, errors and summaries changed, queries repeated with other
+// summaries) returns at each call what a new tracker returns for the same
+// state: the lines and counts it keeps from earlier calls are those of
+// the entries as they are now.
+func TestSectionTokensAcrossChanges(t *testing.T) {
+	t.Parallel()
+	o, err := token.ForEncoding(token.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	pick := func() string { return sectionTexts[rng.IntN(len(sectionTexts))] }
+	for _, c := range []token.Counter{o, token.Estimator{}} {
+		for _, limit := range []int{-1, 60, 300} {
+			opts := Options{MaxTokens: limit, Counter: c, MaxFiles: 100, MaxCommands: 100, MaxSearches: 100}
+			tr := New(opts)
+			var s State
+			for step := range 300 {
+				switch rng.IntN(6) {
+				case 0:
+					s.Files = append(s.Files, FileRead{Path: fmt.Sprintf("f%d", rng.IntN(8)), Preview: pick()})
+				case 1:
+					if len(s.Files) > 0 {
+						i := rng.IntN(len(s.Files))
+						f := s.Files[i]
+						f.Preview, f.Stale = pick(), rng.IntN(2) == 0
+						s.Files = append(append(s.Files[:i:i], s.Files[i+1:]...), f)
+					}
+				case 2:
+					s.Commands = append(s.Commands, FailedCommand{Command: fmt.Sprintf("cmd %d", rng.IntN(4)), Error: pick()})
+				case 3:
+					s.Searches = append(s.Searches, Search{Query: fmt.Sprintf("q%d", rng.IntN(3)), Summary: pick()})
+				case 4:
+					s.Changes = append(s.Changes, FileChange{Path: fmt.Sprintf("f%d", rng.IntN(8)), Op: []string{"edit", "write", "delete"}[rng.IntN(3)]})
+				case 5:
+					if len(s.Files) > 2 {
+						s.Files = s.Files[1:]
+						s.OmittedFiles++
+					}
+				}
+				tr.SetState(s)
+				got, n := tr.SectionTokens()
+				fresh := New(opts)
+				fresh.SetState(s)
+				want, m := fresh.SectionTokens()
+				if got != want || n != m {
+					t.Fatalf("%s, cap %d, step %d: %d tokens %q, a new tracker %d %q", c.Name(), limit, step, n, got, m, want)
+				}
+			}
+		}
+	}
+}

@@ -93,8 +93,11 @@ type Tracker struct {
 	mu    sync.Mutex
 	opts  Options
 	state State
-	// counts remembers the section's line counts (SectionTokens).
+	// counts remembers the counts of the section's headings and omitted
+	// lines (SectionTokens); lines holds its entries' lines and their
+	// counts.
 	counts token.Memo
+	lines  lineCache
 	// gen numbers the versions of state: every change moves it on.
 	gen uint64
 	// last is the last section rendered (SectionTokens), of state
@@ -171,7 +174,8 @@ func osStat(path string) (time.Time, int64, error) {
 // kept once, as recorded. Record never panics, whatever the arguments or
 // content hold.
 func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
-	a := analyze(call, t.opts.Classify(call))
+	u := t.opts.Classify(call)
+	a := analyze(call, u)
 	failed := result.FailedFor(call)
 	content := result.Content
 	if failed || len(a.reads) > 0 || len(a.searches) > 0 {
@@ -198,7 +202,7 @@ func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
 		}
 	}
 	if failed {
-		t.recordFailure(tooluse.HeadRunes(secret.Redact(a.command), CommandRunes), tooluse.HeadRunes(tooluse.ErrorLine(content), ErrorRunes))
+		t.recordFailure(tooluse.HeadRunes(secret.Redact(failureKey(call, u)), CommandRunes), tooluse.HeadRunes(tooluse.ErrorLine(content), ErrorRunes))
 	}
 }
 

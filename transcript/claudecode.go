@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Claude Code session JSONL (FORMATS.md §4).
@@ -343,7 +344,7 @@ func (c *ccContent) UnmarshalJSON(raw []byte) error {
 	// most contents hold (the fast decoder makes room for 10), doubled
 	// as needed.
 	c.blocks = make([]ccBlock, 0, 1)
-	if err := unmarshal(raw, &c.blocks); !isTypeError(err) {
+	if err := jsonx.Unmarshal(raw, &c.blocks); !isTypeError(err) {
 		return nil
 	}
 	c.blocks = nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Cline and Roo Code task history: api_conversation_history.json, with
@@ -82,7 +83,7 @@ func isClineArray(items []json.RawMessage) bool {
 			continue
 		}
 		var blocks []json.RawMessage
-		_ = unmarshal(m["content"], &blocks)
+		_ = jsonx.Unmarshal(m["content"], &blocks)
 		for _, b := range blocks {
 			k := keysOf(b)
 			typ := str(k["type"])

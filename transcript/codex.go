@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // OpenAI Codex rollout JSONL (FORMATS.md §6).
@@ -103,7 +104,7 @@ func (l *cxItemList) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	items := make([]cxItem, 0, arrayLen(raw))
-	if err := unmarshal(raw, &items); isTypeError(err) {
+	if err := jsonx.Unmarshal(raw, &items); isTypeError(err) {
 		items = []cxItem{}
 		var raws []json.RawMessage
 		_ = decodeLoose(raw, &raws)
@@ -429,7 +430,7 @@ func cxOutput(raw json.RawMessage) (string, bool) {
 				ExitCode *count `json:"exit_code"`
 			} `json:"metadata"`
 		}
-		if unmarshal([]byte(s), &o) == nil && o.Metadata != nil && o.Metadata.ExitCode != nil {
+		if jsonx.Unmarshal([]byte(s), &o) == nil && o.Metadata != nil && o.Metadata.ExitCode != nil {
 			return s, *o.Metadata.ExitCode != 0
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // record is one non-blank line of a JSONL input.
@@ -122,7 +123,7 @@ func splitLines(data []byte, _ string) ([]record, []Problem) {
 // yields a Problem and false.
 func decodeRecord(name string, r record, v any) (bool, Problem) {
 	if !rawObject(r.raw) {
-		if validJSON(r.raw) {
+		if jsonx.Valid(r.raw) {
 			return false, recProblem(name, r, "not a JSON object")
 		}
 		return false, jsonProblem(name, r)
@@ -192,7 +193,7 @@ func (l *freshList[T]) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	l.items = make([]T, 0, arrayLen(raw))
-	l.typeErr = unmarshal(raw, &l.items) != nil
+	l.typeErr = jsonx.Unmarshal(raw, &l.items) != nil
 	return nil
 }
 
@@ -260,7 +261,7 @@ func decodeLoose(raw []byte, v any) error {
 	if len(raw) == 0 {
 		return nil
 	}
-	err := unmarshal(raw, v)
+	err := jsonx.Unmarshal(raw, v)
 	if isTypeError(err) {
 		return nil
 	}
@@ -357,13 +358,13 @@ func str(raw json.RawMessage) string {
 	}
 	switch raw[0] {
 	case '"':
-		if !stdOnly.Load() {
+		if !jsonx.StdOnly.Load() {
 			if s, ok := unquote(raw); ok {
 				return s
 			}
 		}
 		var s string
-		if unmarshal(raw, &s) == nil {
+		if jsonx.Unmarshal(raw, &s) == nil {
 			return s
 		}
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -376,13 +377,13 @@ func str(raw json.RawMessage) string {
 // as bytes of its own (one copy); ok is false when raw is not a JSON
 // string.
 func stringBytes(raw []byte) (text []byte, ok bool) {
-	if !stdOnly.Load() {
+	if !jsonx.StdOnly.Load() {
 		if b, ok := unquoteBytes(raw); ok {
 			return b, true
 		}
 	}
 	var s string
-	if unmarshal(raw, &s) != nil {
+	if jsonx.Unmarshal(raw, &s) != nil {
 		return nil, false
 	}
 	return []byte(s), true
@@ -502,7 +503,7 @@ func parseArgs(raw json.RawMessage) json.RawMessage {
 	if len(t) == 0 {
 		return emptyObject
 	}
-	if !validJSON(t) {
+	if !jsonx.Valid(t) {
 		return bytes.Clone(raw)
 	}
 	if plain {
@@ -607,7 +608,7 @@ func oaParts(raw json.RawMessage) []oaPartItem {
 	// Room for one part, as most contents hold (the fast decoder makes
 	// room for 10), doubled as needed.
 	parts := make([]oaPart, 0, 1)
-	err := unmarshal(raw, &parts)
+	err := jsonx.Unmarshal(raw, &parts)
 	if err == nil {
 		out := make([]oaPartItem, 0, len(parts))
 		for _, p := range parts {
@@ -908,7 +909,7 @@ func sortProblems(probs []Problem) {
 // holds a whole JSON object or array on its own (a pretty-printed document
 // has no such line, a JSONL file with a torn first line still has one).
 func looksJSONL(data []byte) bool {
-	return !validJSON(data) && hasJSONLine(data)
+	return !jsonx.Valid(data) && hasJSONLine(data)
 }
 
 // hasJSONLine reports whether one of the first 20 non-blank lines of
@@ -922,7 +923,7 @@ func hasJSONLine(data []byte) bool {
 			continue
 		}
 		i++
-		if len(line) > 2 && (line[0] == '{' || line[0] == '[') && validJSON(line) {
+		if len(line) > 2 && (line[0] == '{' || line[0] == '[') && jsonx.Valid(line) {
 			return true
 		}
 	}

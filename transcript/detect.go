@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Detect returns the format of a transcript from its content: it looks at
@@ -85,7 +87,7 @@ func classifyLines(data []byte) Format {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte{'\n'})
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 || !validJSON(line) {
+		if len(line) == 0 || !jsonx.Valid(line) {
 			continue
 		}
 		seen++
@@ -104,7 +106,7 @@ func keysOf(raw []byte) map[string]json.RawMessage {
 	// The fast decoder makes a map for 64 keys; most objects have a
 	// few.
 	m := make(map[string]json.RawMessage, 8)
-	if unmarshal(raw, &m) != nil {
+	if jsonx.Unmarshal(raw, &m) != nil {
 		return nil
 	}
 	return m
@@ -169,7 +171,7 @@ func classifyKeys(m map[string]json.RawMessage) Format {
 // an OpenHands output line (history of events).
 func classifyHistory(m map[string]json.RawMessage) Format {
 	var hist []json.RawMessage
-	_ = unmarshal(m["history"], &hist)
+	_ = jsonx.Unmarshal(m["history"], &hist)
 	for _, h := range flattenEvents(hist) {
 		e := keysOf(h)
 		switch {
@@ -209,7 +211,7 @@ func classifyDoc(data []byte) (Format, bool) {
 		return classifyKeys(m), true
 	}
 	var items []json.RawMessage
-	if unmarshal(data, &items) != nil {
+	if jsonx.Unmarshal(data, &items) != nil {
 		return "", false
 	}
 	if len(items) == 0 {

@@ -38,7 +38,7 @@ func errText(err error) string {
 }
 
 // FuzzStdEquivalence checks that the fast JSON decoder the readers use
-// reads every input exactly as encoding/json does (see json.go): the
+// reads every input exactly as encoding/json does (see internal/jsonx): the
 // same trajectories and the same errors, for every format and for
 // detection. The seeds include values of unexpected types, duplicate
 // keys in odd case, escapes, invalid UTF-8 and broken JSON, where a

@@ -1,8 +1,10 @@
 package transcript
 
+import "github.com/agentctx/agentctx/internal/jsonx"
+
 // StdOnly makes the readers decode with encoding/json alone while it is
-// set (see stdOnly); FuzzStdEquivalence compares both decodings.
-var StdOnly = &stdOnly
+// set (see jsonx.StdOnly); FuzzStdEquivalence compares both decodings.
+var StdOnly = &jsonx.StdOnly
 
 // Unquote is unquote, which FuzzUnquote compares with encoding/json.
 var Unquote = unquote

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Gemini CLI chat recordings and checkpoints.
@@ -131,7 +132,7 @@ func isGeminiRecord(typ string, m map[string]json.RawMessage) bool {
 		return rawObject(m["$patch"])
 	case typ == "" && rawArray(m["history"]):
 		var hist []json.RawMessage
-		_ = unmarshal(m["history"], &hist)
+		_ = jsonx.Unmarshal(m["history"], &hist)
 		return len(hist) > 0 && isGeminiContent(keysOf(hist[0]))
 	}
 	return false
@@ -171,7 +172,7 @@ func readGemini(data []byte, name string) ([]*Trajectory, error) {
 		}
 		return []*Trajectory{gmCheckpoint(hist, name)}, nil
 	}
-	if validJSON(trimmed) {
+	if jsonx.Valid(trimmed) {
 		var doc gmRecord
 		if err := decodeDoc(data, name, &doc); err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // mini-swe-agent .traj.json (FORMATS.md §2).
@@ -58,9 +59,9 @@ func decodeMini(data []byte, name string) (miniDoc, []miniMsg, error) {
 	}
 	var err error
 	if rawArray(data) {
-		err = unmarshal(data, &fast.Messages)
+		err = jsonx.Unmarshal(data, &fast.Messages)
 	} else {
-		err = unmarshal(data, &fast)
+		err = jsonx.Unmarshal(data, &fast)
 	}
 	switch {
 	case err == nil && !fast.Messages.typeErr:

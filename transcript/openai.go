@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Plain OpenAI chat message arrays, tau-bench trajectories (FORMATS.md §5).
@@ -63,7 +64,7 @@ func readOpenAI(data []byte, name string) ([]*Trajectory, error) {
 	var loneMsgs []json.RawMessage
 	for i, rec := range recs {
 		idx := i
-		if !validJSON(rec.raw) {
+		if !jsonx.Valid(rec.raw) {
 			probs = append(probs, jsonProblem(name, rec))
 			continue
 		}

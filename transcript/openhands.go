@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // OpenHands V0 evaluation output.jsonl (FORMATS.md §3).
@@ -207,7 +208,7 @@ func (h *ohEvents) UnmarshalJSON(raw []byte) error {
 		return nil
 	}
 	h.array = true
-	if err := unmarshal(raw, &h.events); !isTypeError(err) {
+	if err := jsonx.Unmarshal(raw, &h.events); !isTypeError(err) {
 		return nil
 	}
 	h.events = nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // SWE-agent .traj (FORMATS.md §1).
@@ -37,7 +38,7 @@ func decodeSWE(data []byte, name string) (sweTraj, []sweMsg, error) {
 		History      freshList[sweMsg] `json:"history"`
 		ReplayConfig json.RawMessage   `json:"replay_config"`
 	}
-	err := unmarshal(data, &fast)
+	err := jsonx.Unmarshal(data, &fast)
 	switch {
 	case err == nil && !fast.History.typeErr:
 		return sweTraj{ReplayConfig: fast.ReplayConfig}, fast.History.items, nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Format names a transcript format. The zero value "" means "detect the
@@ -448,7 +449,7 @@ func readHead(br *bufio.Reader, size int64) (head []byte, complete bool, err err
 		if len(line) == 0 {
 			continue
 		}
-		ok := validJSON(line)
+		ok := jsonx.Valid(line)
 		if ok {
 			valid++
 		}
@@ -530,7 +531,7 @@ func detectHead(head []byte) Format {
 	data := bytes.TrimSpace(head)
 	first, _, _ := bytes.Cut(data, []byte{'\n'})
 	first = bytes.TrimSpace(first)
-	if len(first) <= 2 || (first[0] != '{' && first[0] != '[') || !validJSON(first) {
+	if len(first) <= 2 || (first[0] != '{' && first[0] != '[') || !jsonx.Valid(first) {
 		return ""
 	}
 	return classifyLines(data)

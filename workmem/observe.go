@@ -1,7 +1,6 @@
 package workmem
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 	"github.com/agentctx/agentctx/tooluse"
 )
 
@@ -24,39 +24,16 @@ const (
 var errorWordRe = regexp.MustCompile(`(?i)\b(?:[a-z]*error|[a-z]*exception|traceback|fatal|panic|failed|cannot|not found|no such file|denied)\b`)
 
 // errorWords are the words one of which a match of errorWordRe holds,
-// in lower case: a line without any of them, ignoring ASCII case, does
-// not match it (mayNameError).
-var errorWords = []string{"error", "exception", "traceback", "fatal", "panic", "failed", "cannot", "not found", "no such file", "denied"}
-
-// mayNameError reports whether line, lowered (its ASCII letters in lower
-// case), may match errorWordRe: whether it holds one of errorWords. Only
-// valid for a text without the non-ASCII letters that fold to ASCII ones
-// (U+212A KELVIN SIGN to k, U+017F LONG S to s): see foldsToASCII.
-func mayNameError(lowered string) bool {
-	for _, w := range errorWords {
-		if strings.Contains(lowered, w) {
-			return true
-		}
-	}
-	return false
-}
+// in lower case, followed by a byte that is not an ASCII letter, digit or
+// '_' (or by the end): a line without such an occurrence, ignoring ASCII
+// case, does not match it, unless it holds a letter that folds to ASCII
+// (see foldsToASCII).
+var errorWords = [...]string{"error", "exception", "traceback", "fatal", "panic", "failed", "cannot", "not found", "no such file", "denied"}
 
 // foldsToASCII reports whether s holds a non-ASCII letter that a
 // case-insensitive regexp matches with an ASCII one.
 func foldsToASCII(s string) bool {
 	return strings.ContainsRune(s, '\u212A') || strings.ContainsRune(s, '\u017F')
-}
-
-// lowerASCII returns s with its ASCII letters in lower case, byte for
-// byte (the same length, the same line breaks).
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // failingTestRe matches the lines test runners print for a failed test.
@@ -70,7 +47,7 @@ func (a *ActiveContext) describe(act Action, res chat.ToolResult, u tooluse.Use)
 	o := Observation{ToolCallID: valid(res.ToolCallID), Tool: valid(act.Tool), Size: len(content)}
 	o.Digest = strconv.FormatUint(digest(act.Tool, content), 16)
 	exit, hasExit := exitCode(content)
-	o.IsError = res.FailedFor(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
+	o.IsError = res.FailedForExit(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments}, exit, hasExit)
 	o.ResultType = classify(u.Kind, content, o.IsError)
 	_, seen := a.seen[o.Digest]
 	o.GotNewInfo = !o.IsError && o.ResultType != ResultEmpty && !seen
@@ -123,7 +100,7 @@ func classify(kind tooluse.Kind, content string, isError bool) ResultType {
 	case tooluse.KindShell:
 		return ResultCommand
 	}
-	if t := strings.TrimSpace(content); (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+	if t := strings.TrimSpace(content); (t[0] == '{' || t[0] == '[') && jsonx.Valid([]byte(t)) {
 		return ResultJSON
 	}
 	return ResultText
@@ -132,6 +109,13 @@ func classify(kind tooluse.Kind, content string, isError bool) ResultType {
 // keyFacts lists short facts about a result: the paths its call reads or
 // writes ([tooluse.Use.Paths]), the exit code, the first error line,
 // failing tests, and the size of a search or a file.
+//
+// The regexps run only where they may match, found by scanning the
+// whole content rather than reading it line by line: the error word
+// regexp around the places where one of errorWords ends a word
+// (firstErrorLine, for the types that report an error line), the failed
+// test regexp on the lines holding "FAIL" (failingLines). FuzzKeyFacts
+// compares with the line-by-line reading.
 func keyFacts(paths []string, content string, o Observation, exit int, hasExit bool) []string {
 	var facts []string
 	add := func(s string) {
@@ -155,59 +139,157 @@ func keyFacts(paths []string, content string, o Observation, exit int, hasExit b
 	if hasExit {
 		add(fmt.Sprintf("exit code %d", exit))
 	}
-	lines := 0
-	var firstErr, first string
-	var failing []string
-	// The regexps run only on the lines that may match them: a line
-	// without one of errorWords cannot name an error, and a failed
-	// test's line starts with "F" or "--- FAIL: "; and the first error
-	// line only for the types that report it.
-	needErr := o.ResultType == ResultError || o.ResultType == ResultCommand || o.ResultType == ResultText
-	lowered, filter := "", needErr && !foldsToASCII(content)
-	if filter {
-		lowered = lowerASCII(content)
-	}
-	at := 0
-	for line := range strings.Lines(content) {
-		lines++
-		low := ""
-		if filter {
-			low = lowered[at : at+len(line)]
-		}
-		at += len(line)
-		l := strings.TrimSpace(line)
-		if l == "" {
-			continue
-		}
-		if first == "" {
-			first = l
-		}
-		if needErr && firstErr == "" && (!filter || mayNameError(low)) && errorWordRe.MatchString(l) {
-			firstErr = l
-		}
-		if len(failing) < 3 && (l[0] == 'F' || strings.HasPrefix(l, "--- FAIL: ")) && failingTestRe.MatchString(l) {
-			failing = append(failing, l)
-		}
-	}
 	switch o.ResultType {
 	case ResultError:
+		firstErr := firstErrorLine(content)
 		if firstErr == "" {
-			firstErr = first
+			firstErr = firstLine(content)
 		}
 		add("error: " + firstErr)
 	case ResultSearch:
-		add(fmt.Sprintf("%d result lines", lines))
+		add(fmt.Sprintf("%d result lines", lineCount(content)))
 	case ResultFile:
-		add(fmt.Sprintf("%d lines", lines))
+		add(fmt.Sprintf("%d lines", lineCount(content)))
 	case ResultCommand, ResultText:
-		if firstErr != "" {
+		if firstErr := firstErrorLine(content); firstErr != "" {
 			add("error: " + firstErr)
 		}
 	}
-	for _, f := range failing {
+	for _, f := range failingLines(content, 3) {
 		add("failing: " + f)
 	}
 	return facts
+}
+
+// lineCount returns how many lines strings.Lines yields for s.
+func lineCount(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && s[len(s)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// firstLine returns the first line of s that is not blank, trimmed; ""
+// when there is none.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if l := strings.TrimSpace(line); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// lineAt returns the line of s that holds byte i, trimmed, and the
+// offset just past it (past its newline).
+func lineAt(s string, i int) (string, int) {
+	start := strings.LastIndexByte(s[:i], '\n') + 1
+	end := len(s)
+	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+		end = i + j + 1
+	}
+	return strings.TrimSpace(s[start:end]), end
+}
+
+// firstErrorLine returns the first line of s that errorWordRe matches,
+// trimmed; "" when none does. It scans s once for the places where one
+// of errorWords, in any ASCII case, ends a word (a match of errorWordRe
+// ends at one) and runs the regexp around each (errorAt), in order, so
+// that it never runs on a whole line; when s holds a letter that folds
+// to ASCII (foldsToASCII) it runs on every line instead.
+func firstErrorLine(s string) string {
+	if foldsToASCII(s) {
+		for line := range strings.Lines(s) {
+			if l := strings.TrimSpace(line); l != "" && errorWordRe.MatchString(l) {
+				return l
+			}
+		}
+		return ""
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if k := uint16(s[i]|0x20)<<8 | uint16(s[i+1]|0x20); errorPairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		for _, w := range errorWords {
+			if e := i + len(w); e <= len(s) && (e == len(s) || !wordByte(s[e])) && equalFoldASCII(s[i:e], w) && errorAt(s, i, e) {
+				l, _ := lineAt(s, i)
+				return l
+			}
+		}
+	}
+	return ""
+}
+
+// errorPairs is the set of the first two bytes of errorWords, as k =
+// b0<<8 | b1 with both bytes ORed with 0x20 (ASCII letters in lower case;
+// other bytes may alias, which only lets a few more places be checked).
+var errorPairs = func() (set [1 << 16 / 64]uint64) {
+	for _, w := range errorWords {
+		k := uint16(w[0]|0x20)<<8 | uint16(w[1]|0x20)
+		set[k>>6] |= 1 << (k & 63)
+	}
+	return set
+}()
+
+// equalFoldASCII reports whether s equals lower, a lower-case ASCII
+// word, ignoring the case of s's ASCII letters.
+func equalFoldASCII(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// errorAt reports whether errorWordRe matches at the word s[i:e] (one of
+// errorWords, followed by the end or a byte that is not a word byte),
+// running it on that word with the ASCII letters before it and one byte
+// of context on each side. Exact: every match of errorWordRe starts and
+// ends with a letter, so none starts or ends on a context byte (not an
+// ASCII letter), and \b reads the same bytes as in s; and a match that
+// ends at e starts at the first of the letters before it (where \b may
+// hold), inside the window.
+func errorAt(s string, i, e int) bool {
+	q := i
+	for q > 0 && asciiLetter(s[q-1]) {
+		q--
+	}
+	return errorWordRe.MatchString(s[max(q-1, 0):min(e+1, len(s))])
+}
+
+// asciiLetter reports whether c is an ASCII letter.
+func asciiLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// wordByte reports whether c is an ASCII letter, digit or '_': a word
+// character of a regexp's \b.
+func wordByte(c byte) bool { return asciiLetter(c) || '0' <= c && c <= '9' || c == '_' }
+
+// failingLines returns the first n lines of s that failingTestRe matches,
+// trimmed. It runs on the lines holding "FAIL", each found by a search
+// of s: every match starts with "FAIL" or "--- FAIL: ".
+func failingLines(s string, n int) []string {
+	var out []string
+	for from := 0; len(out) < n; {
+		j := strings.Index(s[from:], "FAIL")
+		if j < 0 {
+			break
+		}
+		l, end := lineAt(s, from+j)
+		if (l[0] == 'F' || strings.HasPrefix(l, "--- FAIL: ")) && failingTestRe.MatchString(l) {
+			out = append(out, l)
+		}
+		from = end
+	}
+	return out
 }
 
 // cutBytes returns the longest prefix of s of at most n bytes that ends on

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 	"github.com/agentctx/agentctx/secret"
 	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/tooluse"
@@ -543,8 +544,14 @@ func cloneSlice[T any](s []T) []T {
 }
 
 // valid replaces invalid UTF-8 so that every stored string survives the
-// JSON round trip unchanged.
-func valid(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+// JSON round trip unchanged. Valid text (utf8.ValidString checks eight
+// ASCII bytes at a time) is returned as it is.
+func valid(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
 
 // clean is valid and redacted ([secret.Redact]): every text the memory
 // keeps from messages or from the agent (task, thoughts, reflections,
@@ -555,28 +562,63 @@ func clean(s string) string { return secret.Redact(valid(s)) }
 
 // normalizeArgs returns tool-call arguments in the compact form the JSON
 // encoder writes, so the round trip keeps them byte for byte: valid JSON
-// compacted, anything else as a JSON string.
+// compacted, anything else as a JSON string. Arguments already compact
+// and valid UTF-8 (checked in one pass) are only HTML-escaped, as
+// json.Marshal writes a RawMessage, in one copy; FuzzNormalizeArgs
+// compares with the compaction.
 func normalizeArgs(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
 	}
+	if !jsonx.Valid(raw) {
+		out, _ := json.Marshal(valid(string(raw)))
+		return out
+	}
+	if compactUTF8(raw) {
+		// As json.Marshal writes a RawMessage: HTML characters escaped.
+		var e bytes.Buffer
+		e.Grow(len(raw) + 16)
+		json.HTMLEscape(&e, raw)
+		return e.Bytes()
+	}
 	var b bytes.Buffer
-	if json.Valid(raw) && json.Compact(&b, raw) == nil {
-		if !utf8.Valid(b.Bytes()) {
-			// JSON strings with invalid UTF-8 are re-encoded by Marshal.
-			var v any
-			if json.Unmarshal(b.Bytes(), &v) == nil {
-				if out, err := json.Marshal(v); err == nil {
-					return out
-				}
+	_ = json.Compact(&b, raw) // cannot fail: raw is valid
+	if !utf8.Valid(b.Bytes()) {
+		// JSON strings with invalid UTF-8 are re-encoded by Marshal.
+		var v any
+		if json.Unmarshal(b.Bytes(), &v) == nil {
+			if out, err := json.Marshal(v); err == nil {
+				return out
 			}
 		}
-		var e bytes.Buffer
-		json.HTMLEscape(&e, b.Bytes()) // as json.Marshal writes a RawMessage
-		return json.RawMessage(e.String())
 	}
-	out, _ := json.Marshal(valid(string(raw)))
-	return out
+	var e bytes.Buffer
+	json.HTMLEscape(&e, b.Bytes()) // as json.Marshal writes a RawMessage
+	return json.RawMessage(e.String())
+}
+
+// compactUTF8 reports whether raw, valid JSON, is compact (no whitespace
+// outside strings: json.Compact would leave it as it is) and valid UTF-8.
+func compactUTF8(raw []byte) bool {
+	inString, ascii := false, true
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c >= utf8.RuneSelf:
+			ascii = false
+		case inString:
+			switch c {
+			case '\\':
+				i++ // an ASCII escape: \", \\, \n, \u…
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ', c == '\t', c == '\n', c == '\r':
+			return false
+		}
+	}
+	return ascii || utf8.Valid(raw)
 }
 
 // shareArgs reports whether call reads as act, the action kept of it
@@ -584,12 +626,11 @@ func normalizeArgs(raw json.RawMessage) json.RawMessage {
 // is valid UTF-8, its arguments are a JSON object (decoded alike, compact
 // or not, escaped or not) and redaction left them unchanged. A caller
 // that reads call anyway (the Engine's tracker) then shares its reading.
+// normalizeArgs starts its output with '{' exactly when it was given a
+// valid JSON object (anything else becomes a JSON string, or keeps its
+// first byte), so that is all it checks of call's arguments.
 func shareArgs(call chat.ToolCall, act Action, norm json.RawMessage) bool {
-	if act.Tool != call.Name || len(norm) == 0 || norm[0] != '{' || !bytes.Equal(act.Arguments, norm) {
-		return false
-	}
-	raw := bytes.TrimSpace(call.Arguments)
-	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
+	return act.Tool == call.Name && len(norm) > 0 && norm[0] == '{' && bytes.Equal(act.Arguments, norm)
 }
 
 // redactArgs redacts normalized tool-call arguments: in their JSON text
@@ -603,7 +644,7 @@ func redactArgs(raw json.RawMessage) json.RawMessage {
 	if s == string(raw) {
 		return raw
 	}
-	if json.Valid([]byte(s)) {
+	if jsonx.Valid([]byte(s)) {
 		return json.RawMessage(s)
 	}
 	var v any

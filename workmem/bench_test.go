@@ -1,0 +1,34 @@
+package workmem
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/agentctx/agentctx/internal/sharedtest"
+	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/tooluse"
+	"github.com/agentctx/agentctx/transcript"
+)
+
+// BenchmarkObserveLargest feeds the messages of the shared data's largest
+// Claude Code session (2.9 MB) to a working memory, as the Engine does
+// on Add: what observing costs, rendering and counting excluded.
+func BenchmarkObserveLargest(b *testing.B) {
+	trs, err := transcript.ReadFile(filepath.Join(sharedtest.Dir(b), sharedtest.BigClaudeCode), transcript.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := token.ForEncoding(token.O200kBase)
+	if err != nil {
+		b.Fatal(err)
+	}
+	msgs := trs[0].Messages
+	b.ReportAllocs()
+	for b.Loop() {
+		var uses tooluse.Recent
+		a := New(firstUser(msgs), Options{Counter: c, Classify: uses.Classify})
+		for _, m := range msgs {
+			a.ObserveMessage(m)
+		}
+	}
+}
