@@ -190,11 +190,15 @@ func (a *ActiveContext) Distill() Report {
 	}
 	seen := map[string]bool{}
 	for i, rd := range a.st.Rounds {
-		for _, act := range rd.Actions {
+		for j, act := range rd.Actions {
 			if len(r.Files) >= MaxReportItems {
 				break
 			}
-			for _, p := range a.opts.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments}).Paths {
+			paths, ok := a.paths[[2]int{i, j}]
+			if !ok {
+				paths = a.opts.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments}).Paths
+			}
+			for _, p := range paths {
 				if !seen[p] && len(r.Files) < MaxReportItems {
 					seen[p] = true
 					r.Files = append(r.Files, p)

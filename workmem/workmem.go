@@ -200,6 +200,10 @@ type ActiveContext struct {
 	// opened is the open round's last full rendering (roundFull), which
 	// its cache entry takes when the round closes unchanged.
 	opened openRendering
+	// paths are the paths of the actions read while their results were
+	// observed, by round and action index, for Distill (not saved: a
+	// restored memory reads its actions again).
+	paths map[[2]int][]string
 	// task is the task's line as BuildContext renders it, and the task
 	// it renders.
 	task struct{ of, line string }
@@ -242,6 +246,7 @@ func (a *ActiveContext) init(opts Options) {
 	a.seen = map[string]struct{}{}
 	a.byCall = map[string]int{}
 	a.uses = map[string]tooluse.Use{}
+	a.paths = map[[2]int][]string{}
 	for _, r := range a.st.Rounds {
 		for _, o := range r.Observations {
 			if o.Digest != "" {
@@ -344,8 +349,9 @@ func (a *ActiveContext) Observe(res chat.ToolResult) Observation {
 		r = a.open()
 	}
 	var act Action
+	at := -1 // the action's index in the round
 	if i, ok := a.byCall[res.ToolCallID]; ok && res.ToolCallID != "" && i < len(r.Actions) {
-		act = r.Actions[i]
+		act, at = r.Actions[i], i
 	}
 	if act.Tool == "" {
 		act.Tool = res.ToolName
@@ -353,6 +359,9 @@ func (a *ActiveContext) Observe(res chat.ToolResult) Observation {
 	u, ok := a.uses[res.ToolCallID]
 	if !ok || act.ID != res.ToolCallID {
 		u = a.opts.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
+	}
+	if at >= 0 {
+		a.paths[[2]int{len(a.st.Rounds) - 1, at}] = u.Paths
 	}
 	o := a.describe(act, res, u)
 	r.Observations = append(r.Observations, o)

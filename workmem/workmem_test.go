@@ -2,6 +2,7 @@ package workmem
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,5 +213,33 @@ func TestMarkStep(t *testing.T) {
 	}
 	if r := a.Distill(); !cmp.Equal(r.DoneSteps, []string{"b"}) {
 		t.Errorf("DoneSteps = %q", r.DoneSteps)
+	}
+}
+
+// TestDistillFilesAfterRestore: the files Distill lists are the same
+// whether the calls were read while observed (remembered) or are read
+// again after a restore, and a call without a result is read too.
+func TestDistillFilesAfterRestore(t *testing.T) {
+	a := New("fix the parser", Options{Now: fixedClock()})
+	a.ObserveMessage(chat.NewAssistant("look", call("1", "Read", `{"file_path":"/src/parse.go"}`), call("2", "Bash", `{"command":"cat go.mod && grep -n x util.go"}`)))
+	a.ObserveMessage(chat.NewToolResult("1", "Read", "package parse\n", false))
+	a.ObserveMessage(chat.NewToolResult("2", "Bash", "module m\n", false))
+	a.ObserveMessage(chat.NewAssistant("edit", call("3", "Edit", `{"file_path":"/src/parse.go","old_string":"a","new_string":"b"}`), call("4", "Write", `{"file_path":"/src/new.go","content":"package parse"}`)))
+	a.ObserveMessage(chat.NewToolResult("3", "Edit", "ok", false))
+	live := a.Distill().Files
+	want := []string{"/src/parse.go", "go.mod", "util.go", "/src/new.go"}
+	if !slices.Equal(live, want) {
+		t.Fatalf("Distill().Files = %q, want %q", live, want)
+	}
+	data, err := a.ToJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := FromJSON(data, Options{Now: fixedClock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Distill().Files; !slices.Equal(got, live) {
+		t.Errorf("restored Distill().Files = %q, want %q", got, live)
 	}
 }
