@@ -335,7 +335,9 @@ func (s *Store) newSession(h *handle, id string, in session.Session) (session.Se
 		Metadata:  maps.Clone(in.Metadata),
 	}
 	if sess.Created.IsZero() {
-		sess.Created = s.now()
+		// In milliseconds, as entries' times are written: the times a
+		// transcript rebuilds its sidecar from match those it kept.
+		sess.Created = s.now().Truncate(time.Millisecond)
 	}
 	sess.Created = sess.Created.UTC()
 	sess.LastActivity = sess.Created
