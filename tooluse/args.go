@@ -2,6 +2,7 @@ package tooluse
 
 import (
 	"bytes"
+	"encoding/json"
 	"path"
 	"strings"
 
@@ -10,16 +11,35 @@ import (
 
 // args are a tool call's decoded arguments: a JSON object, or the raw
 // text when they are a JSON string (double-encoded, or a Codex custom
-// tool's free-form input) or not JSON at all.
+// tool's free-form input) or not JSON at all. The object's string
+// values are decoded when read ([args.get]): the readers look at a few
+// keys, and the others can be whole files written.
 type args struct {
 	obj map[string]any
 	raw string
 }
 
+// lazyString is a string value of an object, as its JSON text, until
+// [args.get] decodes it.
+type lazyString []byte
+
+// get returns the value of key k: what encoding/json decodes it to into
+// an any, nil when there is none.
+func (a args) get(k string) any {
+	v := a.obj[k]
+	if l, ok := v.(lazyString); ok {
+		var s string
+		_ = jsonx.Unmarshal(l, &s) // a string of a valid object: cannot fail
+		a.obj[k] = s
+		return s
+	}
+	return v
+}
+
 // decodeArgs decodes raw. A JSON string holding an object is decoded
 // once more. It never fails: what is not an object is kept as text. It
-// decodes as encoding/json does, faster (internal/jsonx: FuzzDecodeArgs
-// compares).
+// decodes as encoding/json does into a map[string]any, faster
+// (internal/jsonx, string values when read: FuzzDecodeArgs compares).
 func decodeArgs(raw []byte) args {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -27,18 +47,14 @@ func decodeArgs(raw []byte) args {
 	}
 	switch raw[0] {
 	case '{':
-		// A map made here: for a nil one the fast decoder makes one of
-		// 64 entries, most of them unused.
-		obj := map[string]any{}
-		if jsonx.Unmarshal(raw, &obj) == nil {
+		if obj, ok := decodeObject(raw); ok {
 			return args{obj: obj}
 		}
 	case '"':
 		var s string
 		if jsonx.Unmarshal(raw, &s) == nil {
 			if t := strings.TrimSpace(s); strings.HasPrefix(t, "{") {
-				obj := map[string]any{}
-				if jsonx.Unmarshal([]byte(t), &obj) == nil {
+				if obj, ok := decodeObject([]byte(t)); ok {
 					return args{obj: obj}
 				}
 			}
@@ -48,11 +64,37 @@ func decodeArgs(raw []byte) args {
 	return args{raw: string(raw)}
 }
 
+// decodeObject decodes a JSON object as encoding/json decodes it into a
+// map[string]any, its string values left as lazyString: ok is false
+// where that decoding fails (broken JSON, a number out of float64's
+// range in any other value).
+func decodeObject(raw []byte) (map[string]any, bool) {
+	// A map made here: for a nil one the fast decoder makes one of 64
+	// entries, most of them unused.
+	fields := map[string]json.RawMessage{}
+	if jsonx.Unmarshal(raw, &fields) != nil {
+		return nil, false
+	}
+	obj := make(map[string]any, len(fields))
+	for k, v := range fields {
+		if len(v) > 0 && v[0] == '"' {
+			obj[k] = lazyString(v)
+			continue
+		}
+		var x any
+		if jsonx.Unmarshal(v, &x) != nil {
+			return nil, false
+		}
+		obj[k] = x
+	}
+	return obj, true
+}
+
 // str returns the first of keys whose value is a string that is not
 // blank, trimmed; "" when none is.
 func (a args) str(keys ...string) string {
 	for _, k := range keys {
-		if s, ok := a.obj[k].(string); ok && strings.TrimSpace(s) != "" {
+		if s, ok := a.get(k).(string); ok && strings.TrimSpace(s) != "" {
 			return strings.TrimSpace(s)
 		}
 	}
@@ -62,7 +104,7 @@ func (a args) str(keys ...string) string {
 // strs returns the string elements of an array value, or the value
 // itself when it is a string.
 func (a args) strs(key string) []string {
-	switch v := a.obj[key].(type) {
+	switch v := a.get(key).(type) {
 	case string:
 		return []string{v}
 	case []any:
@@ -97,7 +139,7 @@ var listKeys = []string{"paths", "files", "file_paths"}
 func (a args) argPaths() []string {
 	var out []string
 	for _, k := range pathKeys {
-		if s, ok := a.obj[k].(string); ok {
+		if s, ok := a.get(k).(string); ok {
 			if p := cleanFile(s); p != "" {
 				out = append(out, p)
 			}
@@ -111,7 +153,7 @@ func (a args) argPaths() []string {
 		}
 	}
 	for _, k := range []string{"input", "patch"} {
-		if s, ok := a.obj[k].(string); ok && strings.Contains(s, "*** Begin Patch") {
+		if s, ok := a.get(k).(string); ok && strings.Contains(s, "*** Begin Patch") {
 			for _, w := range patchFiles(s) {
 				out = append(out, w.Path)
 			}

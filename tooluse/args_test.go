@@ -44,6 +44,8 @@ func FuzzDecodeArgs(f *testing.F) {
 	for _, s := range []string{
 		`{"command":"ls -la","description":"list"}`,
 		` {"a":1,"a":2,"A":"x"} `,
+		`{"file_path":"a.go","content":"x\u00e9\ud800\"y","n":1e400}`,
+		`{"s":"\xff\xfe","nested":{"deep":[1,"two",{"three":3}]},"s":"later"}`,
 		`"{\"file_path\":\"/a.go\"}"`,
 		`"  {\"a\":[1,{\"b\":null}]}  "`,
 		`"not an object"`,
@@ -58,6 +60,9 @@ func FuzzDecodeArgs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		got, want := decodeArgs(raw), decodeArgsStd(raw)
+		for k := range got.obj {
+			got.get(k) // the string values, decoded when read
+		}
 		// reflect.DeepEqual first: cmp.Diff takes time exponential in
 		// the depth of nested slices.
 		if !reflect.DeepEqual(got, want) {

@@ -54,7 +54,7 @@ func shellArgs(b *builder, a args) {
 		return
 	}
 	for _, k := range []string{"command", "cmd"} {
-		switch v := a.obj[k].(type) {
+		switch v := a.get(k).(type) {
 		case string:
 			b.shell(v)
 			return
@@ -63,7 +63,7 @@ func shellArgs(b *builder, a args) {
 			return
 		}
 	}
-	if act, ok := a.obj["action"].(map[string]any); ok {
+	if act, ok := a.get("action").(map[string]any); ok {
 		b.argv(args{obj: act}.strs("command"))
 	}
 }
