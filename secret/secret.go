@@ -239,8 +239,13 @@ func find(text string) []Span {
 		prio int
 	}
 	var all []found
-	for at := 0; at+1 < len(text); at++ {
-		if k := uint16(text[at])<<8 | uint16(text[at+1]); anchorPairs[k>>6]&(1<<(k&63)) == 0 {
+	// k holds the pair of bytes at at and at+1, shifted in one byte at a
+	// time (one load per byte, no bounds check).
+	k := uint16(text[0])
+	for i, c := range []byte(text[1:]) {
+		at := i
+		k = k<<8 | uint16(c)
+		if anchorPairs[k>>6]&(1<<(k&63)) == 0 {
 			continue
 		}
 		for _, ref := range anchorTable[text[at]] {
