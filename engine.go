@@ -625,8 +625,9 @@ func (e *Engine) TrackerSection() string {
 }
 
 // WorkingMemory returns the working memory's context in tokens tokens
-// (workmem.ActiveContext.BuildContext), and its report; "" and a zero
-// report without working memory.
+// (workmem.ActiveContext.BuildContext; "" for tokens <= 0, when only the
+// report is wanted), and its report; "" and a zero report without working
+// memory.
 func (e *Engine) WorkingMemory(tokens int) (string, workmem.Report) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestWorkingMemoryAndLimiter(t *testing.T) {
 	add(chat.NewText(chat.RoleAssistant, "The parser fails on empty input."))
 
 	st := openStore(t)
-	res, err := replay.Run(t.Context(), tr, replay.Options{Budget: 50000, LimitToolResults: true, WorkingMemory: true, Store: st, Project: t.TempDir()})
+	res, err := replay.Run(t.Context(), tr, replay.Options{Budget: 50000, LimitToolResults: true, WorkingMemory: true, EndTexts: true, Store: st, Project: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +49,14 @@ func TestWorkingMemoryAndLimiter(t *testing.T) {
 	}
 	if !strings.Contains(res.Context, "Find why the parser fails.") || res.Distill == nil {
 		t.Errorf("ActiveContext: context %q, distill %v", res.Context, res.Distill)
+	}
+	// Without EndTexts: the same report, no texts rendered at the end.
+	bare, err := replay.Run(t.Context(), tr, replay.Options{Budget: 50000, LimitToolResults: true, WorkingMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bare.TrackerSection != "" || bare.Context != "" || bare.Distill == nil || !slices.Equal(bare.Distill.Files, res.Distill.Files) {
+		t.Errorf("without EndTexts: section %q, context %q, distill %+v; want no texts and the same report", bare.TrackerSection, bare.Context, bare.Distill)
 	}
 
 	loaded, err := st.Load(t.Context(), res.SessionID, session.LoadOptions{})

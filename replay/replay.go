@@ -50,6 +50,11 @@ type Options struct {
 	Strategy compact.Strategy
 	// Steps asks for one [Step] per message in [Result.Steps].
 	Steps bool
+	// EndTexts asks, with WorkingMemory, for [Result].TrackerSection and
+	// Context: the tracker's section and the working memory rendered and
+	// counted once more at the end, as a next request would carry them
+	// (`agentctx replay -v` prints them). Optional.
+	EndTexts bool
 	// Progress, if set, is called after each message with the number of
 	// messages done and the total.
 	Progress func(done, total int)
@@ -210,7 +215,7 @@ type Result struct {
 	Distill *workmem.Report `json:"distill,omitempty"`
 	// TrackerSection is the tracker's prompt section and Context
 	// ActiveContext's BuildContext in [ContextTokens] tokens, at the end
-	// (with WorkingMemory).
+	// (with WorkingMemory and EndTexts).
 	TrackerSection string `json:"-"`
 	Context        string `json:"-"`
 	// Summaries are the records of the summarizing compactions
@@ -558,8 +563,14 @@ func (res *Result) finish(eng *agentctx.Engine, opts Options) error {
 		if ts, ok := eng.TrackerState(); ok {
 			res.Tracker = &ts
 		}
-		res.TrackerSection = eng.TrackerSection()
-		text, d := eng.WorkingMemory(ContextTokens)
+		if opts.EndTexts {
+			res.TrackerSection = eng.TrackerSection()
+		}
+		tokens := 0 // the report alone
+		if opts.EndTexts {
+			tokens = ContextTokens
+		}
+		text, d := eng.WorkingMemory(tokens)
 		res.Context, res.Distill = text, &d
 	}
 	w, err := eng.CloseWindow()

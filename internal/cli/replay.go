@@ -273,7 +273,7 @@ func (f replayFlags) options(e *env) (replay.Options, transcript.Format, error) 
 		}
 	}
 	return replay.Options{
-		Model: f.model, Budget: f.budget, Policy: policy, Strategy: strategy, Steps: f.verbose, Logger: e.logger,
+		Model: f.model, Budget: f.budget, Policy: policy, Strategy: strategy, Steps: f.verbose, EndTexts: f.verbose, Logger: e.logger,
 		LimitToolResults: f.limit, WorkingMemory: f.workmem, Reminders: f.reminders,
 	}, format, nil
 }
