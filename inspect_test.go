@@ -8,9 +8,9 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
-	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/window"
 )
 

@@ -87,7 +87,6 @@ func TestRedactManyValues(t *testing.T) {
 	}
 }
 
-
 // TestFindRemembers: a long text scanned again gives the same spans
 // (a copy: changing them does not change the next answer), and so does
 // an equal text in other memory; short texts are scanned each time.
@@ -117,4 +116,3 @@ func TestFindRemembers(t *testing.T) {
 		t.Fatalf("Find after the ring turned = %v, want %v", got, again)
 	}
 }
-
