@@ -67,8 +67,10 @@ func Classify(call chat.ToolCall) Use {
 	case textShell(call.Name, a) && !textTools[call.Name]:
 		// A SWE-agent text action running a command that a table also
 		// names as a tool ("cat a.py", "grep -rn x ."): the command.
+		// The command as written, as for any other shell tool.
 		b.u.Kind, b.u.Agent = KindShell, "swe-agent"
-		b.shell(a.str("command"))
+		cmd, _ := a.get("command").(string)
+		b.shell(cmd)
 	case t.kind != kindUnknown:
 		b.u.Kind, b.u.Agent = t.kind, agent
 		if t.read != nil {
