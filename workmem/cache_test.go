@@ -11,7 +11,9 @@ import (
 
 // TestBuildContextCached: fed the largest shared trajectory message by
 // message, a memory that renders and counts its closed rounds once
-// (cached) builds, after every assistant message and at several budgets,
+// (cached; its open round's actions and observations rendered as they
+// come, which is checked after every message) builds, after every third
+// assistant message and at several budgets,
 // the same context and count as a fresh copy of its state (nothing
 // cached), and the count is exact.
 func TestBuildContextCached(t *testing.T) {
@@ -30,6 +32,16 @@ func TestBuildContextCached(t *testing.T) {
 	calls := 0
 	for i, m := range trs[0].Messages {
 		a.ObserveMessage(m)
+		// The open round, rendered as its actions and observations
+		// come, is rendered as a whole would be.
+		a.mu.Lock()
+		if last := len(a.st.Rounds) - 1; last >= 0 && a.st.Rounds[last].Open() {
+			got, n := a.roundFull(last)
+			if want := renderRound(a.st.Rounds[last]); got != want || n != c.Count(want) {
+				t.Fatalf("message %d: the open round rendered as it grew differs from its rendering (%d tokens, exact %d):\n%s\nwant\n%s", i, n, c.Count(want), got, want)
+			}
+		}
+		a.mu.Unlock()
 		if m.Role != "assistant" {
 			continue
 		}

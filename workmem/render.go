@@ -208,9 +208,12 @@ func (a *ActiveContext) roundLine(i int) (string, int) {
 // reflection may be replaced), and the sliding window never reaches it.
 type openRendering struct {
 	round, actions, observations int
-	thought, reflection          string
-	text                         string
-	tokens                       int
+	// acts and obs are the rendered lines of the round's actions and
+	// observations ([actionLine], [observationBlock]).
+	acts, obs           []string
+	thought, reflection string
+	text                string
+	tokens              int
 }
 
 // matches reports whether o is the rendering of round i, r, as it is.
@@ -228,9 +231,7 @@ func (a *ActiveContext) roundFull(i int) (string, int) {
 	c := a.cached(i)
 	if c == nil {
 		if !a.opened.matches(i, r) {
-			text := renderRound(*r)
-			a.opened = openRendering{round: i, actions: len(r.Actions), observations: len(r.Observations),
-				thought: r.Thought, reflection: r.Reflection, text: text, tokens: a.count(text)}
+			a.renderOpen(i, r)
 		}
 		return a.opened.text, a.opened.tokens
 	}
@@ -243,6 +244,27 @@ func (a *ActiveContext) roundFull(i int) (string, int) {
 		}
 	}
 	return c.full, c.fullTokens
+}
+
+// renderOpen renders the open round i, r, into a.opened: the lines of
+// the actions and observations it rendered before, while it was round i
+// too, are kept (an open round only grows; slide, which changes a
+// round's observations, clears a.opened).
+func (a *ActiveContext) renderOpen(i int, r *Round) {
+	o := &a.opened
+	if o.round != i || len(o.acts) > len(r.Actions) || len(o.obs) > len(r.Observations) {
+		*o = openRendering{round: i}
+	}
+	for _, act := range r.Actions[len(o.acts):] {
+		o.acts = append(o.acts, actionLine(act))
+	}
+	for _, ob := range r.Observations[len(o.obs):] {
+		o.obs = append(o.obs, observationBlock(ob))
+	}
+	o.actions, o.observations = len(r.Actions), len(r.Observations)
+	o.thought, o.reflection = r.Thought, r.Reflection
+	o.text = joinRound(*r, o.acts, o.obs)
+	o.tokens = a.count(o.text)
 }
 
 // count counts text with Options.Counter, line by line through the memo
@@ -396,19 +418,30 @@ func statusMark(s StepStatus) string {
 }
 
 func renderRound(r Round) string {
-	var b strings.Builder
-	// About the rendering's length, so that it is built in one buffer:
-	// lines are cut to their rune counts, raw text only shrinks.
+	acts := make([]string, len(r.Actions))
+	for i, act := range r.Actions {
+		acts[i] = actionLine(act)
+	}
+	obs := make([]string, len(r.Observations))
+	for i, o := range r.Observations {
+		obs[i] = observationBlock(o)
+	}
+	return joinRound(r, acts, obs)
+}
+
+// joinRound renders round r from its actions' lines and observations'
+// blocks, rendered before ([actionLine], [observationBlock]): the open
+// round, which grows by actions and observations, renders only its new
+// ones.
+func joinRound(r Round, acts, obs []string) string {
 	size := 64 + 2*ThoughtRunes
-	for _, act := range r.Actions {
-		size += 16 + len(act.Tool) + 200
+	for _, l := range acts {
+		size += len(l)
 	}
-	for _, o := range r.Observations {
-		size += 48 + len(o.Tool) + len(o.Raw)
-		for _, f := range o.KeyFacts {
-			size += 2 + len(f)
-		}
+	for _, l := range obs {
+		size += len(l)
 	}
+	var b strings.Builder
 	b.Grow(size)
 	b.WriteString("### Round ")
 	b.WriteString(strconv.Itoa(r.Iteration))
@@ -418,43 +451,69 @@ func renderRound(r Round) string {
 		b.WriteString(oneLine(r.Thought, ThoughtRunes))
 		b.WriteString("\n")
 	}
-	for _, act := range r.Actions {
-		b.WriteString("- call ")
-		b.WriteString(act.Tool)
-		b.WriteString(" ")
-		b.WriteString(oneLineBytes(act.Arguments, 200))
-		b.WriteString("\n")
+	for _, l := range acts {
+		b.WriteString(l)
 	}
-	for _, o := range r.Observations {
-		b.WriteString("- result ")
-		b.WriteString(o.Tool)
-		b.WriteString(": ")
-		b.WriteString(string(o.ResultType))
-		b.WriteString(", ")
-		b.WriteString(strconv.Itoa(o.Size))
-		b.WriteString(" bytes")
-		if len(o.KeyFacts) > 0 {
-			b.WriteString("; ")
-			b.WriteString(strings.Join(o.KeyFacts, "; "))
-		}
-		b.WriteString("\n")
-		if o.Raw != "" {
-			raw := tooluse.CutRunes(strings.TrimSpace(o.Raw), RawRunes)
-			fence := "```"
-			for strings.Contains(raw, fence) {
-				fence += "`"
-			}
-			b.WriteString(fence)
-			b.WriteString("\n")
-			b.WriteString(raw)
-			b.WriteString("\n")
-			b.WriteString(fence)
-			b.WriteString("\n")
-		}
+	for _, l := range obs {
+		b.WriteString(l)
 	}
 	if r.Reflection != "" {
 		b.WriteString("Reflection: ")
 		b.WriteString(oneLine(r.Reflection, ThoughtRunes))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// actionLine is an action's line in a round's full rendering.
+func actionLine(act Action) string {
+	args := oneLineBytes(act.Arguments, 200)
+	var b strings.Builder
+	b.Grow(len("- call  \n") + len(act.Tool) + len(args))
+	b.WriteString("- call ")
+	b.WriteString(act.Tool)
+	b.WriteString(" ")
+	b.WriteString(args)
+	b.WriteString("\n")
+	return b.String()
+}
+
+// observationBlock is an observation's lines in a round's full
+// rendering: its description, then its raw text (cut to [RawRunes]) in a
+// fence longer than any run of backquotes in it.
+func observationBlock(o Observation) string {
+	raw := ""
+	if o.Raw != "" {
+		raw = tooluse.CutRunes(strings.TrimSpace(o.Raw), RawRunes)
+	}
+	size := 48 + len(o.Tool) + len(raw)
+	for _, f := range o.KeyFacts {
+		size += 2 + len(f)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString("- result ")
+	b.WriteString(o.Tool)
+	b.WriteString(": ")
+	b.WriteString(string(o.ResultType))
+	b.WriteString(", ")
+	b.WriteString(strconv.Itoa(o.Size))
+	b.WriteString(" bytes")
+	for _, f := range o.KeyFacts {
+		b.WriteString("; ")
+		b.WriteString(f)
+	}
+	b.WriteString("\n")
+	if o.Raw != "" {
+		fence := "```"
+		for strings.Contains(raw, fence) {
+			fence += "`"
+		}
+		b.WriteString(fence)
+		b.WriteString("\n")
+		b.WriteString(raw)
+		b.WriteString("\n")
+		b.WriteString(fence)
 		b.WriteString("\n")
 	}
 	return b.String()
