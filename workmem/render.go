@@ -236,19 +236,19 @@ func (a *ActiveContext) roundFull(i int) (string, int) {
 		return a.opened.text, a.opened.tokens
 	}
 	if c.full == "" {
-		if a.opened.matches(i, r) {
-			c.full, c.fullTokens = a.opened.text, a.opened.tokens
-		} else {
-			c.full = renderRound(*r)
-			c.fullTokens = a.count(c.full)
+		if !a.opened.matches(i, r) {
+			// Closed since its last rendering: its new actions and
+			// observations are rendered as the open round's were.
+			a.renderOpen(i, r)
 		}
+		c.full, c.fullTokens = a.opened.text, a.opened.tokens
 	}
 	return c.full, c.fullTokens
 }
 
-// renderOpen renders the open round i, r, into a.opened: the lines of
-// the actions and observations it rendered before, while it was round i
-// too, are kept (an open round only grows; slide, which changes a
+// renderOpen renders round i, r, the open round or the one that just
+// closed, into a.opened: the lines of the actions and observations it
+// rendered before, while it was round i too, are kept (an open round only grows; slide, which changes a
 // round's observations, clears a.opened).
 func (a *ActiveContext) renderOpen(i int, r *Round) {
 	o := &a.opened
@@ -397,10 +397,16 @@ func (a *ActiveContext) pieces() ([]piece, int) {
 	}
 	n := len(a.st.Rounds)
 	first := max(0, n-a.opts.RecentRounds)
-	for i := n - 1; i >= first; i-- {
+	// Rendered oldest first, so that a round that closed since the last
+	// rendering is finished from its open rendering before the new open
+	// round takes its place ([ActiveContext.renderOpen]); listed newest
+	// first.
+	start := len(ps)
+	for i := first; i < n; i++ {
 		text, n := a.roundFull(i)
 		ps = append(ps, piece{sec: secRecent, order: i, text: text, cut: true, tokens: n})
 	}
+	slices.Reverse(ps[start:])
 	ps = append(ps, low...)
 	return ps, first
 }
