@@ -1,6 +1,8 @@
 package prompt
 
 import (
+	"slices"
+
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/reminder"
@@ -126,8 +128,8 @@ func Assemble(in Input) *Request {
 		req.CacheAfter = append(req.CacheAfter, len(msgs)-1)
 	}
 	base := len(msgs)
-	history := w.Messages()
-	msgs = append(msgs, history...)
+	history := w.Len()
+	msgs = w.AppendMessages(slices.Grow(msgs, history+1)) // room for the tail's message
 	msgTokens := 0
 	for i := range history {
 		msgTokens += w.TokensAt(i)
@@ -171,7 +173,7 @@ func Assemble(in Input) *Request {
 		framing += delta - sumRows(rows)
 		req.Rows = append(req.Rows, rows...)
 		msgs = out
-	} else if len(history) > 0 {
+	} else if history > 0 {
 		req.CacheAfter = append(req.CacheAfter, last)
 	}
 	req.Rows = append(req.Rows, Row{Name: PartFraming, Tokens: framing})
@@ -192,7 +194,7 @@ func Assemble(in Input) *Request {
 			switch {
 			case i < base:
 				cached += sizes[i]
-			case i-base < len(history) && i != replaced:
+			case i-base < history && i != replaced:
 				cached += w.TokensAt(i - base)
 			default:
 				cached += token.Message(counter, ov, msgs[i])

@@ -3,10 +3,11 @@ package window
 import (
 	"errors"
 	"fmt"
-	"github.com/agentctx/agentctx/tooluse"
+	"slices"
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/token"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 // Errors returned by [Window] methods. Each is returned wrapped with detail;
@@ -272,6 +273,18 @@ func (w *Window) Messages() []chat.Message {
 		out[i] = w.entries[i].msg
 	}
 	return out
+}
+
+// AppendMessages appends the window's messages, in order, to dst and
+// returns the extended slice: [Window.Messages] without a slice of its
+// own, for a caller that builds a request around them. The messages
+// share their parts with the window: do not modify them.
+func (w *Window) AppendMessages(dst []chat.Message) []chat.Message {
+	dst = slices.Grow(dst, len(w.entries))
+	for i := range w.entries {
+		dst = append(dst, w.entries[i].msg)
+	}
+	return dst
 }
 
 // Budget returns the token budget (0: none).

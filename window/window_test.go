@@ -8,6 +8,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/token"
 	"github.com/agentctx/agentctx/window"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestNew(t *testing.T) {
@@ -424,5 +425,29 @@ func TestUnansweredCalls(t *testing.T) {
 	check(t, w)
 	if u := w.Unanswered(); u != nil {
 		t.Fatalf("Unanswered() = %v after every result", u)
+	}
+}
+
+// TestAppendMessages: AppendMessages appends what Messages returns, in
+// order, after what dst holds, and leaves dst's elements alone.
+func TestAppendMessages(t *testing.T) {
+	t.Parallel()
+	w, err := window.New(window.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []chat.Message{sys("s"), user("go"), calls("x"), result("x", "r"), asst("done")} {
+		if err := w.Add(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head := []chat.Message{user("before")}
+	got := w.AppendMessages(head)
+	want := append([]chat.Message{user("before")}, w.Messages()...)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("AppendMessages (-want +got):\n%s", d)
+	}
+	if empty := w.AppendMessages(nil); len(empty) != w.Len() {
+		t.Errorf("AppendMessages(nil) holds %d messages, want %d", len(empty), w.Len())
 	}
 }
