@@ -15,7 +15,6 @@ import (
 	"github.com/agentctx/agentctx/reminder"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/token"
-	"github.com/agentctx/agentctx/track"
 )
 
 // Request is the next model call's request, assembled by
@@ -184,7 +183,7 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 	}
 	var changed []string // files changed on disk by others: stat once per request
 	if e.reminders != nil && e.tracker != nil {
-		changed = externalChanges(e.tracker)
+		changed = e.tracker.StaleExternal()
 	}
 	e.lastMem.built = nil // built by this request, reused after its compaction
 	trackerText, memText, pend := e.tail(changed)
@@ -523,24 +522,3 @@ func (e *Engine) recordCompaction(ctx context.Context, recs []compact.Record, tr
 	return nil
 }
 
-// externalChanges returns the files read that changed on disk since, not
-// by the agent: the tracker's stale files less those the agent wrote or
-// edited itself (it knows what it changed; Claude Code reminds only of
-// changes made by others).
-func externalChanges(t *track.Tracker) []string {
-	stale := t.Stale()
-	if len(stale) == 0 {
-		return nil
-	}
-	own := map[string]bool{}
-	for _, c := range t.State().Changes {
-		own[c.Path] = true
-	}
-	out := stale[:0:0]
-	for _, p := range stale {
-		if !own[p] {
-			out = append(out, p)
-		}
-	}
-	return out
-}

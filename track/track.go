@@ -298,6 +298,35 @@ func (t *Tracker) recordFailure(command, errLine string) {
 func (t *Tracker) Stale() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.stale()
+}
+
+// StaleExternal is [Tracker.Stale] less the files the agent itself
+// changed (a recorded write, edit, create, patch, delete or redirect):
+// the files read that changed on disk by someone else, sorted. Claude
+// Code reminds the model only of those; the agent knows what it changed.
+// It calls Stat once per file read.
+func (t *Tracker) StaleExternal() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	stale := t.stale()
+	if len(stale) == 0 {
+		return nil
+	}
+	out := stale[:0]
+	for _, p := range stale {
+		if !slices.ContainsFunc(t.state.Changes, func(c FileChange) bool { return c.Path == p }) {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// stale is Stale with t.mu held.
+func (t *Tracker) stale() []string {
 	var out []string
 	for i := range t.state.Files {
 		f := &t.state.Files[i]

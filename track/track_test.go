@@ -210,6 +210,17 @@ func TestStale(t *testing.T) {
 	if d := cmp.Diff([]string{"a", "b"}, tr.Stale()); d != "" {
 		t.Errorf("Stale (-want +got):\n%s", d)
 	}
+	if got := tr.StaleExternal(); cmp.Diff([]string{"a", "b"}, got) != "" {
+		t.Errorf("StaleExternal() = %v before the agent changed any, want [a b]", got)
+	}
+	// A file the agent edits itself is stale but not changed by others.
+	tr.Record(call("Edit", map[string]any{"file_path": "b"}), ok("ok"))
+	if d := cmp.Diff([]string{"a", "b"}, tr.Stale()); d != "" {
+		t.Errorf("Stale after the agent's edit (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"a"}, tr.StaleExternal()); d != "" {
+		t.Errorf("StaleExternal after the agent's edit of b (-want +got):\n%s", d)
+	}
 	if !strings.Contains(tr.Section(), "- a: x (stale") {
 		t.Errorf("section does not mark a stale:\n%s", tr.Section())
 	}
