@@ -521,4 +521,3 @@ func (e *Engine) recordCompaction(ctx context.Context, recs []compact.Record, tr
 	e.log.Debug("compaction recorded", "session", e.id, "level", top.String(), "took", time.Since(start))
 	return nil
 }
-
