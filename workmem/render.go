@@ -293,7 +293,10 @@ func (a *ActiveContext) fit(text string, n int) string {
 		body = string([]rune(body)) // a U+FFFD for each bad byte
 	}
 	// offs[i] is the offset of rune i in body.
-	offs := make([]int32, 0, len(body)+1)
+	offs := slices.Grow(a.offs[:0], len(body)+1)
+	if cap(offs) <= 1<<16 { // a rare long piece's buffer is not kept
+		defer func() { a.offs = offs[:0] }()
+	}
 	for i := range body {
 		offs = append(offs, int32(i))
 	}
