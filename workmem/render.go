@@ -94,7 +94,10 @@ func (a *ActiveContext) BuildContextTokens(tokenBudget int) (string, int) {
 	for s := range headings {
 		headCost[s] = a.count(sepHeadings[s])
 	}
-	var chosen []piece
+	// chosen and render's sorted copy are buffers kept from call to
+	// call (a.mu is held), emptied when done.
+	chosen := a.chosen[:0]
+	defer func() { clear(chosen[:cap(chosen)]); a.chosen = chosen[:0] }()
 	var open [nSections]bool
 	misses := 0
 	for i := 0; ; i++ {
@@ -323,7 +326,8 @@ func (a *ActiveContext) fit(text string, n int) string {
 // counter, joined from the pieces' counts (token.JoinCount: only the
 // seams at the headings are counted again), else counted whole.
 func (a *ActiveContext) render(title string, chosen []piece) (string, int) {
-	sorted := slices.Clone(chosen)
+	sorted := append(a.sorted[:0], chosen...)
+	defer func() { clear(sorted); a.sorted = sorted[:0] }()
 	slices.SortStableFunc(sorted, func(x, y piece) int {
 		return cmp.Or(cmp.Compare(x.sec, y.sec), cmp.Compare(x.order, y.order))
 	})

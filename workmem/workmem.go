@@ -207,8 +207,10 @@ type ActiveContext struct {
 	// task is the task's line as BuildContext renders it, and the task
 	// it renders.
 	task struct{ of, line string }
-	// offs is fit's buffer of rune offsets, kept from call to call.
-	offs []int32
+	// offs is fit's buffer of rune offsets, chosen and sorted
+	// BuildContext's of pieces, kept from call to call.
+	offs           []int32
+	chosen, sorted []piece
 }
 
 // New returns an empty working memory for task (the user's request; it
