@@ -219,14 +219,20 @@ func readLines(root, file string) (lines []string, total int, err error) {
 		return nil, 0, errors.New("not UTF-8 text; README skipped")
 	}
 	text := strings.TrimPrefix(string(head), "\uFEFF")
-	text = strings.ReplaceAll(text, "\r\n", "\n")
 	for text != "" {
 		i := strings.IndexByte(text, '\n')
 		if i < 0 {
 			lines = append(lines, text)
 			break
 		}
-		lines = append(lines, text[:i+1])
+		// LF line ends: the carriage returns before a newline go
+		// ("\r\r\n" too, which one CRLF replacement would turn into
+		// "\r\n").
+		if line := strings.TrimRight(text[:i], "\r"); len(line) < i {
+			lines = append(lines, line+"\n")
+		} else {
+			lines = append(lines, text[:i+1])
+		}
 		text = text[i+1:]
 	}
 	return lines, len(lines) + more, nil
