@@ -37,7 +37,7 @@ func TestBuildContextCached(t *testing.T) {
 		a.mu.Lock()
 		if last := len(a.st.Rounds) - 1; last >= 0 && a.st.Rounds[last].Open() {
 			got, n := a.roundFull(last)
-			if want := renderRound(a.st.Rounds[last]); got != want || n != c.Count(want) {
+			if want := wholeRound(a.st.Rounds[last]); got != want || n != c.Count(want) {
 				t.Fatalf("message %d: the open round rendered as it grew differs from its rendering (%d tokens, exact %d):\n%s\nwant\n%s", i, n, c.Count(want), got, want)
 			}
 		}
@@ -67,4 +67,18 @@ func TestBuildContextCached(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wholeRound renders r in full from scratch, every action and
+// observation at once: what roundFull must give for it.
+func wholeRound(r Round) string {
+	acts := make([]string, len(r.Actions))
+	for i, act := range r.Actions {
+		acts[i] = actionLine(act)
+	}
+	obs := make([]string, len(r.Observations))
+	for i, o := range r.Observations {
+		obs[i] = observationBlock(o)
+	}
+	return joinRound(r, acts, obs)
 }

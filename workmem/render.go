@@ -225,10 +225,12 @@ func (o *openRendering) matches(i int, r *Round) bool {
 		o.thought == r.Thought && o.reflection == r.Reflection
 }
 
-// roundFull returns round i rendered in full ([renderRound]) and its size
-// in tokens. The open round is rendered again only when it changed; a
-// round closed unchanged since takes its last rendering. Called with a.mu
-// held.
+// roundFull returns round i rendered in full (its heading, thought,
+// [actionLine]s, [observationBlock]s and reflection: [joinRound]) and its
+// size in tokens. The open round is rendered again only when it changed,
+// and then only its new actions and observations ([renderOpen]); a round
+// closed since takes its last rendering, finished the same way. Called
+// with a.mu held.
 func (a *ActiveContext) roundFull(i int) (string, int) {
 	r := &a.st.Rounds[i]
 	c := a.cached(i)
@@ -251,8 +253,9 @@ func (a *ActiveContext) roundFull(i int) (string, int) {
 
 // renderOpen renders round i, r, the open round or the one that just
 // closed, into a.opened: the lines of the actions and observations it
-// rendered before, while it was round i too, are kept (an open round only grows; slide, which changes a
-// round's observations, clears a.opened).
+// rendered before, while it was round i too, are kept (an open round
+// only grows; slide, which changes a round's observations, clears
+// a.opened).
 func (a *ActiveContext) renderOpen(i int, r *Round) {
 	o := &a.opened
 	if o.round != i || len(o.acts) > len(r.Actions) || len(o.obs) > len(r.Observations) {
@@ -428,18 +431,6 @@ func statusMark(s StepStatus) string {
 		return "[-]"
 	}
 	return "[ ]"
-}
-
-func renderRound(r Round) string {
-	acts := make([]string, len(r.Actions))
-	for i, act := range r.Actions {
-		acts[i] = actionLine(act)
-	}
-	obs := make([]string, len(r.Observations))
-	for i, o := range r.Observations {
-		obs[i] = observationBlock(o)
-	}
-	return joinRound(r, acts, obs)
 }
 
 // joinRound renders round r from its actions' lines and observations'
