@@ -2,6 +2,7 @@ package chat
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 )
@@ -116,10 +117,33 @@ type AnthropicBlock struct {
 	Width    int    `json:"width,omitempty"`
 	Height   int    `json:"height,omitempty"`
 	Bytes    int    `json:"bytes,omitempty"`
+
+	// Raw is the block's JSON as read, kept for the types the message
+	// model does not interpret field by field (every type but text,
+	// tool_use, tool_result, thinking and redacted_thinking: images,
+	// documents, search results, tool references, server tool blocks,
+	// compaction, types yet to come). MarshalJSON writes it back byte for
+	// byte; clear it to write an image from its fields.
+	Raw json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the fields of b's type, as the API names them.
+// modeledBlock reports whether blocks of type t are read field by field,
+// without keeping their JSON.
+func modeledBlock(t string) bool {
+	switch t {
+	case "text", "tool_use", "tool_result", "thinking", "redacted_thinking":
+		return true
+	}
+	return false
+}
+
+// MarshalJSON writes the fields of b's type, as the API names them; a
+// block of a type the message model does not interpret, read with its
+// JSON kept (Raw), is written as it was read.
 func (b AnthropicBlock) MarshalJSON() ([]byte, error) {
+	if b.Raw != nil && !modeledBlock(b.Type) {
+		return b.Raw, nil
+	}
 	switch b.Type {
 	case "text":
 		return marshalNoEscape(struct {
@@ -184,9 +208,23 @@ func (b *AnthropicBlock) UnmarshalJSON(data []byte) error {
 		Content json.RawMessage `json:"content"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
-		return err
+		// A block of a type the model does not interpret may use the
+		// field names of others with other types ("source" as a string
+		// in a search result): it is carried as it is.
+		var probe struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(data, &probe) != nil || modeledBlock(probe.Type) || probe.Type == "image" {
+			return err
+		}
+		*b = AnthropicBlock{Type: probe.Type, Raw: append(json.RawMessage(nil), bytes.TrimSpace(data)...)}
+		return nil
 	}
 	*b = AnthropicBlock(v.plain)
+	if !modeledBlock(b.Type) {
+		b.Raw = append(json.RawMessage(nil), bytes.TrimSpace(data)...)
+		return nil // its "content", if any, is not a tool_result's
+	}
 	switch t := bytes.TrimLeft(v.Content, " \t\r\n"); {
 	case len(t) == 0 || t[0] == 'n':
 	case t[0] == '"':
@@ -292,8 +330,13 @@ func blocksForRequest(blocks []AnthropicBlock) []AnthropicBlock {
 // prompt and the messages.
 //
 //   - The leading system messages become the system blocks (their text and
-//     image parts, in order). A system message after any other message has
-//     no place in the shape and is an [ErrInvalid] error.
+//     image parts, in order). A system message after any other message
+//     becomes a message of role "system" in place (as Claude Code's newer
+//     models send them).
+//   - An [Opaque] part of the Anthropic wire is written as the block it
+//     holds, byte for byte; one of another wire as a text block naming it.
+//     A tool message's opaque parts follow its text in the tool_result's
+//     content array.
 //   - Consecutive messages that map to the same wire role merge into one
 //     wire message, since the API wants user and assistant turns to
 //     alternate. Tool messages map to the user role, so a run of tool
@@ -344,14 +387,14 @@ func ToAnthropic(msgs []Message) (system AnthropicContent, out []AnthropicMessag
 	for ; i < len(msgs); i++ {
 		m := msgs[i]
 		role := "user"
-		if m.Role == RoleAssistant {
+		switch m.Role {
+		case RoleAssistant:
 			role = "assistant"
+		case RoleSystem:
+			role = "system"
 		}
 		if !m.Role.Valid() {
 			return nil, nil, errorf(ErrInvalid, "chat: anthropic: message %d: role %q is not valid", i, m.Role)
-		}
-		if m.Role == RoleSystem {
-			return nil, nil, errorf(ErrInvalid, "chat: anthropic: message %d: a system message after the conversation started has no place in the anthropic shape", i)
 		}
 		if cur == nil || cur.Role != role {
 			flush()
@@ -394,23 +437,30 @@ func ToAnthropic(msgs []Message) (system AnthropicContent, out []AnthropicMessag
 				}
 				cur.Content = append(cur.Content, b)
 			}
-		case RoleUser:
+		case RoleUser, RoleSystem:
 			for j, p := range m.Parts {
 				b, ok := contentToAnthropic(p)
 				if !ok {
-					return nil, nil, errorf(ErrInvalid, "chat: anthropic: message %d: parts[%d]: a user message holds text and images, not %s", i, j, partKind(p))
+					return nil, nil, errorf(ErrInvalid, "chat: anthropic: message %d: parts[%d]: a %s message holds text, images and opaque blocks, not %s", i, j, m.Role, partKind(p))
 				}
 				cur.Content = append(cur.Content, b)
 			}
 		case RoleTool:
-			if len(m.Parts) != 1 {
-				return nil, nil, errorf(ErrInvalid, "chat: anthropic: message %d: a tool message must hold exactly one tool result, it has %d parts", i, len(m.Parts))
-			}
-			r, ok := m.Parts[0].(ToolResult)
-			if !ok {
-				return nil, nil, errorf(ErrInvalid, "chat: anthropic: message %d: parts[0]: a tool message must hold a tool result, not %s", i, partKind(m.Parts[0]))
+			r, attached, err := m.ToolParts()
+			if err != nil {
+				return nil, nil, prefixed(err, "chat: anthropic: message %d", i)
 			}
 			b := AnthropicBlock{Type: "tool_result", ToolUseID: r.ToolCallID, Content: r.Content, IsError: r.IsError}
+			if len(attached) > 0 {
+				b.ContentBlocks = make([]AnthropicBlock, 0, len(attached)+1)
+				if r.Content != "" {
+					b.ContentBlocks = append(b.ContentBlocks, AnthropicBlock{Type: "text", Text: r.Content})
+				}
+				for _, o := range attached {
+					ob, _ := contentToAnthropic(o)
+					b.ContentBlocks = append(b.ContentBlocks, ob)
+				}
+			}
 			if name := calls.pop(r.ToolCallID); r.ToolName != name {
 				b.ToolName = r.ToolName
 			}
@@ -432,44 +482,78 @@ func contentToAnthropic(p Part) (AnthropicBlock, bool) {
 			src = &AnthropicImageSource{Type: "base64", MediaType: p.Source}
 		}
 		return AnthropicBlock{Type: "image", Source: src, Width: p.Width, Height: p.Height, Bytes: p.Bytes}, true
+	case Opaque:
+		if p.Wire == WireAnthropic && len(p.Raw) > 0 {
+			return AnthropicBlock{Type: p.Kind, Raw: append(json.RawMessage(nil), p.Raw...)}, true
+		}
+		// An element of another wire has no Anthropic form: the model
+		// reads what is known of it.
+		return AnthropicBlock{Type: "text", Text: opaqueNote(p)}, true
 	}
 	return AnthropicBlock{}, false
+}
+
+// opaqueNote is the text that stands for an [Opaque] part in a wire it did
+// not come from.
+func opaqueNote(o Opaque) string {
+	note := "[" + o.Wire + " " + o.Kind + "]"
+	if o.Text != "" {
+		note += " " + o.Text
+	}
+	return note
+}
+
+// FromAnthropic converts an Anthropic system prompt and messages to the
+// message model: [WireReader.FromAnthropic] without options.
+func FromAnthropic(system AnthropicContent, msgs []AnthropicMessage) ([]Message, error) {
+	return WireReader{}.FromAnthropic(system, msgs)
 }
 
 // FromAnthropic converts an Anthropic system prompt and messages to the
 // message model, reversing [ToAnthropic]:
 //
-//   - non-empty system blocks become one [RoleSystem] message;
+//   - non-empty system blocks become one [RoleSystem] message, and so does
+//     a message of role "system" inside "messages" (Claude Code's newer
+//     models send one), in its place;
 //   - an assistant message becomes one assistant message with its blocks
 //     as parts in order, and its ID, Model and Usage (by
 //     [UsageFromAnthropic]);
 //   - a user message becomes one [RoleTool] message per tool_result block,
-//     in order, followed by a user message with the remaining text and
-//     image blocks (when there are any, or when there was no tool_result).
-//     A tool result's ToolName is the "tool_name" extension, or else the
-//     name of the call it answers (the most recent unanswered tool_use with
-//     its id); a tool_result whose content is an array has its text blocks
-//     joined by "\n";
+//     in order, followed by a user message with the remaining blocks
+//     (when there are any, or when there was no tool_result). A tool
+//     result's ToolName is the "tool_name" extension, or else the name of
+//     the call it answers (the most recent unanswered tool_use with its
+//     id); a tool_result whose content is an array has its text blocks
+//     joined by "\n" as its content, and its other blocks (images,
+//     tool_reference, search results, documents) follow the [ToolResult]
+//     as [Opaque] parts of the tool message;
 //   - an image with a base64 source becomes an [Image] placeholder whose
 //     Source is the media type and whose Bytes, Width and Height are
 //     measured from the data (PNG, JPEG and GIF headers) unless the
-//     extension fields give them; the data itself is not kept.
+//     extension fields give them; the data itself is not kept. With
+//     r.KeepMedia it becomes an [Opaque] part holding the block, its
+//     Tokens by [ImageTokens] of the measured size;
+//   - every other block type ("document", "search_result",
+//     "server_tool_use", "web_search_tool_result", "compaction", "mcp_*",
+//     types yet to come) becomes an [Opaque] part holding the block byte
+//     for byte; a "compaction" block (Anthropic's server-side compaction:
+//     its "content" is the summary) is a [Opaque].Boundary.
 //
 // So Anthropic → model → Anthropic gives back the original messages
 // (content given as a string comes back as one text block, a tool_result's
-// array content as a string, inline image data as empty data).
+// array content as a string followed by its other blocks, inline image data
+// as empty data unless kept).
 //
-// It returns an [ErrInvalid] error for a role other than user or assistant
-// and for blocks on the wrong role (tool_use in a user message), and an
-// [ErrUnsupported] error for block types the model has no counterpart for,
-// including an image inside a tool_result; each names the message index and
-// block. It never panics, and the result shares no memory with its input.
-func FromAnthropic(system AnthropicContent, msgs []AnthropicMessage) ([]Message, error) {
+// It returns an [ErrInvalid] error for a role other than user, assistant
+// or system and for blocks on the wrong role (tool_use in a user message),
+// each naming the message index and block. It never panics, and the result
+// shares no memory with its input.
+func (r WireReader) FromAnthropic(system AnthropicContent, msgs []AnthropicMessage) ([]Message, error) {
 	var out []Message
 	if len(system) > 0 {
 		m := Message{Role: RoleSystem}
 		for j, b := range system {
-			p, err := contentFromAnthropic(b)
+			p, err := r.contentFromAnthropic(b)
 			if err != nil {
 				return nil, prefixed(err, "chat: anthropic: system[%d]", j)
 			}
@@ -504,20 +588,27 @@ func FromAnthropic(system AnthropicContent, msgs []AnthropicMessage) ([]Message,
 					return nil, errorf(ErrInvalid, "chat: anthropic: messages[%d].content[%d]: a tool_result belongs in a user message", i, j)
 				default:
 					var err error
-					if p, err = contentFromAnthropic(b); err != nil {
+					if p, err = r.contentFromAnthropic(b); err != nil {
 						return nil, prefixed(err, "chat: anthropic: messages[%d].content[%d]", i, j)
 					}
 				}
 				m.Parts = append(m.Parts, p)
 			}
 			out = append(out, m)
-		case "user":
-			user := Message{Role: RoleUser}
+		case "user", "system":
+			role := RoleUser
+			if w.Role == "system" {
+				role = RoleSystem
+			}
+			user := Message{Role: role}
 			tools := 0
 			for j, b := range w.Content {
 				switch b.Type {
 				case "tool_result":
-					content, err := toolResultContent(b)
+					if role == RoleSystem {
+						return nil, errorf(ErrInvalid, "chat: anthropic: messages[%d].content[%d]: a tool_result belongs in a user message", i, j)
+					}
+					content, rest, err := r.toolResultContent(b)
 					if err != nil {
 						return nil, prefixed(err, "chat: anthropic: messages[%d].content[%d]", i, j)
 					}
@@ -525,12 +616,16 @@ func FromAnthropic(system AnthropicContent, msgs []AnthropicMessage) ([]Message,
 					if b.ToolName != "" {
 						name = b.ToolName
 					}
-					out = append(out, NewToolResult(b.ToolUseID, name, content, b.IsError))
+					m := NewToolResult(b.ToolUseID, name, content, b.IsError)
+					for _, o := range rest {
+						m.Parts = append(m.Parts, o)
+					}
+					out = append(out, m)
 					tools++
 				case "tool_use", "thinking", "redacted_thinking":
 					return nil, errorf(ErrInvalid, "chat: anthropic: messages[%d].content[%d]: a %s block belongs in an assistant message", i, j, b.Type)
 				default:
-					p, err := contentFromAnthropic(b)
+					p, err := r.contentFromAnthropic(b)
 					if err != nil {
 						return nil, prefixed(err, "chat: anthropic: messages[%d].content[%d]", i, j)
 					}
@@ -547,9 +642,12 @@ func FromAnthropic(system AnthropicContent, msgs []AnthropicMessage) ([]Message,
 	return out, nil
 }
 
-// contentFromAnthropic returns the part for a text or image block. Its
-// errors are *convError, which the callers prefix with the block's place.
-func contentFromAnthropic(b AnthropicBlock) (Part, error) {
+// contentFromAnthropic returns the part for a block of a user, system or
+// assistant message other than tool_use, tool_result and thinking: a text,
+// an image (a placeholder, or opaque with r.KeepMedia) or an [Opaque] part.
+// Its errors are *convError, which the callers prefix with the block's
+// place.
+func (r WireReader) contentFromAnthropic(b AnthropicBlock) (Part, error) {
 	switch b.Type {
 	case "text":
 		return Text{Text: b.Text}, nil
@@ -564,26 +662,177 @@ func contentFromAnthropic(b AnthropicBlock) (Part, error) {
 		case s.Type == "url":
 			im = Image{Source: s.URL}
 		default:
-			return nil, errorf(ErrUnsupported, "image source type %q is not supported", s.Type)
+			return anthropicOpaque(b), nil // a "file" source: only its id
 		}
-		return withSize(im, b.Width, b.Height, b.Bytes), nil
+		im = withSize(im, b.Width, b.Height, b.Bytes)
+		if r.KeepMedia && b.Raw != nil {
+			o := anthropicOpaque(b)
+			o.Tokens = ImageTokens(im.Width, im.Height)
+			return o, nil
+		}
+		return im, nil
+	case "tool_use", "tool_result", "thinking", "redacted_thinking":
+		return nil, errorf(ErrInvalid, "a %s block has no place here", b.Type)
 	}
-	return nil, errorf(ErrUnsupported, "block type %q is not supported", b.Type)
+	return anthropicOpaque(b), nil
 }
 
-// toolResultContent returns a tool_result's content as one string.
-func toolResultContent(b AnthropicBlock) (string, error) {
+// anthropicOpaque returns the [Opaque] part for a block the message model
+// does not interpret, with the text the model reads in it where the block
+// type documents one.
+func anthropicOpaque(b AnthropicBlock) Opaque {
+	raw := b.Raw
+	if raw == nil {
+		// Built in code rather than read: its fields are all there is.
+		raw, _ = b.MarshalJSON()
+	}
+	o := Opaque{Wire: WireAnthropic, Kind: b.Type, Raw: append(json.RawMessage(nil), raw...)}
+	var v struct {
+		Content json.RawMessage `json:"content"`
+		Source  *struct {
+			Type      string `json:"type"`
+			MediaType string `json:"media_type"`
+			Data      string `json:"data"`
+		} `json:"source"`
+		Title string `json:"title"`
+	}
+	_ = json.Unmarshal(raw, &v) // a block read from JSON always decodes
+	switch b.Type {
+	case "compaction":
+		o.Boundary = true
+		o.Text = contentText(v.Content)
+	case "search_result", "web_search_tool_result", "web_fetch_tool_result":
+		o.Text = strings.TrimSpace(v.Title + "\n" + contentText(v.Content))
+	case "image":
+		o.Media = true
+		o.Tokens = MaxImageTokens
+	case "document":
+		o.Media = true
+		switch {
+		case v.Source == nil:
+		case v.Source.Type == "text":
+			o.Text = v.Source.Data
+			o.Tokens = 1
+		case v.Source.Type == "base64" && strings.Contains(v.Source.MediaType, "pdf"):
+			o.Tokens = pdfPages(v.Source.Data) * PDFPageTokens
+		case v.Source.Type == "content":
+			o.Text = contentText(v.Content)
+			o.Tokens = 1
+		}
+	}
+	return o
+}
+
+// BlockText returns the text a block carries: its "text", else the text of
+// its "content" (a string, or the "text" of the blocks of an array,
+// nested arrays included), read from the block's JSON for a type the
+// model does not interpret; "" when it has none.
+func BlockText(b AnthropicBlock) string {
+	switch {
+	case b.Text != "":
+		return b.Text
+	case b.Content != "":
+		return b.Content
+	case b.ContentBlocks != nil:
+		var parts []string
+		for _, c := range b.ContentBlocks {
+			if t := BlockText(c); t != "" {
+				parts = append(parts, t)
+			}
+		}
+		return strings.Join(parts, "\n")
+	case b.Raw != nil:
+		var v struct {
+			Text    string          `json:"text"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(b.Raw, &v) == nil {
+			if v.Text != "" {
+				return v.Text
+			}
+			return contentText(v.Content)
+		}
+	}
+	return ""
+}
+
+// contentText returns the text of a block's "content": a string, or the
+// "text" of the blocks of an array (nested "content" arrays included).
+func contentText(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return ""
+	}
+	if t[0] == '"' {
+		var s string
+		_ = json.Unmarshal(t, &s)
+		return s
+	}
+	var items []struct {
+		Text    string          `json:"text"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(t, &items) != nil {
+		return ""
+	}
+	var parts []string
+	for _, it := range items {
+		if it.Text != "" {
+			parts = append(parts, it.Text)
+		}
+		if s := contentText(it.Content); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// pdfPages counts the pages of a base64 PDF by its page objects ("/Type
+// /Page", not "/Pages"); at least 1.
+func pdfPages(data string) int {
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return max(1, len(data)/4096) // not decodable: a page per 3 KB
+	}
+	n := 0
+	for i := 0; ; {
+		k := bytes.Index(raw[i:], []byte("/Type"))
+		if k < 0 {
+			break
+		}
+		i += k + len("/Type")
+		rest := bytes.TrimLeft(raw[i:], " \r\n\t")
+		if bytes.HasPrefix(rest, []byte("/Page")) && !bytes.HasPrefix(rest, []byte("/Pages")) {
+			n++
+		}
+	}
+	return max(n, 1)
+}
+
+// toolResultContent returns a tool_result's content as one string, the
+// text of its text blocks joined by "\n", and its other blocks as
+// [Opaque] parts in order.
+func (r WireReader) toolResultContent(b AnthropicBlock) (string, []Opaque, error) {
 	if b.ContentBlocks == nil {
-		return b.Content, nil
+		return b.Content, nil, nil
 	}
 	texts := make([]string, 0, len(b.ContentBlocks))
-	for k, c := range b.ContentBlocks {
-		if c.Type != "text" {
-			return "", errorf(ErrUnsupported, "content[%d]: a %s block in a tool result is not supported, only text", k, c.Type)
+	var rest []Opaque
+	for _, c := range b.ContentBlocks {
+		if c.Type == "text" {
+			texts = append(texts, c.Text)
+			continue
 		}
-		texts = append(texts, c.Text)
+		o := anthropicOpaque(c)
+		if c.Type == "image" {
+			if c.Source != nil && c.Source.Type == "base64" {
+				im := withSize(inlineImage(c.Source.MediaType, c.Source.Data, true), c.Width, c.Height, c.Bytes)
+				o.Tokens = ImageTokens(im.Width, im.Height)
+			}
+		}
+		rest = append(rest, o)
 	}
-	return strings.Join(texts, "\n"), nil
+	return strings.Join(texts, "\n"), rest, nil
 }
 
 // callNames tracks the names of unanswered tool calls per id, so that a

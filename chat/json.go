@@ -64,6 +64,7 @@ const (
 	jsonToolResult = "tool_result"
 	jsonThinking   = "thinking"
 	jsonImage      = "image"
+	jsonOpaque     = "opaque"
 )
 
 // jsonMessage is the JSON form of a Message. Parts uses omitzero so that a
@@ -102,6 +103,15 @@ type jsonPart struct {
 	Width  int    `json:"width,omitempty"`
 	Height int    `json:"height,omitempty"`
 	Bytes  int    `json:"bytes,omitempty"`
+	// opaque
+	Wire     string          `json:"wire,omitempty"`
+	Kind     string          `json:"kind,omitempty"`
+	Raw      json.RawMessage `json:"raw,omitempty"`
+	RawText  *string         `json:"raw_text,omitempty"`
+	Tokens   int             `json:"tokens,omitempty"`
+	Boundary bool            `json:"boundary,omitempty"`
+	Pinned   bool            `json:"pinned,omitempty"`
+	Media    bool            `json:"media,omitempty"`
 }
 
 // MarshalJSON writes agentctx's own JSON form of m, the form the session
@@ -115,7 +125,9 @@ type jsonPart struct {
 //	   {"type": "tool_call", "id": "…", "name": "…", "arguments": {…}},
 //	   {"type": "tool_result", "tool_call_id": "…", "tool_name": "…", "content": "…", "is_error": true},
 //	   {"type": "thinking", "text": "…", "signature": "…", "encrypted": "…"},
-//	   {"type": "image", "source": "…", "width": 0, "height": 0, "bytes": 0}]}
+//	   {"type": "image", "source": "…", "width": 0, "height": 0, "bytes": 0},
+//	   {"type": "opaque", "wire": "anthropic", "kind": "document", "raw": {…},
+//	    "text": "…", "tokens": 0, "boundary": true, "pinned": true, "media": true}]}
 //
 // Empty optional fields are left out; "text" of a text part, "id" and
 // "name" of a tool call and "content" of a tool result are always written.
@@ -128,7 +140,8 @@ type jsonPart struct {
 // JSON without the escapes \u003c, \u003e, \u0026, \u2028 or \u2029 (which
 // UnmarshalJSON turns back into the characters they stand for); any other
 // arguments (indented, HTML-escaped, not JSON) are written as the JSON
-// string "raw_arguments" holding their exact text. Either way the round trip
+// string "raw_arguments" holding their exact text. An opaque part's "raw"
+// follows the same rule, with "raw_text" as its string form. Either way the round trip
 // through any encoding/json encoder is exact. As for every string in the
 // form, invalid UTF-8 in raw arguments becomes U+FFFD.
 //
@@ -199,6 +212,26 @@ func marshalPart(p Part) ([]byte, error) {
 			Height int    `json:"height,omitempty"`
 			Bytes  int    `json:"bytes,omitempty"`
 		}{jsonImage, p.Source, p.Width, p.Height, p.Bytes})
+	case Opaque:
+		v := struct {
+			Type     string          `json:"type"`
+			Wire     string          `json:"wire"`
+			Kind     string          `json:"kind"`
+			Raw      json.RawMessage `json:"raw,omitempty"`
+			RawText  *string         `json:"raw_text,omitempty"`
+			Text     string          `json:"text,omitempty"`
+			Tokens   int             `json:"tokens,omitempty"`
+			Boundary bool            `json:"boundary,omitempty"`
+			Pinned   bool            `json:"pinned,omitempty"`
+			Media    bool            `json:"media,omitempty"`
+		}{Type: jsonOpaque, Wire: p.Wire, Kind: p.Kind, Text: p.Text, Tokens: p.Tokens, Boundary: p.Boundary, Pinned: p.Pinned, Media: p.Media}
+		if canonicalArguments(p.Raw) {
+			v.Raw = p.Raw
+		} else {
+			s := string(p.Raw)
+			v.RawText = &s
+		}
+		return marshalNoEscape(v)
 	case nil:
 		return nil, errorf(ErrInvalid, "part is nil")
 	}
@@ -259,6 +292,20 @@ func unmarshalPart(raw json.RawMessage) (Part, error) {
 		return Thinking{Text: p.Text, Signature: p.Signature, Encrypted: p.Encrypted}, nil
 	case jsonImage:
 		return Image{Source: p.Source, Width: p.Width, Height: p.Height, Bytes: p.Bytes}, nil
+	case jsonOpaque:
+		o := Opaque{Wire: p.Wire, Kind: p.Kind, Text: p.Text, Tokens: p.Tokens, Boundary: p.Boundary, Pinned: p.Pinned, Media: p.Media}
+		switch {
+		case p.Raw != nil && p.RawText != nil:
+			return nil, errorf(ErrInvalid, "opaque part has both raw and raw_text")
+		case p.RawText != nil:
+			o.Raw = append(json.RawMessage{}, *p.RawText...)
+		case p.Raw != nil:
+			o.Raw = normalizeArguments(p.Raw)
+		}
+		if o.Tokens < 0 {
+			return nil, errorf(ErrInvalid, "opaque part has tokens %d < 0", o.Tokens)
+		}
+		return o, nil
 	case "":
 		return nil, errorf(ErrInvalid, "type is missing")
 	}

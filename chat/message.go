@@ -30,8 +30,8 @@ func (r Role) Valid() bool {
 }
 
 // Part is one piece of a message's content. The set is sealed: the only
-// implementations are [Text], [ToolCall], [ToolResult], [Thinking] and
-// [Image]; a type switch over them is exhaustive.
+// implementations are [Text], [ToolCall], [ToolResult], [Thinking], [Image]
+// and [Opaque]; a type switch over them is exhaustive.
 type Part interface {
 	isPart()
 }
@@ -244,7 +244,8 @@ func (m Message) HasToolCalls() bool {
 }
 
 // ToolResult returns the message's first [ToolResult] part and whether it
-// has one. A well-formed tool message has exactly one.
+// has one. A well-formed tool message has exactly one, first, followed by
+// the [Opaque] parts of its content that are not text, if any.
 func (m Message) ToolResult() (ToolResult, bool) {
 	for _, p := range m.Parts {
 		if r, ok := p.(ToolResult); ok {
@@ -261,9 +262,17 @@ func (m Message) Clone() Message {
 	if m.Parts != nil {
 		c.Parts = make([]Part, len(m.Parts))
 		for i, p := range m.Parts {
-			if tc, ok := p.(ToolCall); ok && tc.Arguments != nil {
-				tc.Arguments = append(json.RawMessage(nil), tc.Arguments...)
-				p = tc
+			switch x := p.(type) {
+			case ToolCall:
+				if x.Arguments != nil {
+					x.Arguments = append(json.RawMessage(nil), x.Arguments...)
+					p = x
+				}
+			case Opaque:
+				if x.Raw != nil {
+					x.Raw = append(json.RawMessage(nil), x.Raw...)
+					p = x
+				}
 			}
 			c.Parts[i] = p
 		}

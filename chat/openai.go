@@ -139,11 +139,41 @@ type OpenAIContentPart struct {
 	Width    int             `json:"width,omitempty"`
 	Height   int             `json:"height,omitempty"`
 	Bytes    int             `json:"bytes,omitempty"`
+	// Raw is the part's JSON as read, for every type but "text" (an image
+	// part's is what [WireReader].KeepMedia carries).
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a part, keeping the JSON of any but a text part in
+// Raw; a part of a type to come whose fields are not ours is read as its
+// type and Raw alone.
+func (p *OpenAIContentPart) UnmarshalJSON(data []byte) error {
+	type plain OpenAIContentPart // without this method
+	var v plain
+	if err := json.Unmarshal(data, &v); err != nil {
+		var probe struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(data, &probe) != nil || probe.Type == "text" || probe.Type == "image_url" {
+			return err
+		}
+		v = plain{Type: probe.Type}
+	}
+	*p = OpenAIContentPart(v)
+	if p.Type != "text" {
+		p.Raw = append(json.RawMessage(nil), bytes.TrimSpace(data)...)
+	}
+	return nil
 }
 
 // MarshalJSON writes the fields of p's type: a text part always has "text",
-// even when empty, and carries no image fields.
+// even when empty, and carries no image fields. A part of a type the model
+// does not interpret ("input_audio", "file", "refusal", types to come) is
+// written as it was read (Raw).
 func (p OpenAIContentPart) MarshalJSON() ([]byte, error) {
+	if p.Raw != nil && p.Type != "text" && p.Type != "image_url" {
+		return p.Raw, nil
+	}
 	if p.Type == "text" {
 		return marshalNoEscape(struct {
 			Type string `json:"type"`
@@ -308,17 +338,24 @@ func toOpenAI(i int, m Message) (OpenAIMessage, error) {
 		o.Usage = &u
 	}
 	if m.Role == RoleTool {
-		if len(m.Parts) != 1 {
-			return o, errorf(ErrInvalid, "chat: openai: message %d: a tool message must hold exactly one tool result, it has %d parts", i, len(m.Parts))
-		}
-		r, ok := m.Parts[0].(ToolResult)
-		if !ok {
-			return o, errorf(ErrInvalid, "chat: openai: message %d: parts[0]: a tool message must hold a tool result, not %s", i, partKind(m.Parts[0]))
+		r, attached, err := m.ToolParts()
+		if err != nil {
+			return o, prefixed(err, "chat: openai: message %d", i)
 		}
 		if m.Name != "" {
 			return o, errorf(ErrInvalid, "chat: openai: message %d: name: a tool message's name is its tool name in the openai shape; set ToolResult.ToolName instead", i)
 		}
 		o.ToolCallID, o.Name, o.Content, o.IsError = r.ToolCallID, r.ToolName, OpenAIText(r.Content), r.IsError
+		if len(attached) > 0 {
+			parts := make([]OpenAIContentPart, 0, len(attached)+1)
+			if r.Content != "" {
+				parts = append(parts, OpenAIContentPart{Type: "text", Text: r.Content})
+			}
+			for _, a := range attached {
+				parts = append(parts, opaqueToOpenAI(a))
+			}
+			o.Content = OpenAIContent{Parts: parts}
+		}
 		return o, nil
 	}
 	var content []OpenAIContentPart
@@ -329,6 +366,8 @@ func toOpenAI(i int, m Message) (OpenAIMessage, error) {
 			content = append(content, OpenAIContentPart{Type: "text", Text: p.Text})
 		case Image:
 			content = append(content, imageToOpenAI(p))
+		case Opaque:
+			content = append(content, opaqueToOpenAI(p))
 		case ToolCall:
 			if m.Role != RoleAssistant {
 				return o, errorf(ErrInvalid, "chat: openai: message %d: parts[%d]: a tool call is not allowed in role %q", i, j, m.Role)
@@ -368,34 +407,50 @@ func toOpenAI(i int, m Message) (OpenAIMessage, error) {
 	return o, nil
 }
 
+// FromOpenAI converts OpenAI chat-completions messages to the message
+// model: [WireReader.FromOpenAI] without options.
+func FromOpenAI(msgs []OpenAIMessage) ([]Message, error) {
+	return WireReader{}.FromOpenAI(msgs)
+}
+
 // FromOpenAI converts OpenAI chat-completions messages to the message model,
 // reversing [ToOpenAI]: one message per wire message, an assistant
 // message's parts in the order reasoning, content, tool calls. It also
 // reads what other producers write:
 //
 //   - role "developer" becomes [RoleSystem];
+//
 //   - "content" as an array holding one text part becomes one [Text] part
 //     (ToOpenAI writes it back as a string, which the API reads the same);
+//
 //   - a tool message's array content (text parts only) is joined by "\n";
+//
 //   - an "image_url" with a data URL becomes an [Image] placeholder whose
 //     Source is the media type and whose Bytes, Width and Height are
 //     measured from the data (PNG, JPEG and GIF headers) unless the
 //     extension fields give them; the pixels are not kept, nor is "detail";
+//
 //   - tool-call arguments that are valid JSON are kept byte-for-byte;
 //     others, and arguments that are a JSON string, are kept as a JSON
 //     string holding the text (see [ToolCall]); empty arguments are nil;
+//
 //   - "total_tokens" is not kept (see [UsageFromOpenAI]).
 //
-// It returns an [ErrUnsupported] error for a role, content part or tool-call
-// type the model has no counterpart for (an image in a tool message among
-// them) and an [ErrInvalid] error for fields on the wrong role (tool calls
-// on a user message, "tool_call_id" outside a tool message); each names the
-// message index and field. It never panics, and the result shares no
-// memory with msgs.
-func FromOpenAI(msgs []OpenAIMessage) ([]Message, error) {
+//   - a content part of another type ("input_audio", "file", "refusal",
+//     types to come) becomes an [Opaque] part holding it (a refusal's text
+//     readable as its Text); in a tool message, the parts that are not
+//     text follow the [ToolResult] as opaque parts; with r.KeepMedia an
+//     image is one too, holding its data.
+//
+// It returns an [ErrUnsupported] error for a role or tool-call type the
+// model has no counterpart for and an [ErrInvalid] error for fields on the
+// wrong role (tool calls on a user message, "tool_call_id" outside a tool
+// message); each names the message index and field. It never panics, and
+// the result shares no memory with msgs.
+func (r WireReader) FromOpenAI(msgs []OpenAIMessage) ([]Message, error) {
 	out := make([]Message, 0, len(msgs))
 	for i, o := range msgs {
-		m, err := fromOpenAI(i, o)
+		m, err := r.fromOpenAI(i, o)
 		if err != nil {
 			return nil, err
 		}
@@ -404,7 +459,7 @@ func FromOpenAI(msgs []OpenAIMessage) ([]Message, error) {
 	return out, nil
 }
 
-func fromOpenAI(i int, o OpenAIMessage) (Message, error) {
+func (r WireReader) fromOpenAI(i int, o OpenAIMessage) (Message, error) {
 	var m Message
 	switch o.Role {
 	case "system", "developer":
@@ -432,11 +487,11 @@ func fromOpenAI(i int, o OpenAIMessage) (Message, error) {
 		}
 	}
 	if m.Role == RoleTool {
-		content, err := openAIToolContent(i, o.Content)
-		if err != nil {
-			return m, err
-		}
+		content, rest := openAIToolContent(o.Content)
 		m.Parts = []Part{ToolResult{ToolCallID: o.ToolCallID, ToolName: o.Name, Content: content, IsError: o.IsError}}
+		for _, p := range rest {
+			m.Parts = append(m.Parts, p)
+		}
 		return m, nil
 	}
 	switch {
@@ -462,9 +517,13 @@ func fromOpenAI(i int, o OpenAIMessage) (Message, error) {
 				if p.ImageURL == nil {
 					return m, errorf(ErrInvalid, "chat: openai: messages[%d].content[%d].image_url is missing", i, j)
 				}
-				m.Parts = append(m.Parts, imageFromOpenAI(p))
+				if r.KeepMedia && p.Raw != nil {
+					m.Parts = append(m.Parts, openAIOpaque(p))
+				} else {
+					m.Parts = append(m.Parts, imageFromOpenAI(p))
+				}
 			default:
-				return m, errorf(ErrUnsupported, "chat: openai: messages[%d].content[%d].type: %q is not supported", i, j, p.Type)
+				m.Parts = append(m.Parts, openAIOpaque(p))
 			}
 		}
 	} else if o.Content.Text != nil {
@@ -479,8 +538,9 @@ func fromOpenAI(i int, o OpenAIMessage) (Message, error) {
 	return m, nil
 }
 
-// openAIToolContent returns a tool message's content as one string.
-func openAIToolContent(i int, c OpenAIContent) (string, error) {
+// openAIToolContent returns a tool message's content as one string (its
+// text parts joined by "\n") and its other parts as [Opaque] parts.
+func openAIToolContent(c OpenAIContent) (string, []Opaque) {
 	if c.Parts == nil {
 		if c.Text == nil {
 			return "", nil
@@ -488,13 +548,55 @@ func openAIToolContent(i int, c OpenAIContent) (string, error) {
 		return *c.Text, nil
 	}
 	texts := make([]string, 0, len(c.Parts))
-	for j, p := range c.Parts {
-		if p.Type != "text" {
-			return "", errorf(ErrUnsupported, "chat: openai: messages[%d].content[%d].type: %q in a tool message is not supported, only text", i, j, p.Type)
+	var rest []Opaque
+	for _, p := range c.Parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+			continue
 		}
-		texts = append(texts, p.Text)
+		rest = append(rest, openAIOpaque(p))
 	}
-	return strings.Join(texts, "\n"), nil
+	return strings.Join(texts, "\n"), rest
+}
+
+// openAIOpaque returns the [Opaque] part of a content part: an image (its
+// tokens by its measured size), audio or a file (media), a refusal (its
+// text readable), or a part of a type to come.
+func openAIOpaque(p OpenAIContentPart) Opaque {
+	raw := p.Raw
+	if raw == nil {
+		raw, _ = p.MarshalJSON()
+	}
+	o := Opaque{Wire: WireOpenAI, Kind: p.Type, Raw: append(json.RawMessage(nil), raw...)}
+	switch p.Type {
+	case "image_url":
+		o.Media = true
+		if p.ImageURL != nil {
+			im := imageFromOpenAI(p)
+			o.Tokens = ImageTokens(im.Width, im.Height)
+		}
+	case "input_audio", "file":
+		o.Media = true
+	case "refusal":
+		var v struct {
+			Refusal string `json:"refusal"`
+		}
+		_ = json.Unmarshal(raw, &v)
+		o.Text = v.Refusal
+	}
+	return o
+}
+
+// opaqueToOpenAI returns the content part for an [Opaque] part: the part it
+// holds when it came from this wire, else a text naming it.
+func opaqueToOpenAI(o Opaque) OpenAIContentPart {
+	if o.Wire == WireOpenAI && len(o.Raw) > 0 {
+		var p OpenAIContentPart
+		if json.Unmarshal(o.Raw, &p) == nil {
+			return p
+		}
+	}
+	return OpenAIContentPart{Type: "text", Text: opaqueNote(o)}
 }
 
 // argumentsToOpenAI returns tool-call arguments as the API's JSON string. A
@@ -599,6 +701,8 @@ func partKind(p Part) string {
 		return "thinking"
 	case Image:
 		return "an image"
+	case Opaque:
+		return "an opaque " + p.(Opaque).Kind
 	case nil:
 		return "a nil part"
 	}

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -29,6 +30,58 @@ type ResponsesItem struct {
 	// Reasoning.
 	Summary          json.RawMessage `json:"summary,omitempty"`
 	EncryptedContent string          `json:"encrypted_content,omitempty"`
+
+	// Raw is the item's JSON as read, kept for the item types the message
+	// model does not interpret field by field (every type but message,
+	// reasoning, function_call, custom_tool_call and their outputs:
+	// additional_tools, compaction, web_search_call, local_shell_call,
+	// computer_call, mcp_*, item_reference, types yet to come), and written
+	// back byte for byte by MarshalJSON.
+	Raw json.RawMessage `json:"-"`
+}
+
+// modeledItem reports whether items of type t are read field by field.
+func modeledItem(t string) bool {
+	switch t {
+	case "message", "", "reasoning", "function_call", "custom_tool_call", "function_call_output", "custom_tool_call_output":
+		return true
+	}
+	return false
+}
+
+// UnmarshalJSON reads an item; one of a type the model does not interpret
+// keeps its JSON in Raw (and only its type and id are read: its fields may
+// have other types than the modelled items' fields of the same name).
+func (it *ResponsesItem) UnmarshalJSON(data []byte) error {
+	type plain ResponsesItem // without this method
+	var probe struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+		Role string `json:"role"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return err
+	}
+	if !modeledItem(probe.Type) {
+		*it = ResponsesItem{Type: probe.Type, ID: probe.ID, Role: probe.Role, Raw: append(json.RawMessage(nil), bytes.TrimSpace(data)...)}
+		return nil
+	}
+	var v plain
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*it = ResponsesItem(v)
+	return nil
+}
+
+// MarshalJSON writes the item's fields, or Raw byte for byte for an item
+// of a type the model does not interpret.
+func (it ResponsesItem) MarshalJSON() ([]byte, error) {
+	if it.Raw != nil && !modeledItem(it.Type) {
+		return it.Raw, nil
+	}
+	type plain ResponsesItem // without this method
+	return marshalNoEscape(plain(it))
 }
 
 // ResponsesUsage is the "usage" of a Responses API response, in tokens.
@@ -59,14 +112,24 @@ func UsageFromResponses(u ResponsesUsage) Usage {
 // IsAssistantSide reports whether the item is model output: an assistant
 // message, reasoning, or a tool call. Consecutive model-output items are
 // one model response, one assistant [Message].
+//
+// Items the model does not interpret count as model output unless they
+// name another role: server-side tool calls and their outputs
+// (web_search_call, local_shell_call and local_shell_call_output,
+// computer_call and computer_call_output, mcp_call …), provider-written
+// compaction and item references stay with the response they belong to.
+// An additional_tools item (Codex's tool list, role "developer") is a
+// system message.
 func (it ResponsesItem) IsAssistantSide() bool {
 	switch it.Type {
 	case "reasoning", "function_call", "custom_tool_call":
 		return true
 	case "message", "":
 		return it.Role == "assistant"
+	case "function_call_output", "custom_tool_call_output", "additional_tools":
+		return false
 	}
-	return false
+	return it.Role == "" || it.Role == "assistant"
 }
 
 // FromResponses converts one Responses API input item to the message
@@ -89,6 +152,14 @@ func (it ResponsesItem) IsAssistantSide() bool {
 // (web search, shell, computer use, item references …) and content part
 // types, naming them.
 func FromResponses(it ResponsesItem) (Message, error) {
+	return WireReader{}.FromResponses(it)
+}
+
+// FromResponses converts one Responses API input item as the package's
+// [FromResponses] does; with r.KeepMedia an image, file or audio content
+// part is an [Opaque] part holding its JSON rather than an [Image]
+// placeholder.
+func (r WireReader) FromResponses(it ResponsesItem) (Message, error) {
 	switch it.Type {
 	case "message", "":
 		var role Role
@@ -102,7 +173,7 @@ func FromResponses(it ResponsesItem) (Message, error) {
 		default:
 			return Message{}, errorf(ErrUnsupported, "chat: responses: message role %q is not supported", it.Role)
 		}
-		parts, err := responsesContent(it.Content)
+		parts, err := r.responsesContent(it.Content)
 		if err != nil {
 			return Message{}, err
 		}
@@ -133,18 +204,54 @@ func FromResponses(it ResponsesItem) (Message, error) {
 		}{it.Input}) // a struct of one string always marshals
 		return Message{Role: RoleAssistant, Parts: []Part{ToolCall{ID: it.CallID, Name: it.Name, Arguments: args}}}, nil
 	case "function_call_output", "custom_tool_call_output":
-		text, err := responsesOutput(it.Output)
+		text, rest, err := r.responsesOutput(it.Output)
 		if err != nil {
 			return Message{}, err
 		}
-		return Message{Role: RoleTool, Parts: []Part{ToolResult{ToolCallID: it.CallID, Content: text}}}, nil
+		m := Message{Role: RoleTool, Parts: []Part{ToolResult{ToolCallID: it.CallID, Content: text}}}
+		for _, o := range rest {
+			m.Parts = append(m.Parts, o)
+		}
+		return m, nil
 	}
-	return Message{}, errorf(ErrUnsupported, "chat: responses: input item type %q is not supported", it.Type)
+	o := responsesItemOpaque(it)
+	role := RoleAssistant
+	switch {
+	case it.Type == "additional_tools" || it.Role == "developer" || it.Role == "system":
+		role = RoleSystem
+	case it.Role == "user":
+		role = RoleUser
+	}
+	return Message{Role: role, Parts: []Part{o}}, nil
+}
+
+// responsesItemOpaque returns the [Opaque] part of an item the model does
+// not interpret.
+func responsesItemOpaque(it ResponsesItem) Opaque {
+	raw := it.Raw
+	if raw == nil {
+		raw, _ = it.MarshalJSON()
+	}
+	o := Opaque{Wire: WireResponses, Kind: it.Type, Raw: append(json.RawMessage(nil), raw...)}
+	switch it.Type {
+	case "compaction":
+		// Opaque by design: encrypted_content carries the state
+		// (the "Context management" guide).
+		o.Boundary = true
+	case "additional_tools":
+		// The tool list: counted as its JSON, pinned like "tools".
+		o.Pinned = true
+	}
+	return o
 }
 
 // responsesContent reads a message's content: a string or an array of
-// parts (input_text, output_text, text, refusal, input_image).
-func responsesContent(raw json.RawMessage) ([]Part, error) {
+// parts. Text parts (input_text, output_text, text, refusal) are joined
+// in one [Text] part; an input_image is an [Image] placeholder (an
+// [Opaque] part with r.KeepMedia); every other part type (input_file,
+// input_audio, types yet to come) is an [Opaque] part, in order after the
+// text.
+func (r WireReader) responsesContent(raw json.RawMessage) ([]Part, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -152,58 +259,89 @@ func responsesContent(raw json.RawMessage) ([]Part, error) {
 	if json.Unmarshal(raw, &s) == nil {
 		return []Part{Text{Text: s}}, nil
 	}
-	var items []struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Refusal string `json:"refusal"`
-	}
+	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, errorf(ErrInvalid, "chat: responses: message content: %v", err)
 	}
 	var texts []string
-	var images []Part
-	for i, p := range items {
+	var rest []Part
+	for i, item := range items {
+		var p struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			Refusal  string `json:"refusal"`
+			ImageURL string `json:"image_url"`
+		}
+		if err := json.Unmarshal(item, &p); err != nil {
+			// A part of a type to come, whose fields are not ours.
+			var probe struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(item, &probe) != nil {
+				return nil, errorf(ErrInvalid, "chat: responses: content[%d]: %v", i, err)
+			}
+			p.Type = probe.Type
+		}
 		switch p.Type {
 		case "input_text", "output_text", "text":
 			texts = append(texts, p.Text)
 		case "refusal":
 			texts = append(texts, p.Refusal)
 		case "input_image":
-			images = append(images, Image{})
+			if !r.KeepMedia {
+				rest = append(rest, imageFromURL(p.ImageURL))
+				continue
+			}
+			im := imageFromURL(p.ImageURL)
+			rest = append(rest, Opaque{Wire: WireResponses, Kind: p.Type, Raw: append(json.RawMessage(nil), bytes.TrimSpace(item)...), Media: true, Tokens: ImageTokens(im.Width, im.Height)})
 		default:
-			return nil, errorf(ErrUnsupported, "chat: responses: content[%d].type %q is not supported", i, p.Type)
+			o := Opaque{Wire: WireResponses, Kind: p.Type, Raw: append(json.RawMessage(nil), bytes.TrimSpace(item)...)}
+			o.Media = p.Type == "input_file" || p.Type == "input_audio"
+			rest = append(rest, o)
 		}
 	}
 	var parts []Part
 	if len(texts) > 0 {
 		parts = append(parts, Text{Text: strings.Join(texts, "\n")})
 	}
-	return append(parts, images...), nil
+	return append(parts, rest...), nil
 }
 
-// responsesOutput reads a tool output: a string or an array of content
-// parts whose texts are joined.
-func responsesOutput(raw json.RawMessage) (string, error) {
+// imageFromURL is the [Image] placeholder of an image URL: a data URL's
+// media type and measured size, or the URL.
+func imageFromURL(url string) Image {
+	if url == "" {
+		return Image{}
+	}
+	return imageFromOpenAI(OpenAIContentPart{Type: "image_url", ImageURL: &OpenAIImageURL{URL: url}})
+}
+
+// responsesOutput reads a tool output: a string, or an array of content
+// parts whose texts are joined and whose other parts are returned as
+// [Opaque] parts (an image as one holding its JSON).
+func (r WireReader) responsesOutput(raw json.RawMessage) (string, []Opaque, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+		return "", nil, nil
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
+		return s, nil, nil
 	}
-	parts, err := responsesContent(raw)
+	parts, err := WireReader{KeepMedia: true}.responsesContent(raw)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var texts []string
+	var rest []Opaque
 	for _, p := range parts {
-		if t, ok := p.(Text); ok {
-			texts = append(texts, t.Text)
-		} else {
-			return "", errorf(ErrUnsupported, "chat: responses: an image in a tool output is not supported")
+		switch p := p.(type) {
+		case Text:
+			texts = append(texts, p.Text)
+		case Opaque:
+			rest = append(rest, p)
 		}
 	}
-	return strings.Join(texts, "\n"), nil
+	return strings.Join(texts, "\n"), rest, nil
 }
 
 // ToResponses converts messages to Responses API input items, reversing
@@ -214,15 +352,17 @@ func responsesOutput(raw json.RawMessage) (string, error) {
 // arguments' "input" is the free text); tool results become
 // function_call_output or custom_tool_call_output items. Thinking parts
 // are left out: a reasoning item cannot be sent back without the id the
-// provider gave it, and the API accepts an input without it. It returns an
-// [ErrInvalid] error for an [Image] (its data is not kept) or an unknown
-// role. custom may be nil.
+// provider gave it, and the API accepts an input without it.
+//
+// An [Opaque] part of the Responses wire is written byte for byte: an item
+// (web_search_call, compaction, additional_tools …) as an item in its
+// place, a content part (input_image, input_file, input_audio; kinds
+// starting "input_") in its message's content after the text, or in a
+// tool output's content array. One of another wire becomes a text naming
+// it. It returns an [ErrInvalid] error for an [Image] (its data is not
+// kept) or an unknown role. custom may be nil.
 func ToResponses(msgs []Message, custom func(callID string) bool) ([]ResponsesItem, error) {
 	var out []ResponsesItem
-	text := func(role, typ, s string) ResponsesItem {
-		c, _ := json.Marshal([]map[string]string{{"type": typ, "text": s}}) // strings always marshal
-		return ResponsesItem{Type: "message", Role: role, Content: c}
-	}
 	isCustom := func(id string) bool { return custom != nil && custom(id) }
 	for i, m := range msgs {
 		for _, p := range m.Parts {
@@ -231,15 +371,50 @@ func ToResponses(msgs []Message, custom func(callID string) bool) ([]ResponsesIt
 			}
 		}
 		switch m.Role {
-		case RoleUser:
-			out = append(out, text("user", "input_text", m.Text()))
-		case RoleSystem:
-			out = append(out, text("developer", "input_text", m.Text()))
+		case RoleUser, RoleSystem:
+			role := "user"
+			if m.Role == RoleSystem {
+				role = "developer"
+			}
+			var content []json.RawMessage
+			flush := func() {
+				if len(content) > 0 {
+					c, _ := json.Marshal(content) // raw values marshal
+					out = append(out, ResponsesItem{Type: "message", Role: role, Content: c})
+					content = nil
+				}
+			}
+			text := m.Text()
+			wroteText := false
+			for _, p := range m.Parts {
+				switch p := p.(type) {
+				case Text:
+					if !wroteText {
+						content = append(content, textPart("input_text", text))
+						wroteText = true
+					}
+				case Opaque:
+					switch {
+					case p.Wire == WireResponses && responsesContentKind(p.Kind):
+						content = append(content, p.Raw)
+					case p.Wire == WireResponses:
+						flush()
+						out = append(out, ResponsesItem{Type: p.Kind, Raw: append(json.RawMessage(nil), p.Raw...)})
+					default:
+						content = append(content, textPart("input_text", opaqueNote(p)))
+					}
+				}
+			}
+			if len(content) == 0 && len(m.Parts) == 0 {
+				content = append(content, textPart("input_text", ""))
+			}
+			flush()
 		case RoleAssistant:
 			for _, p := range m.Parts {
 				switch p := p.(type) {
 				case Text:
-					out = append(out, text("assistant", "output_text", p.Text))
+					c, _ := json.Marshal([]json.RawMessage{textPart("output_text", p.Text)})
+					out = append(out, ResponsesItem{Type: "message", Role: "assistant", Content: c})
 				case ToolCall:
 					if isCustom(p.ID) {
 						var in struct {
@@ -254,22 +429,61 @@ func ToResponses(msgs []Message, custom func(callID string) bool) ([]ResponsesIt
 						args = "{}"
 					}
 					out = append(out, ResponsesItem{Type: "function_call", CallID: p.ID, Name: p.Name, Arguments: args})
+				case Opaque:
+					if p.Wire == WireResponses && !responsesContentKind(p.Kind) {
+						out = append(out, ResponsesItem{Type: p.Kind, Raw: append(json.RawMessage(nil), p.Raw...)})
+					} else {
+						c, _ := json.Marshal([]json.RawMessage{textPart("output_text", opaqueNote(p))})
+						out = append(out, ResponsesItem{Type: "message", Role: "assistant", Content: c})
+					}
 				}
 			}
 		case RoleTool:
-			r, ok := m.ToolResult()
-			if !ok {
-				return nil, errorf(ErrInvalid, "chat: responses: message %d: a tool message must hold one tool result", i)
+			r, attached, err := m.ToolParts()
+			if err != nil {
+				return nil, prefixed(err, "chat: responses: message %d", i)
 			}
 			typ := "function_call_output"
 			if isCustom(r.ToolCallID) {
 				typ = "custom_tool_call_output"
 			}
-			o, _ := json.Marshal(r.Content) // a string always marshals
+			var o json.RawMessage
+			if len(attached) == 0 {
+				o, _ = json.Marshal(r.Content) // a string always marshals
+			} else {
+				parts := make([]json.RawMessage, 0, len(attached)+1)
+				if r.Content != "" {
+					parts = append(parts, textPart("input_text", r.Content))
+				}
+				for _, a := range attached {
+					if a.Wire == WireResponses {
+						parts = append(parts, a.Raw)
+					} else {
+						parts = append(parts, textPart("input_text", opaqueNote(a)))
+					}
+				}
+				o, _ = json.Marshal(parts) // raw values marshal
+			}
 			out = append(out, ResponsesItem{Type: typ, CallID: r.ToolCallID, Output: o})
 		default:
 			return nil, errorf(ErrInvalid, "chat: responses: message %d: role %q is not valid", i, m.Role)
 		}
 	}
 	return out, nil
+}
+
+// textPart is a {"type": typ, "text": s} content part.
+func textPart(typ, s string) json.RawMessage {
+	b, _ := marshalNoEscape(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{typ, s}) // strings always marshal
+	return b
+}
+
+// responsesContentKind reports whether an opaque part of the Responses
+// wire is a content part of a message (input_image, input_file,
+// input_audio, refusal) rather than an item.
+func responsesContentKind(kind string) bool {
+	return strings.HasPrefix(kind, "input_") || kind == "output_text" || kind == "refusal"
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -54,28 +55,69 @@ func TestResponsesRoundTrip(t *testing.T) {
 	}
 }
 
-// TestFromResponsesRefuses: items the message model has no place for are
-// ErrUnsupported errors that name them.
+// TestFromResponsesRefuses: a message of a role the model has no place
+// for is an ErrUnsupported error; items and content parts it does not
+// interpret are carried as opaque parts, byte for byte, back to the wire.
 func TestFromResponsesRefuses(t *testing.T) {
-	for _, raw := range []string{
-		`{"type":"web_search_call","id":"ws_1","status":"completed"}`,
-		`{"type":"item_reference","id":"msg_1"}`,
-		`{"type":"message","role":"user","content":[{"type":"input_file","file_id":"f"}]}`,
-		`{"type":"message","role":"critic","content":"x"}`,
+	var bad ResponsesItem
+	if err := json.Unmarshal([]byte(`{"type":"message","role":"critic","content":"x"}`), &bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromResponses(bad); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("role critic: %v, want ErrUnsupported", err)
+	}
+	for _, tt := range []struct {
+		raw, role, kind string
+	}{
+		{`{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"go"}}`, "assistant", "web_search_call"},
+		{`{"type":"item_reference","id":"msg_1"}`, "assistant", "item_reference"},
+		{`{"type":"compaction","id":"cmp_1","encrypted_content":"gAAAA"}`, "assistant", "compaction"},
+		{`{"type":"additional_tools","role":"developer","tools":[{"type":"function","name":"exec"}]}`, "system", "additional_tools"},
+		{`{"type":"local_shell_call_output","call_id":"c","output":"ok"}`, "assistant", "local_shell_call_output"},
+		{`{"type":"message","role":"user","content":[{"type":"input_text","text":"see"},{"type":"input_file","file_id":"f"}]}`, "user", "input_file"},
 	} {
 		var it ResponsesItem
-		if err := json.Unmarshal([]byte(raw), &it); err != nil {
+		if err := json.Unmarshal([]byte(tt.raw), &it); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := FromResponses(it); !errors.Is(err, ErrUnsupported) {
-			t.Errorf("%s: %v, want ErrUnsupported", raw, err)
+		m, err := FromResponses(it)
+		if err != nil {
+			t.Errorf("%s: %v", tt.raw, err)
+			continue
 		}
+		ops := m.Opaques()
+		if string(m.Role) != tt.role || len(ops) != 1 || ops[0].Kind != tt.kind {
+			t.Errorf("%s: role %s, opaque %+v", tt.raw, m.Role, ops)
+			continue
+		}
+		if tt.kind == "compaction" && !m.IsBoundary() || tt.kind == "additional_tools" && !m.IsPinned() {
+			t.Errorf("%s: boundary %v pinned %v", tt.raw, m.IsBoundary(), m.IsPinned())
+		}
+		items, err := ToResponses([]Message{m}, nil)
+		if err != nil {
+			t.Fatalf("%s: ToResponses: %v", tt.raw, err)
+		}
+		b, _ := json.Marshal(items)
+		want := tt.raw
+		if tt.kind == "input_file" {
+			want = `{"type":"input_file","file_id":"f"}`
+		}
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s: not carried: %s", tt.raw, b)
+		}
+	}
+	// A tool output with an image keeps it after the text.
+	var out ResponsesItem
+	_ = json.Unmarshal([]byte(`{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"shot"},{"type":"input_image","image_url":"data:image/png;base64,`+onePixelPNG+`"}]}`), &out)
+	m, err := FromResponses(out)
+	if r, att, err2 := m.ToolParts(); err != nil || err2 != nil || r.Content != "shot" || len(att) != 1 || !att[0].Media || att[0].Tokens != ImageTokens(1, 1) {
+		t.Errorf("tool output with an image: %+v %+v %v %v", r, att, err, err2)
 	}
 	// Reasoning keeps its summary and encrypted content; usage subtracts
 	// the cached tokens.
 	var it ResponsesItem
 	_ = json.Unmarshal([]byte(`{"type":"reasoning","id":"rs","summary":[{"type":"summary_text","text":"plan"}],"encrypted_content":"gAAA"}`), &it)
-	m, err := FromResponses(it)
+	m, err = FromResponses(it)
 	if err != nil || !reflect.DeepEqual(m.Parts, []Part{Thinking{Text: "plan", Encrypted: "gAAA"}}) {
 		t.Fatalf("reasoning: %v %#v", err, m)
 	}

@@ -117,6 +117,22 @@ func shrinkMessage(m chat.Message, factor float64) chat.Message {
 			} else {
 				out.Parts = append(out.Parts, p)
 			}
+		case chat.Opaque:
+			if p.Boundary || factor >= 0.5 {
+				out.Parts = append(out.Parts, p)
+				continue
+			}
+			// Kept whole or dropped whole, never rewritten: in its place
+			// a note names what was there.
+			note := "…[agentctx: " + p.Kind + " removed to fit the token budget]"
+			if out.Role == chat.RoleTool && len(out.Parts) > 0 {
+				if r, ok := out.Parts[0].(chat.ToolResult); ok {
+					r.Content += "\n" + note
+					out.Parts[0] = r
+				}
+				continue
+			}
+			out.Parts = append(out.Parts, chat.Text{Text: note})
 		default:
 			out.Parts = append(out.Parts, p)
 		}

@@ -126,6 +126,12 @@ func renderPromptMessage(b *strings.Builder, n int, m chat.Message) {
 			body.WriteString("[reasoning omitted]")
 		case chat.Image:
 			fmt.Fprintf(&body, "[image %s]", p.Source)
+		case chat.Opaque:
+			if p.Text != "" {
+				fmt.Fprintf(&body, "[%s] %s", p.Kind, p.Text)
+			} else {
+				fmt.Fprintf(&body, "[%s]", p.Kind)
+			}
 		}
 	}
 	text := CutText(strings.TrimSpace(body.String()), PromptMessageRunes, PromptMessageRunes/5, "message cut for the summary request")

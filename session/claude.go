@@ -125,8 +125,8 @@ func userBlocks(in chat.AnthropicContent) chat.AnthropicContent {
 		case "document":
 			out = append(out, chat.AnthropicBlock{Type: "text", Text: "[document]"})
 		default:
-			if b.Text != "" {
-				out = append(out, chat.AnthropicBlock{Type: "text", Text: b.Text})
+			if t := chat.BlockText(b); t != "" {
+				out = append(out, chat.AnthropicBlock{Type: "text", Text: t})
 			}
 		}
 	}
@@ -149,13 +149,8 @@ func assistantBlocks(in chat.AnthropicContent) chat.AnthropicContent {
 		case "image":
 			out = append(out, usableImage(b))
 		default:
-			switch {
-			case b.Text != "":
-				out = append(out, chat.AnthropicBlock{Type: "text", Text: b.Text})
-			case b.ContentBlocks != nil:
-				out = append(out, chat.AnthropicBlock{Type: "text", Text: resultText(b.ContentBlocks)})
-			case b.Content != "":
-				out = append(out, chat.AnthropicBlock{Type: "text", Text: b.Content})
+			if t := chat.BlockText(b); t != "" {
+				out = append(out, chat.AnthropicBlock{Type: "text", Text: t})
 			}
 		}
 	}

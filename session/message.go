@@ -25,8 +25,9 @@ import (
 //     [Entry.Messages] gives back m exactly.
 //
 // It returns an error wrapping [ErrInvalidEntry] for a message of an
-// unknown role, a tool message that is not exactly one [chat.ToolResult]
-// part, or a message the chat JSON form rejects (a nil part).
+// unknown role, a tool message that is not one [chat.ToolResult] part
+// followed by [chat.Opaque] parts only (see [chat.Message.ToolParts]; a
+// tool message with opaque parts is written whole in Message), or a message the chat JSON form rejects (a nil part).
 func NewMessageEntry(m chat.Message) (Entry, error) {
 	switch m.Role {
 	case chat.RoleUser, chat.RoleAssistant, chat.RoleSystem:
@@ -36,19 +37,25 @@ func NewMessageEntry(m chat.Message) (Entry, error) {
 		}
 		return Entry{Type: string(m.Role), Message: b}, nil
 	case chat.RoleTool:
-		if len(m.Parts) != 1 {
-			return Entry{}, fmt.Errorf("session: message entry: %w: a tool message must hold exactly one tool result, it has %d parts", ErrInvalidEntry, len(m.Parts))
-		}
-		r, ok := m.Parts[0].(chat.ToolResult)
-		if !ok {
-			return Entry{}, fmt.Errorf("session: message entry: %w: a tool message must hold a tool result, not %T", ErrInvalidEntry, m.Parts[0])
+		r, attached, err := m.ToolParts()
+		if err != nil {
+			return Entry{}, fmt.Errorf("session: message entry: %w: %w", ErrInvalidEntry, err)
 		}
 		tr, err := toolResultField(r)
 		if err != nil {
 			return Entry{}, fmt.Errorf("session: message entry: %w: tool result %q: %w", ErrInvalidEntry, r.ToolCallID, err)
 		}
 		e := Entry{Type: TypeToolResult, ToolResult: tr}
-		if m.ID != "" || m.Name != "" || m.Model != "" || m.Usage != nil {
+		if len(attached) > 0 {
+			// The opaque blocks of the result's content have no place in
+			// the tool_result field: the whole message goes in Message,
+			// which Messages reads back first.
+			b, err := m.MarshalJSON()
+			if err != nil {
+				return Entry{}, fmt.Errorf("session: message entry: %w: %w", ErrInvalidEntry, err)
+			}
+			e.Message = b
+		} else if m.ID != "" || m.Name != "" || m.Model != "" || m.Usage != nil {
 			head := chat.Message{Role: chat.RoleTool, ID: m.ID, Name: m.Name, Model: m.Model, Usage: m.Usage}
 			b, err := head.MarshalJSON()
 			if err != nil {

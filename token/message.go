@@ -34,21 +34,12 @@ var SeedOverhead = Overhead{PerMessage: 4, PerName: 1, ReplyPriming: 2, PerToolC
 const RoleTokens = 1
 
 // MaxImageTokens is the cost in tokens of an image whose size is unknown, and
-// the most an image can cost: Anthropic resizes images to at most about 1.15
-// megapixels, which is about 1,600 tokens at its documented rate of
-// width×height/750 ("Vision" guide, "Calculate image costs").
-const MaxImageTokens = 1600
+// the most an image can cost: [chat.MaxImageTokens].
+const MaxImageTokens = chat.MaxImageTokens
 
 // ImageTokens estimates an image's cost in tokens with Anthropic's formula,
-// width×height/750, capped at [MaxImageTokens]. Unknown dimensions cost
-// MaxImageTokens.
-func ImageTokens(width, height int) int {
-	if width <= 0 || height <= 0 {
-		return MaxImageTokens
-	}
-	t := (width*height + 749) / 750
-	return min(t, MaxImageTokens)
-}
+// width×height/750, capped at [MaxImageTokens]: [chat.ImageTokens].
+func ImageTokens(width, height int) int { return chat.ImageTokens(width, height) }
 
 // EncryptedTokens estimates the reasoning tokens held in an encrypted or
 // redacted reasoning blob of n bytes of base64: decoded it is 3n/4 bytes,
@@ -62,7 +53,8 @@ func EncryptedTokens(n int) int {
 // role, a name if any, every part's content, and for each tool call its
 // name, its arguments and o.PerToolCall. Tool-call ids are not counted: no
 // provider renders them as model-visible text. Thinking text is counted in
-// full; encrypted reasoning by [EncryptedTokens]; images by [ImageTokens].
+// full; encrypted reasoning by [EncryptedTokens]; images by [ImageTokens];
+// an opaque part by its text and [chat.Opaque.Estimate].
 // It does not include o.ReplyPriming, which belongs to the prompt; see
 // [Messages].
 func Message(c Counter, o Overhead, m chat.Message) int {
@@ -83,6 +75,8 @@ func Message(c Counter, o Overhead, m chat.Message) int {
 			n += c.Count(p.Text) + EncryptedTokens(len(p.Encrypted))
 		case chat.Image:
 			n += ImageTokens(p.Width, p.Height)
+		case chat.Opaque:
+			n += c.Count(p.Text) + p.Estimate()
 		}
 	}
 	if texts > 0 {

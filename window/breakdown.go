@@ -37,7 +37,9 @@ type Breakdown struct {
 	// ([Window.IsNote]).
 	Summary int `json:"summary"`
 	// Images is the estimated cost of images in any message
-	// ([token.ImageTokens]).
+	// ([token.ImageTokens]) and of other media (opaque parts marked
+	// [chat.Opaque].Media). Other opaque parts count in the category of
+	// their message's role (a tool message's in ToolResults).
 	Images int `json:"images"`
 	// Reserved is the fixed tokens counted outside the messages: tool
 	// schemas, static context ([Window.Reserved]).
@@ -164,6 +166,27 @@ func (w *Window) Breakdown() Breakdown {
 				b.Thinking += n
 			case chat.Image:
 				b.Images += n
+			case chat.Opaque:
+				switch {
+				case p.Media:
+					b.Images += n
+				case m.Role == chat.RoleTool:
+					b.ToolResults += n
+					name := ""
+					if r, ok := m.ToolResult(); ok {
+						name = r.ToolName
+						if name == "" {
+							name = names[callKey{e.call, r.ToolCallID}]
+						}
+					}
+					addTool(&b.ToolResultsByTool, name, n)
+				case m.Role == chat.RoleSystem:
+					b.System += n
+				case m.Role == chat.RoleUser:
+					b.User += n
+				default:
+					b.Assistant += n
+				}
 			}
 		}
 		if texts >= 0 {
@@ -224,6 +247,8 @@ func (w *Window) partSizes(e *entry, out []int) []int {
 			l = len(p.Content)
 		case chat.Thinking:
 			l = len(p.Text)
+		case chat.Opaque:
+			l = len(p.Text)
 		}
 		if l > bigLen {
 			big, bigLen = j, l
@@ -248,6 +273,8 @@ func (w *Window) partSizes(e *entry, out []int) []int {
 			return c.Count(p.Text) + token.EncryptedTokens(len(p.Encrypted))
 		case chat.Image:
 			return token.ImageTokens(p.Width, p.Height)
+		case chat.Opaque:
+			return c.Count(p.Text) + p.Estimate()
 		}
 		return 0
 	}

@@ -78,6 +78,10 @@ type entry struct {
 	// total (for the round-splitting check).
 	answered int
 	note     bool
+	// boundary: a system message (instructions, wherever they stand) or
+	// a message that holds a provider-written compaction or another
+	// element compaction may not remove (chat.Message.IsPinned).
+	boundary bool
 }
 
 // Window is the managed context window of one session. It is not safe for
@@ -174,6 +178,7 @@ func (w *Window) Add(m chat.Message) error {
 	e.seq = w.nextSeq
 	w.nextSeq++
 	e.tokens = token.Message(w.counter, w.overhead, m)
+	e.boundary = m.IsPinned() || m.Role == chat.RoleSystem
 	if m.Role == chat.RoleAssistant {
 		for _, p := range m.Parts {
 			if c, ok := p.(chat.ToolCall); ok {
@@ -347,10 +352,16 @@ func (w *Window) Fits() bool {
 }
 
 // Pinned reports whether the i-th message may not be removed: the system
-// prompt, the first user message, or the compaction note.
+// prompt and every other system message (instructions an agent puts in
+// the conversation, such as Claude Code's environment block and Codex's
+// developer messages: never summarized or reordered), the first user
+// message, the compaction note, or a message that
+// holds a provider-written compaction ([chat.Opaque].Boundary: what it
+// replaced is gone on the provider's side, so it is all the model has) or
+// another pinned element ([chat.Message.IsPinned]: a tool list).
 func (w *Window) Pinned(i int) bool {
 	e := &w.entries[i]
-	return e.note || (e.seq == w.systemSeq && w.systemSeq != 0) || (e.seq == w.firstUser && w.firstUser != 0)
+	return e.note || e.boundary || (e.seq == w.systemSeq && w.systemSeq != 0) || (e.seq == w.firstUser && w.firstUser != 0)
 }
 
 // Dropped returns the tally of everything compaction has removed from the

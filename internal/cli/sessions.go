@@ -296,6 +296,8 @@ func printShow(w io.Writer, lv *live, full bool, now time.Time) {
 				}
 			case chat.Image:
 				fmt.Fprintf(w, "  [image %s]\n", p.Source)
+			case chat.Opaque:
+				fmt.Fprintf(w, "  [%s %s, %d bytes]\n", p.Wire, p.Kind, len(p.Raw))
 			}
 		}
 	}
