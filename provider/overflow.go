@@ -257,3 +257,31 @@ func ParseOverflowBody(status int, body []byte) (limit, tokens int, ok bool) {
 	}
 	return limit, tokens, ok
 }
+
+// ParseTooLargeBody reports whether an error answer says the request was
+// too large in bytes, not in tokens: status 413 (Anthropic's
+// request_too_large, "Request exceeds the maximum size", for bodies over
+// its 32 MB limit, https://docs.anthropic.com/en/api/errors; any server's
+// 413 Request Entity Too Large), or a request_too_large code whose message
+// speaks of size or bytes, unless the message is one of a token overflow
+// (then [ParseOverflowBody] says so with its numbers). Compacting the
+// history's tokens is not the cure: its largest media are.
+func ParseTooLargeBody(status int, body []byte) bool {
+	e, found := ParseErrorBody(body)
+	msg := strings.ToLower(e.Message)
+	if !found {
+		msg = strings.ToLower(string(body))
+	}
+	for _, p := range overflowPhrases {
+		if strings.Contains(msg, p) {
+			return false
+		}
+	}
+	if reRequested.MatchString(msg) || reGemini.MatchString(msg) {
+		return false
+	}
+	if status == http.StatusRequestEntityTooLarge {
+		return true
+	}
+	return strings.EqualFold(e.Code, "request_too_large") && (strings.Contains(msg, "size") || strings.Contains(msg, "bytes"))
+}

@@ -176,7 +176,8 @@ func (b *body) splice(elems [][]byte) []byte {
 type conversation struct {
 	system string
 	// lead counts the leading elements kept as they are, outside the
-	// history: OpenAI's system and developer messages.
+	// history: OpenAI's system and developer messages, Codex's
+	// additional_tools item (counted with the tools).
 	lead int
 	msgs []chat.Message
 	// group[i] and groupEnd[i] are the first element msgs[i] came from
@@ -213,9 +214,18 @@ func (b *body) read() (*conversation, error) {
 			if err := json.Unmarshal(b.elem(i), &w); err != nil {
 				return nil, fmt.Errorf("messages[%d]: %w", i, err)
 			}
-			ms, err := chat.FromAnthropic(nil, []chat.AnthropicMessage{w})
+			ms, err := wireReader.FromAnthropic(nil, []chat.AnthropicMessage{w})
 			if err != nil {
 				return nil, fmt.Errorf("messages[%d]: %w", i, err)
+			}
+			if len(c.msgs) == 0 && len(ms) == 1 && ms[0].Role == chat.RoleSystem {
+				// A system message before the conversation: kept as
+				// it is, counted with the system prompt.
+				if t := ms[0].Text(); t != "" {
+					c.system = strings.TrimSpace(c.system + "\n\n" + t)
+				}
+				c.lead = i + 1
+				continue
 			}
 			c.add(ms, i, i+1, calls)
 		}
@@ -227,7 +237,7 @@ func (b *body) read() (*conversation, error) {
 			if err := json.Unmarshal(b.elem(i), &w); err != nil {
 				return nil, fmt.Errorf("messages[%d]: %w", i, err)
 			}
-			ms, err := chat.FromOpenAI([]chat.OpenAIMessage{w})
+			ms, err := wireReader.FromOpenAI([]chat.OpenAIMessage{w})
 			if err != nil {
 				return nil, fmt.Errorf("messages[%d]: %w", i, err)
 			}
@@ -236,11 +246,8 @@ func (b *body) read() (*conversation, error) {
 				c.lead = i + 1
 				continue
 			}
-			for _, m := range ms {
-				if m.Role == chat.RoleSystem {
-					return nil, fmt.Errorf("messages[%d]: a system message inside the conversation", i)
-				}
-			}
+			// A system or developer message inside the conversation
+			// stays in its place, pinned (window.Pinned).
 			c.add(ms, i, i+1, calls)
 		}
 		c.system = strings.Join(sys, "\n\n")
@@ -249,9 +256,14 @@ func (b *body) read() (*conversation, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.tools = tools
+	c.tools = append(c.tools, tools...)
 	return c, nil
 }
+
+// wireReader reads the agents' messages keeping media with their data:
+// what the proxy sends again must be what the agent sent.
+var wireReader = chat.WireReader{KeepMedia: true}
+
 
 // readResponses reads a Responses API "input": leading developer and
 // system messages are the lead, with "instructions" as the system
@@ -284,9 +296,19 @@ func (b *body) readResponses(c *conversation) error {
 		if err := json.Unmarshal(b.elem(i), &it); err != nil {
 			return fmt.Errorf("input[%d]: %w", i, err)
 		}
-		m, err := chat.FromResponses(it)
+		m, err := wireReader.FromResponses(it)
 		if err != nil {
 			return fmt.Errorf("input[%d]: %w", i, err)
+		}
+		if it.Type == "additional_tools" {
+			// Codex's tool list as an input item: counted as tools,
+			// kept in place.
+			tools, err := additionalTools(it.Raw)
+			if err != nil {
+				return fmt.Errorf("input[%d]: %w", i, err)
+			}
+			c.tools = append(c.tools, tools...)
+			m.Parts = []chat.Part{withTokens(m.Parts[0], 1)}
 		}
 		if it.Type == "custom_tool_call" {
 			c.custom[it.CallID] = true
@@ -300,12 +322,11 @@ func (b *body) readResponses(c *conversation) error {
 		}
 		flush(i)
 		if len(c.msgs) == 0 && m.Role == chat.RoleSystem {
-			sys = append(sys, m.Text())
+			if t := m.Text(); t != "" {
+				sys = append(sys, t)
+			}
 			c.lead = i + 1
 			continue
-		}
-		if m.Role == chat.RoleSystem {
-			return fmt.Errorf("input[%d]: a system message inside the conversation", i)
 		}
 		c.add([]chat.Message{m}, i, i+1, calls)
 	}
@@ -325,7 +346,9 @@ func (c *conversation) add(ms []chat.Message, i, end int, calls map[string]strin
 		if r, ok := m.ToolResult(); ok && r.ToolName == "" {
 			if name := calls[r.ToolCallID]; name != "" {
 				r.ToolName = name
-				m.Parts = []chat.Part{r}
+				parts := append([]chat.Part(nil), m.Parts...)
+				parts[0] = r // the result leads; opaque parts follow it
+				m.Parts = parts
 			}
 		}
 		c.msgs = append(c.msgs, m)
@@ -386,4 +409,28 @@ func readTools(raw json.RawMessage) ([]chat.ToolDef, error) {
 		}
 	}
 	return out, nil
+}
+
+// additionalTools reads the tools of a Responses API additional_tools item
+// (Codex: {"type": "additional_tools", "role": "developer", "tools": […]}),
+// whose entries are tool definitions or namespaces of them ({"type":
+// "namespace", "name", "tools": […]}).
+func additionalTools(raw json.RawMessage) ([]chat.ToolDef, error) {
+	var v struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("additional_tools: %w", err)
+	}
+	return readTools(v.Tools)
+}
+
+// withTokens returns p with Tokens set when it is an opaque part: its
+// size is counted elsewhere (as tools).
+func withTokens(p chat.Part, n int) chat.Part {
+	if o, ok := p.(chat.Opaque); ok {
+		o.Tokens = n
+		return o
+	}
+	return p
 }

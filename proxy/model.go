@@ -5,13 +5,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/token"
 )
@@ -34,6 +37,12 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 		// thinks of it.
 		ex.Err = err.Error()
 		p.log.Warn("forwarded unchanged", "path", r.URL.Path, "reason", err.Error())
+		p.ledger.mu.Lock()
+		if p.ledger.unread == nil {
+			p.ledger.unread = map[string]int{}
+		}
+		p.ledger.unread[reasonOf(ex.Err)]++
+		p.ledger.mu.Unlock()
 		p.relay(w, r, wire, raw, nil, &ex, nil)
 		p.observe(ex)
 		return
@@ -42,6 +51,11 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	s := p.session(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() { p.ledger.record(key, &ex, b.model) }()
+	if s.byteBudget == 0 {
+		s.byteBudget = maxRequestBytes(wire)
+	}
+	ex.ByteBudget = s.byteBudget
 	// The Engine's work outlives an agent that hangs up: what it added
 	// is in the session.
 	ctx := context.WithoutCancel(r.Context())
@@ -62,10 +76,31 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 		out = raw
 		ex.Managed = false
 	}
+	ex.Bytes = len(out)
 	p.relay(w, r, wire, out, s, &ex, func(status int, errBody []byte) []byte {
+		if ex.Overflows+ex.TooLarge >= maxOverflowRetries {
+			return nil
+		}
+		if provider.ParseTooLargeBody(status, errBody) {
+			// Too many bytes (images, documents): the token budget
+			// stays; the byte budget drops below what was sent, and
+			// the oldest media go.
+			s.byteBudget = min(s.byteBudget, ex.Bytes*3/4)
+			ex.ByteBudget = s.byteBudget
+			ex.TooLarge++
+			ex.Managed = true
+			next, err := p.render(b, c, req, s, &ex)
+			if err != nil || len(next) >= ex.Bytes {
+				p.log.Warn("request too large, not recovered", "session", ex.Session, "bytes", ex.Bytes, "byte_budget", s.byteBudget, "err", fmt.Sprint(err), "now", len(next))
+				return nil
+			}
+			p.log.Info("request too large: media shed", "session", ex.Session, "bytes", ex.Bytes, "now", len(next), "byte_budget", s.byteBudget, "budget", req.Budget)
+			ex.Bytes = len(next)
+			return next
+		}
 		// A context overflow: lower the budget, compact, send again.
 		lim, tok, ok := provider.ParseOverflowBody(status, errBody)
-		if !ok || ex.Overflows >= maxOverflowRetries {
+		if !ok {
 			return nil
 		}
 		perr := &provider.APIError{Provider: string(wire), Status: status, Message: string(errBody), Kind: provider.ErrContextOverflow, Limit: lim, PromptTokens: tok}
@@ -77,12 +112,15 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 		ex.Overflows++
 		ex.Compactions = append(ex.Compactions, nreq.Compactions...)
 		req = nreq
+		ex.Budget = nreq.Budget
 		ex.Managed = true // the agent's request does not fit
-		next, err := p.render(b, c, nreq, &ex)
+		next, err := p.render(b, c, nreq, s, &ex)
 		if err != nil {
 			p.log.Warn("overflow not recovered", "session", ex.Session, "err", err.Error())
 			return nil
 		}
+		p.log.Info("context overflow: compacted", "session", ex.Session, "budget", nreq.Budget, "sent_tokens", ex.SentTokens)
+		ex.Bytes = len(next)
 		return next
 	})
 	if ex.Status >= 200 && ex.Status < 300 {
@@ -92,8 +130,26 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	}
 	p.log.Info("model request", "session", ex.Session, "wire", wire, "managed", ex.Managed,
 		"agent_tokens", ex.AgentTokens, "sent_tokens", ex.SentTokens, "budget", ex.Budget,
+		"bytes", ex.Bytes, "byte_budget", ex.ByteBudget,
 		"compactions", len(ex.Compactions), "status", ex.Status, "ms", since(start))
 	p.observe(ex)
+}
+
+// maxRequestBytes is the documented request size limit of a wire, in
+// bytes: Anthropic's 32 MB for the Messages API
+// (https://docs.anthropic.com/en/api/overview, "Request size limits"),
+// OpenAI's 50 MB payload for a request with images and files
+// (https://platform.openai.com/docs/guides/images-vision), the Gemini API's
+// 20 MB for a request with inline data
+// (https://ai.google.dev/gemini-api/docs/image-understanding).
+func maxRequestBytes(w Wire) int {
+	switch w {
+	case WireAnthropic:
+		return 32 << 20
+	case WireOpenAI, WireResponses:
+		return 50 << 20
+	}
+	return 20 << 20
 }
 
 // observe hands ex to Options.Observe when set.
@@ -110,7 +166,7 @@ func (s *state) reset() {
 		_ = s.eng.Close()
 		s.eng = nil
 	}
-	s.seen, s.usage = nil, nil
+	s.seen, s.usage, s.answer = nil, nil, nil
 }
 
 // prepare brings the agent's history into the session's Engine and builds
@@ -131,6 +187,9 @@ func (p *Proxy) prepare(ctx context.Context, s *state, b *body, c *conversation)
 		added[0].Usage = &u
 	}
 	s.usage = nil
+	if len(added) > 0 {
+		s.answer = nil // the agent sent its own copy of it
+	}
 	ov := s.eng.WindowStats().Overhead
 	counter := s.eng.Counter()
 	for _, m := range added {
@@ -151,16 +210,30 @@ func (p *Proxy) build(s *state, b *body, c *conversation, req *agentctx.Request,
 	ex.Compactions = req.Compactions
 	ex.AgentTokens = req.Tokens - (ws.Tokens - ws.Reserved) + s.agentTokens
 	// A request the provider would refuse is repaired whatever its size.
-	ex.Managed = p.opts.Always || unpaired(c.msgs) || len(req.Interrupted) > 0 || ex.AgentTokens > req.Budget
+	broken := unpaired(c.msgs) || len(req.Interrupted) > 0 || len(b.raw) > s.byteBudget
+	ex.Managed = p.opts.Always || broken || ex.AgentTokens > req.Budget
+	ex.AgentCompaction = agentCompaction(c)
+	s.agentCompacted = s.agentCompacted || ex.AgentCompaction
+	if ex.AgentCompaction && ex.Managed && !broken && !p.opts.Always {
+		// The agent's own compaction: its summary is written from the
+		// whole history where that fits the model, whatever the budget.
+		info := model.Lookup(b.model)
+		ex.Managed = ex.AgentTokens+b.maxTokens > info.InputLimit()
+	}
 	if !ex.Managed {
 		ex.SentTokens, ex.Kept, ex.Elements = ex.AgentTokens, len(b.elems), len(b.elems)
 		return b.raw, nil
 	}
-	return p.render(b, c, req, ex)
+	return p.render(b, c, req, s, ex)
 }
 
-// render writes the body with the Engine's window.
-func (p *Proxy) render(b *body, c *conversation, req *agentctx.Request, ex *Exchange) ([]byte, error) {
+// render writes the body with the Engine's window. When the body is over
+// the session's byte budget, the oldest media (images, documents, audio,
+// files) become a short text naming what was there, until it fits or none
+// is left.
+func (p *Proxy) render(b *body, c *conversation, req *agentctx.Request, s *state, ex *Exchange) ([]byte, error) {
+	// The Engine's system messages lead its request; the history never
+	// starts with one (the agent's leading ones are c.lead).
 	msgs := req.Provider().Messages
 	for len(msgs) > 0 && msgs[0].Role == chat.RoleSystem {
 		msgs = msgs[1:]
@@ -169,8 +242,51 @@ func (p *Proxy) render(b *body, c *conversation, req *agentctx.Request, ex *Exch
 	if err != nil {
 		return nil, err
 	}
+	out := b.splice(elems)
+	if s != nil && s.byteBudget > 0 && len(out) > s.byteBudget {
+		msgs = slices.Clone(msgs)
+		for k := 0; k < len(msgs) && len(out) > s.byteBudget; k++ {
+			m, shed := shedMedia(msgs[k])
+			if !shed {
+				continue
+			}
+			msgs[k] = m
+			if elems, kept, err = renderMessages(b, c, c.fingerprints(), msgs); err != nil {
+				return nil, err
+			}
+			out = b.splice(elems)
+		}
+	}
 	ex.SentTokens, ex.Kept, ex.Elements = req.Tokens, kept, len(elems)
-	return b.splice(elems), nil
+	return out, nil
+}
+
+// shedMedia returns m with its media opaque parts replaced by a text that
+// names each (in a tool message, appended to the result's content), and
+// whether it had any.
+func shedMedia(m chat.Message) (chat.Message, bool) {
+	out := m
+	out.Parts = make([]chat.Part, 0, len(m.Parts))
+	var notes []string
+	for _, p := range m.Parts {
+		o, ok := p.(chat.Opaque)
+		if !ok || !o.Media {
+			out.Parts = append(out.Parts, p)
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("[agentctx: %s of %d bytes removed: the request was over the provider's size limit]", o.Kind, len(o.Raw)))
+	}
+	if len(notes) == 0 {
+		return m, false
+	}
+	note := strings.Join(notes, "\n")
+	if r, ok := out.ToolResult(); ok && out.Role == chat.RoleTool {
+		r.Content = strings.TrimSpace(r.Content + "\n" + note)
+		out.Parts[0] = r
+	} else {
+		out.Parts = append(out.Parts, chat.Text{Text: note})
+	}
+	return out, true
 }
 
 // relay sends body upstream and streams the answer back to the agent. On
@@ -200,10 +316,21 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, wire Wire, body []
 		}
 		ex.Status = res.StatusCode
 		tee := p.copyResponse(w, res)
-		if s != nil && res.StatusCode < 300 && managedWindow(ex) {
-			if u := readUsage(wire, tee, res.Header.Get("Content-Encoding")); u != nil {
+		if s != nil && res.StatusCode < 300 {
+			enc := res.Header.Get("Content-Encoding")
+			u := readUsage(wire, tee, enc)
+			if u != nil && managedWindow(ex) {
 				ex.Usage = u
 				s.usage, s.usageAt = u, len(s.seen)
+			}
+			// The answer is the session's until the agent's next
+			// request brings its own copy of it (or the session ends).
+			if a := readAnswer(wire, tee, enc); a != nil {
+				if u != nil {
+					uu := *u
+					a.Usage = &uu
+				}
+				s.answer = a
 			}
 		}
 		return
@@ -308,6 +435,10 @@ func unpaired(msgs []chat.Message) bool {
 				return true
 			}
 			delete(open, r.ToolCallID)
+		case chat.RoleSystem:
+			// Instructions between a call and its result do not end the
+			// round (Codex's developer messages, Claude Code's system
+			// messages; window.Check reads them the same way).
 		default:
 			if len(open) > 0 {
 				return true
@@ -316,6 +447,41 @@ func unpaired(msgs []chat.Message) bool {
 				open[c.ID] = true
 			}
 		}
+	}
+	return false
+}
+
+// compactionPrompts are phrases of the prompts agents send to have the
+// model summarize the conversation for their own compaction: Claude Code's
+// /compact and auto-compact ("Your task is to create a detailed summary of
+// the conversation so far", and "of this conversation" for its partial
+// compaction; read from the 2.1.328 binary), Codex CLI's local compaction
+// ("CONTEXT CHECKPOINT COMPACTION", its templates/compact/prompt.md),
+// Gemini CLI's chat compression ("summarizes internal chat history",
+// its getCompressionPrompt), opencode's ("provide a detailed prompt for
+// continuing our conversation").
+var compactionPrompts = []string{
+	"Your task is to create a detailed summary of the",
+	"CONTEXT CHECKPOINT COMPACTION",
+	"summarizes internal chat history",
+	"detailed prompt for continuing our conversation",
+}
+
+// agentCompaction reports whether the request is the agent's own
+// compaction: its last user message holds one of compactionPrompts.
+func agentCompaction(c *conversation) bool {
+	for i := len(c.msgs) - 1; i >= 0; i-- {
+		m := c.msgs[i]
+		if m.Role != chat.RoleUser {
+			continue
+		}
+		t := m.Text()
+		for _, p := range compactionPrompts {
+			if strings.Contains(t, p) {
+				return true
+			}
+		}
+		return false
 	}
 	return false
 }

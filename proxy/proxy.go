@@ -94,6 +94,14 @@ type Exchange struct {
 	// Err is why the proxy forwarded the request unchanged when it could
 	// not manage it ("" otherwise).
 	Err string
+	// ByteBudget is the request size limit in force, in bytes; Bytes the
+	// size of the body sent upstream; TooLarge how many times the
+	// upstream answered 413 (too many bytes) and the proxy shed media and
+	// sent again.
+	ByteBudget, Bytes, TooLarge int
+	// AgentCompaction is true when the request is the agent's own
+	// compaction (it asks the model to summarize the conversation).
+	AgentCompaction bool
 }
 
 // Proxy is an http.Handler that sits between an agent and its provider.
@@ -129,6 +137,7 @@ type Proxy struct {
 	pass     *httputil.ReverseProxy
 	mu       sync.Mutex
 	sessions *lru.Cache[string, *state]
+	ledger   ledger
 }
 
 // New returns a proxy for opts. Errors: no upstream, or an upstream that is
@@ -198,9 +207,16 @@ func wireOf(r *http.Request) Wire {
 
 // ServeHTTP manages model requests and passes the others through.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == StatusPath {
+		p.serveStatus(w, r)
+		return
+	}
 	wire := wireOf(r)
 	if wire == "" {
 		p.log.Info("pass", "method", r.Method, "path", r.URL.Path)
+		p.ledger.mu.Lock()
+		p.ledger.passed++
+		p.ledger.mu.Unlock()
 		p.pass.ServeHTTP(w, r)
 		return
 	}
@@ -246,21 +262,54 @@ type state struct {
 	// was seen[:usageAt]; it goes on the assistant message that follows.
 	usage   *chat.Usage
 	usageAt int
+	// byteBudget is the largest request body the upstream takes, in
+	// bytes: the provider's documented limit, lowered when it answers
+	// 413 (maxRequestBytes).
+	byteBudget int
+	// answer is the upstream's last answer, not yet in the Engine: the
+	// agent's next request carries it (and replaces it); when the session
+	// ends first, it is added then, so the final answer is in the session.
+	answer *chat.Message
+	// agentCompacted is set by the agent's own compaction request: the
+	// next generation starts from the agent's summary.
+	agentCompacted bool
 }
 
 func (s *state) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.eng != nil {
+		if s.answer != nil {
+			_ = s.eng.Add(context.Background(), *s.answer)
+			s.answer = nil
+		}
 		_ = s.eng.Close()
 		s.eng = nil
 	}
 }
 
-// sessionKey is the session id for a request: the header's value when
-// set, else "proxy-" and 20 hex digits of a hash of the wire, the system
-// prompt and the first user message (an agent's sub-agents and side
-// requests each get their own session).
+// agentSessionHeaders are the request headers in which agents name their
+// own session, with the prefix a proxied session id gets from each:
+// Claude Code's X-Claude-Code-Session-Id (a UUID per conversation, sent by
+// its sub-agents and side requests too) and Codex CLI's session-id (its
+// thread id; older versions wrote session_id). Found by recording the
+// requests of Claude Code 2.1.328 and Codex CLI 0.169.0.
+var agentSessionHeaders = []struct{ header, prefix string }{
+	{"X-Claude-Code-Session-Id", "claude"},
+	{"Session-Id", "codex"},
+	{"Session_id", "codex"},
+}
+
+// sessionKey is the session id for a request:
+//
+//   - the [SessionHeader] header's value when set (the caller's choice);
+//   - else, when the agent names its session (agentSessionHeaders), the
+//     agent's prefix, its session id and 8 hex digits of a hash of the
+//     wire, the system prompt and the first user message: one agent
+//     session's main conversation, sub-agents and side requests (titles,
+//     summaries) are separate conversations, each its own session, and two
+//     agents with the same first prompt never share one;
+//   - else "proxy-" and 20 hex digits of that hash.
 func sessionKey(r *http.Request, wire Wire, c *conversation) string {
 	if id := strings.TrimSpace(r.Header.Get(SessionHeader)); id != "" {
 		return id
@@ -276,7 +325,29 @@ func sessionKey(r *http.Request, wire Wire, c *conversation) string {
 			break
 		}
 	}
-	return "proxy-" + hex.EncodeToString(h.Sum(nil))[:20]
+	sum := hex.EncodeToString(h.Sum(nil))
+	for _, a := range agentSessionHeaders {
+		if id := idPart(r.Header.Get(a.header)); id != "" {
+			return a.prefix + "-" + id + "-" + sum[:8]
+		}
+	}
+	return "proxy-" + sum[:20]
+}
+
+// idPart returns an agent's session id made safe for a session id: ASCII
+// letters, digits, '-' and '_' only, at most 64 bytes ("" when nothing is
+// left).
+func idPart(v string) string {
+	var b strings.Builder
+	for _, r := range strings.TrimSpace(v) {
+		if b.Len() >= 64 {
+			break
+		}
+		if r == '-' || r == '_' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') {
+			b.WriteRune(r)
+		}
+	}
+	return strings.Trim(b.String(), "-")
 }
 
 // session returns the state of key, creating it.
@@ -296,10 +367,19 @@ func (p *Proxy) session(key string) *state {
 // generation left by an earlier run of the proxy is not reused: the
 // proxy cannot tell which of the agent's messages it holds).
 func (p *Proxy) open(ctx context.Context, s *state, b *body, c *conversation) error {
+	meta := map[string]string{"agentctx.proxy.wire": string(b.wire)}
 	if s.eng != nil {
+		meta["agentctx.proxy.previous"] = s.eng.ID()
 		_ = s.eng.Close()
 		s.eng = nil
 	}
+	if s.agentCompacted {
+		// The agent's own compaction rewrote its history: this
+		// generation starts from its summary.
+		meta["agentctx.proxy.agent_compaction"] = "true"
+		s.agentCompacted = false
+	}
+	s.answer = nil
 	var id string
 	for {
 		s.gen++
@@ -320,8 +400,8 @@ func (p *Proxy) open(ctx context.Context, s *state, b *body, c *conversation) er
 		}
 	}
 	eng, err := agentctx.Open(ctx, agentctx.Options{
-		Store: p.opts.Store, SessionID: id, Origin: "proxy",
-		Metadata: map[string]string{"agentctx.proxy.wire": string(b.wire)},
+		Store: p.opts.Store, SessionID: id, Origin: "proxy", Dir: projectOf(c),
+		Metadata: meta,
 		Model:    b.model, Budget: p.opts.Budget, MaxTokens: b.maxTokens,
 		SystemPrompt: c.system, Tools: c.tools, StaticRatio: 1,
 		NoWorkspace: true, NoDiskReads: true, NoWorkingMemory: true, NoTrackerSection: true, NoReminders: true,

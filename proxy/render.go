@@ -56,6 +56,10 @@ func fingerprintOf(m chat.Message) fingerprint {
 		case chat.Image:
 			w("i")
 			w(fmt.Sprint(p.Source, p.Width, p.Height, p.Bytes))
+		case chat.Opaque:
+			w("o")
+			w(p.Kind)
+			w(string(p.Raw))
 		}
 	}
 	return fingerprint{a.Sum64(), b.Sum64()}

@@ -84,7 +84,7 @@ func (s *Session) Observe(e Entry) {
 			if m.Role != chat.RoleUser {
 				continue
 			}
-			t := strings.TrimSpace(m.Text())
+			t := PromptText(m.Text())
 			if t == "" || notTyped(t) {
 				continue
 			}
@@ -92,6 +92,60 @@ func (s *Session) Observe(e Entry) {
 			return
 		}
 	}
+}
+
+// PromptText returns what a person typed in a user message's text: the
+// text without the tagged blocks agents put before or around it
+// (<system-reminder>…</system-reminder>, Codex's <environment_context>,
+// Gemini CLI's <session_context>, SWE-agent's <uploaded_files>, Claude
+// Code's <command-name>: any "<name …>" at the start of a line closed by
+// "</name>"), trimmed. It returns "" when nothing else is left.
+func PromptText(text string) string {
+	var b strings.Builder
+	rest := text
+	for rest != "" {
+		i := tagStart(rest)
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		name := tagName(rest[i+1:])
+		end := strings.Index(rest[i:], "</"+name+">")
+		if end < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:i])
+		rest = rest[i+end+len("</"+name+">"):]
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// tagStart returns the offset of the first "<name" that starts a line of
+// s (s's start included) and is followed by ">" or a space, else -1.
+func tagStart(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '<' || (i > 0 && s[i-1] != '\n') {
+			continue
+		}
+		if n := tagName(s[i+1:]); n != "" && i+1+len(n) < len(s) && (s[i+1+len(n)] == '>' || s[i+1+len(n)] == ' ') {
+			return i
+		}
+	}
+	return -1
+}
+
+// tagName returns the tag name s starts with: letters, digits, '_' and
+// '-', starting with a letter.
+func tagName(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || (i > 0 && (('0' <= c && c <= '9') || c == '_' || c == '-')) {
+			continue
+		}
+		return s[:i]
+	}
+	return s
 }
 
 // notTyped reports whether a user message's text is something Claude

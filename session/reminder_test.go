@@ -45,3 +45,19 @@ func TestReminders(t *testing.T) {
 		t.Errorf("restored window has %d messages (%v), want the 2 messages without the reminders", w.Len(), w.Messages())
 	}
 }
+
+func TestPromptText(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"<system-reminder>\nctx\n</system-reminder>\n<system-reminder>\nmore\n</system-reminder>\nfix the test", "fix the test"},
+		{"<environment_context>\n  <cwd>/r</cwd>\n</environment_context>", ""},
+		{"<uploaded_files>\n/repo\n</uploaded_files>\nI've uploaded a repository. Fix the bug.", "I've uploaded a repository. Fix the bug."},
+		{"<command-name>/compact</command-name>\n<command-args></command-args>", ""},
+		{"Use a <b>bold</b> tag and x < y", "Use a <b>bold</b> tag and x < y"},
+		{"<unclosed>\nhello", "<unclosed>\nhello"},
+		{"", ""},
+	} {
+		if got := session.PromptText(tt.in); got != tt.want {
+			t.Errorf("PromptText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

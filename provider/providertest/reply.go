@@ -143,6 +143,17 @@ func (w Wire) Overflow(limit, tokens int) Failure {
 			fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", limit, tokens))}
 }
 
+// TooLarge is the provider's answer to a body over its size limit: 413
+// with Anthropic's request_too_large "Request exceeds the maximum size"
+// (https://docs.anthropic.com/en/api/errors) or, for OpenAI, the same
+// status with an invalid_request_error.
+func (w Wire) TooLarge() Failure {
+	if w == WireAnthropic {
+		return Failure{Status: http.StatusRequestEntityTooLarge, Header: jsonHeader(), Body: w.errorBody("request_too_large", "", "", "Request exceeds the maximum size")}
+	}
+	return Failure{Status: http.StatusRequestEntityTooLarge, Header: jsonHeader(), Body: w.errorBody("invalid_request_error", "request_too_large", "", "Request exceeds the maximum size")}
+}
+
 // RateLimited is a 429 with a "retry-after" header (whole seconds,
 // rounded up) and "retry-after-ms": OpenAI's rate_limit_exceeded body or
 // Anthropic's rate_limit_error body.

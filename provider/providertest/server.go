@@ -29,6 +29,10 @@ type Options struct {
 	// answer ([Wire.Overflow]) without consulting the script. Optional.
 	// Defaults to 0, no limit.
 	ContextLimit int
+	// MaxBodyBytes is the largest request body accepted, in bytes: a
+	// bigger one gets the provider's 413 ([Wire.TooLarge]) before
+	// anything else is checked. Optional. Defaults to 0, no limit.
+	MaxBodyBytes int
 	// Counter counts a request's prompt in tokens: the messages with
 	// token.Messages and token.OpenAIOverhead, plus the tool definitions
 	// with token.Tools. Optional. Defaults to the exact o200k_base
@@ -143,6 +147,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.reqs = append(s.reqs, req)
 	s.mu.Unlock()
 
+	if s.opts.MaxBodyBytes > 0 && len(body) > s.opts.MaxBodyBytes {
+		writeFailure(w, wire.TooLarge())
+		return
+	}
 	for _, f := range s.opts.Faults {
 		if f.Request == req.N {
 			s.fail(w, r, req, f.Failure)

@@ -198,10 +198,12 @@ func anthropicBlocks(raw json.RawMessage) (blocks []anthropicBlock, empty bool, 
 //
 //   - "model", "max_tokens" and a non-empty "messages" are present
 //     ("max_tokens: Field required", not confirmed);
-//   - no message has role "system" ("messages: Unexpected role \"system\".
-//     The Messages API accepts a top-level `system` parameter, not
-//     \"system\" as an input message role.": aaronrussell/anthropix#2),
-//     and every role is user or assistant;
+//   - the first message is not of role "system" ("messages: Unexpected
+//     role \"system\". The Messages API accepts a top-level `system`
+//     parameter, not \"system\" as an input message role.":
+//     aaronrussell/anthropix#2); later system messages are instructions
+//     in place, not turns (Claude Code 2.1.328's default model sends
+//     them); every other role is user or assistant;
 //   - every message has non-empty content except a final assistant one
 //     ("messages.0: all messages must have non-empty content except for
 //     the optional final assistant message": anthropics/claude-code#6774);
@@ -284,7 +286,14 @@ func ValidateAnthropic(body []byte) error {
 		switch role {
 		case "user", "assistant":
 		case "system":
-			return anthropicError(`messages: Unexpected role "system". The Messages API accepts a top-level ` + "`system`" + ` parameter, not "system" as an input message role.`)
+			if len(turns) == 0 {
+				return anthropicError(`messages: Unexpected role "system". The Messages API accepts a top-level ` + "`system`" + ` parameter, not "system" as an input message role.`)
+			}
+			// After the first turn, the models Claude Code 2.1.3xx
+			// defaults to take system messages in place (it sends one
+			// in every request, with the per-turn-control beta): they
+			// are instructions, not a turn.
+			continue
 		default:
 			return anthropicError("messages.%d.role: Input should be 'user' or 'assistant'", i)
 		}
