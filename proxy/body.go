@@ -264,7 +264,6 @@ func (b *body) read() (*conversation, error) {
 // what the proxy sends again must be what the agent sent.
 var wireReader = chat.WireReader{KeepMedia: true}
 
-
 // readResponses reads a Responses API "input": leading developer and
 // system messages are the lead, with "instructions" as the system
 // prompt; consecutive model-output items (reasoning, assistant text, tool
