@@ -126,6 +126,11 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("proxy: shutdown: %w", err)
 	}
+	// What the proxy did, one line per agent session (also served live
+	// as JSON on /agentctx/status).
+	if err := proxy.WriteSummary(e.stdout, p.Status()); err != nil {
+		return err
+	}
 	fmt.Fprintln(e.stdout, "agentctx proxy: stopped")
 	return nil
 }

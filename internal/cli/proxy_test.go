@@ -74,6 +74,10 @@ func TestProxyCommand(t *testing.T) {
 	if strings.Contains(errb.String(), "sk-proxy-test-KEY") {
 		t.Errorf("the API key reached the log")
 	}
+	// On exit, one line per session says what the proxy did.
+	if !regexp.MustCompile(`session proxy-[0-9a-f]{20}: 8 requests, \d+ managed, \d+ forwarded as they fit, 0 unmanaged; \d+ tokens from the agent, \d+ sent upstream`).MatchString(out.String()) {
+		t.Errorf("no summary line on exit: %q", out.String())
+	}
 	code, stdout, stderr := run(t, "sessions", "list", "--home", home)
 	id := regexp.MustCompile(`proxy-[0-9a-f]{20}`).FindString(stdout)
 	if code != ExitOK || id == "" {
