@@ -272,7 +272,10 @@ func titleOK(title string, msgs []chat.Message) bool {
 			continue
 		}
 		if strings.HasPrefix(t, "<") || strings.HasPrefix(t, "Caveat:") || strings.HasPrefix(t, "[") {
-			if title == session.Title(t) {
+			// The prompt after the agent's tagged blocks
+			// (<uploaded_files>…) is the title; a message of tagged
+			// blocks only is skipped.
+			if title == session.Title(t) || (session.PromptText(t) != "" && title == session.Title(session.PromptText(t))) {
 				return true
 			}
 			continue

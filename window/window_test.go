@@ -389,19 +389,31 @@ func TestPinned(t *testing.T) {
 	t.Parallel()
 	w := newWindow(t, window.Options{})
 	mustAdd(t, w, sys("s"), asst("hello"), user("first"), user("second"), sys("late system"))
-	want := []bool{true, false, true, false, false}
+	// The system prompt, the first user message and every other system
+	// message (instructions in place) are pinned.
+	want := []bool{true, false, true, false, true}
 	for i, p := range want {
 		if got := w.Pinned(i); got != p {
 			t.Errorf("Pinned(%d) = %v, want %v", i, got, p)
 		}
 	}
-	// A system message that is not first is not the system prompt.
+	// A system message that is not first is not the system prompt, but
+	// it is pinned all the same.
 	w2 := newWindow(t, window.Options{})
 	mustAdd(t, w2, user("u"), sys("s"))
-	if w2.Pinned(1) {
-		t.Errorf("a system message added after the first message is pinned")
+	if !w2.Pinned(1) {
+		t.Errorf("a system message added after the first message is not pinned")
+	}
+	if err := w2.Remove(1, 2); err == nil {
+		t.Errorf("a late system message was removed")
 	}
 	check(t, w2)
+	// A message holding a provider-written compaction is pinned too.
+	w3 := newWindow(t, window.Options{})
+	mustAdd(t, w3, user("u"), chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Opaque{Wire: chat.WireAnthropic, Kind: "compaction", Raw: []byte(`{"type":"compaction","content":"s"}`), Boundary: true}}}, user("next"))
+	if !w3.Pinned(1) || w3.Pinned(2) {
+		t.Errorf("compaction pinned %v, the message after it %v", w3.Pinned(1), w3.Pinned(2))
+	}
 }
 
 func TestUnansweredCalls(t *testing.T) {
