@@ -68,6 +68,15 @@ func historyKey(w Wire) string {
 // parseBody reads a request body of wire w. Errors name the byte offset;
 // a body the proxy cannot read is forwarded unchanged by the caller.
 func parseBody(raw []byte, w Wire) (*body, error) {
+	if b, ok := parseBodyFast(raw, w); ok {
+		return b, nil
+	}
+	return parseBodySlow(raw, w)
+}
+
+// parseBodySlow is parseBody with encoding/json's tokenizer: slower than
+// the scan, and its errors name where the body goes wrong.
+func parseBodySlow(raw []byte, w Wire) (*body, error) {
 	b := &body{raw: raw, wire: w, messages: span{-1, -1}}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

@@ -52,3 +52,44 @@ func FuzzReadBody(f *testing.F) {
 		_ = b.splice(elems)
 	})
 }
+
+// FuzzParseScan: the scan and encoding/json's tokenizer read a body the
+// same way: the same spans and fields when the scan reads it, and the
+// scan never reads a body the tokenizer refuses.
+func FuzzParseScan(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"m","messages":[{"role":"user","content":"a\"]}"} , 2 ,"x"],"stream":true,"max_tokens":5}`,
+		` { "messages" : [ ] , "system" : [ { "type" : "text" } ] } `,
+		`{"messages":[1],"messages":[2,3]}`,
+		`{"input":[{"type":"message"}],"previous_response_id":"r","instructions":"i"}`,
+		`{"messages":[{"a":"\\"},{"b":"\u005d"}]}`,
+		`{"Messages":[1]}`, `{"messages":[1,]}`, `{"messages":[1]} x`,
+	} {
+		for w := range uint8(3) {
+			f.Add([]byte(s), w)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, wire uint8) {
+		w := []Wire{WireOpenAI, WireAnthropic, WireResponses}[wire%3]
+		fast, ok := parseBodyFast(data, w)
+		slow, err := parseBodySlow(data, w)
+		if !ok {
+			return
+		}
+		if err != nil {
+			t.Fatalf("the scan read a body the tokenizer refuses (%v): %q", err, data)
+		}
+		if fast.messages != slow.messages || len(fast.elems) != len(slow.elems) {
+			t.Fatalf("spans differ: %v %v / %v %v", fast.messages, fast.elems, slow.messages, slow.elems)
+		}
+		for i := range fast.elems {
+			if fast.elems[i] != slow.elems[i] {
+				t.Fatalf("element %d: %v / %v", i, fast.elems[i], slow.elems[i])
+			}
+		}
+		if fast.model != slow.model || fast.stream != slow.stream || fast.maxTokens != slow.maxTokens || fast.previous != slow.previous ||
+			string(fast.system) != string(slow.system) || string(fast.tools) != string(slow.tools) {
+			t.Fatalf("fields differ: %+v / %+v", fast, slow)
+		}
+	})
+}
