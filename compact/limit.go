@@ -41,6 +41,34 @@ func QuotaFor(ratio float64) Quota {
 	return Quota{Chars: 800, Matches: 3}
 }
 
+// DefaultMaxResultTokens is the most tokens one tool result may take in
+// the window when the window has room for more than [QuotaFor] gives
+// ([RoomQuota]): Claude Code's cap on what one Read returns (25,000
+// tokens; its 2,000-line cap is lower for most files).
+const DefaultMaxResultTokens = 25000
+
+// RoomQuota returns the quota of a tool result of tokens tokens and runes
+// runes that may take room tokens of the window: [QuotaFor](ratio), the
+// seed's per-result cap, grown to the runes room holds at the result's
+// own runes per token (less a twentieth, for the note and the cut's
+// rounding), with its matches grown in proportion. The seed's quota is a
+// floor: RoomQuota never gives less, and gives it unchanged when room is
+// not larger (or tokens or runes is not positive). Content within the
+// returned Chars may still count more than room tokens where its runes
+// per token vary: the caller counts the cut and, if need be, asks again
+// with less room. A pure function: safe for concurrent use.
+func RoomQuota(ratio float64, room, tokens, runes int) Quota {
+	q := QuotaFor(ratio)
+	if tokens <= 0 || runes <= 0 || room <= 0 {
+		return q
+	}
+	chars := int(float64(runes) / float64(tokens) * float64(room) * 0.95)
+	if chars <= q.Chars {
+		return q
+	}
+	return Quota{Chars: chars, Matches: max(q.Matches, int(float64(q.Matches)*float64(chars)/float64(q.Chars)))}
+}
+
 // LimitKind is how [LimitToolResult] reads a tool result. The zero value
 // is [LimitText].
 type LimitKind int
