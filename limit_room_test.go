@@ -176,3 +176,20 @@ func TestResultsShareTheRoom(t *testing.T) {
 		t.Errorf("compacted: %+v", req.Compactions)
 	}
 }
+
+// A negative Options.MaxResultTokens keeps the seed's quotas only.
+func TestMaxResultTokensOff(t *testing.T) {
+	t.Parallel()
+	e := openEngine(t, agentctx.Options{Budget: 16000, NoWorkspace: true, MaxResultTokens: -1})
+	file := goFile(1524)
+	mustAdd(t, e, chat.NewText(chat.RoleUser, "Read it."),
+		call("r1", "Read", `{"file_path":"migrate.go"}`), chat.NewToolResult("r1", "Read", file, false))
+	req, err := e.Request(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, _ := compact.QuotaFor(0).Limit(chat.ToolResult{Content: file}, "Read")
+	if got, want := keptLines(toolResult(t, req.Messages, "r1")), keptLines(seed.Content); got != want {
+		t.Errorf("kept %d lines, want the seed quota's %d", got, want)
+	}
+}

@@ -512,3 +512,29 @@ func TestLimitNoteFitsTheTool(t *testing.T) {
 		})
 	}
 }
+
+func TestRoomQuota(t *testing.T) {
+	t.Parallel()
+	seed := compact.QuotaFor(0.1)
+	for _, c := range []struct {
+		name                string
+		ratio               float64
+		room, tokens, runes int
+		want                compact.Quota
+	}{
+		{"no room", 0.1, 0, 20000, 80000, seed},
+		{"room under the seed's quota", 0.1, 1000, 20000, 80000, seed},
+		{"nothing counted", 0.1, 5000, 0, 80000, seed},
+		// 4 runes per token: 10,000 tokens hold 40,000 runes, less a
+		// twentieth; matches grow in proportion (15 per 6,000 runes).
+		{"room", 0.1, 10000, 20000, 80000, compact.Quota{Chars: 38000, Matches: 95}},
+		{"full window's floor", 0.9, 2000, 20000, 80000, compact.Quota{Chars: 7600, Matches: 28}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := compact.RoomQuota(c.ratio, c.room, c.tokens, c.runes); got != c.want {
+				t.Errorf("RoomQuota(%v, %d, %d, %d) = %+v, want %+v", c.ratio, c.room, c.tokens, c.runes, got, c.want)
+			}
+		})
+	}
+}
