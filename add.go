@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
@@ -43,9 +44,12 @@ const InterruptedResult = "[interrupted] This tool call was interrupted and did 
 //   - fed to the runtime state tracker and the working memory (tool
 //     results with the call they answer, before any cut), and its todo
 //     calls to the todo list the reminders follow;
-//   - for a tool result, sized by the tool-result limiter at the window's
-//     usage ratio (the full output is kept in the session, or in memory
-//     without a store, for [Engine.Recall]);
+//   - for a tool result, sized by the tool-result limiter: added whole
+//     when it fits in the room the window has left under the strategy's
+//     compaction ratio (up to [Options].MaxResultTokens), else cut to
+//     that room or to the seed's quota for the window's usage ratio,
+//     whichever is larger (the full output is kept in the session, or in
+//     memory without a store, for [Engine.Recall]);
 //   - added to the window (a tool result whose call is not in the window
 //     goes in as user text saying so);
 //   - appended to the session, before Add returns.
@@ -165,11 +169,15 @@ func (b *batch) flush(ctx context.Context) error {
 // session. A window error is returned unwrapped; nothing was added then.
 func (b *batch) add(ctx context.Context, m chat.Message) error {
 	e := b.e
+	var call chat.ToolCall // the call m answers, for the limiter's note
+	if r, ok := m.ToolResult(); ok && m.Role == chat.RoleTool && !e.opts.NoLimit {
+		call, _ = e.open.Peek(r.ToolCallID)
+	}
 	e.observe(m)
 	orig := m
 	limited := e.stats.LimitedTokens
 	if !e.opts.NoLimit {
-		m = e.limit(m)
+		m = e.limit(m, call)
 	}
 	err := e.w.Add(m)
 	if errors.Is(err, window.ErrOrphanToolResult) {
@@ -246,25 +254,131 @@ func (e *Engine) observe(m chat.Message) {
 	e.active.ObserveMessage(m)
 }
 
-// limit passes a tool message through the tool-result limiter at the
-// window's usage ratio.
-func (e *Engine) limit(m chat.Message) chat.Message {
+// limit passes a tool message, the result of call (the zero call when
+// unknown), through the tool-result limiter. Its quota is the seed's for
+// the window's usage ratio (compact.QuotaFor, seed 003) or, when the
+// window has more room for it ([Engine.resultRoom]), what that room
+// holds (compact.RoomQuota): a result that fits in the room is added
+// whole, a larger one is cut to the room. The cut is counted, and cut
+// again with less room when the result's runes per token made it larger
+// than the room (at most three tries; then the seed's quota).
+func (e *Engine) limit(m chat.Message, call chat.ToolCall) chat.Message {
 	r, ok := m.ToolResult()
 	if !ok || m.Role != chat.RoleTool {
 		return m
 	}
-	out, info := compact.LimitToolResultWith(r, r.ToolName, e.w.Ratio(), compact.LimitOptions{RecallTool: e.recallTool})
+	opts := compact.LimitOptions{RecallTool: e.recallTool, Call: call}
+	ratio := e.w.Ratio()
+	q := compact.QuotaFor(ratio)
+	full := 0 // m's size in tokens, once counted
+	if runes := utf8.RuneCountInString(r.Content); runes > q.Chars {
+		if room := e.resultRoom(); room > 0 {
+			full = e.w.Count(m)
+			if full <= room {
+				return m
+			}
+			for range 3 {
+				rq := compact.RoomQuota(ratio, room, full, runes)
+				if rq.Chars <= q.Chars {
+					break
+				}
+				out, info := rq.LimitWith(r, r.ToolName, opts)
+				cut := withResult(m, out)
+				n := e.w.Count(cut)
+				if n <= room {
+					return e.limited(m, cut, info, full)
+				}
+				room = int(float64(room) * float64(room) / float64(n))
+			}
+		}
+	}
+	out, info := q.LimitWith(r, r.ToolName, opts)
 	if !info.Cut {
 		return m
 	}
+	return e.limited(m, withResult(m, out), info, full)
+}
+
+// limited counts a result the limiter cut: m is the message as it came
+// (full its size in tokens, 0 when not counted yet), cut the message
+// the window gets.
+func (e *Engine) limited(m, cut chat.Message, info compact.LimitInfo, full int) chat.Message {
 	e.stats.LimitedResults++
 	e.stats.LimitedChars += info.Chars - info.KeptChars
 	// Counted whole first: the window's count of the cut message then
 	// finds most of its lines counted (token.LineMemo).
-	e.stats.LimitedTokens += e.w.Count(m)
+	if full == 0 {
+		full = e.w.Count(m)
+	}
+	e.stats.LimitedTokens += full
+	return cut
+}
+
+// withResult returns a copy of m whose parts are r alone.
+func withResult(m chat.Message, r chat.ToolResult) chat.Message {
 	m = m.Clone()
-	m.Parts = []chat.Part{out}
+	m.Parts = []chat.Part{r}
 	return m
+}
+
+// resultRoom returns the tokens the tool result being added may take in
+// the window, or 0 when it gets the seed's quota only (no budget, or
+// Options.MaxResultTokens negative). It is the room left under the usage
+// ratio at which the strategy compacts (compact.Thresholder; 0.80, seed
+// 001's trigger, for a strategy without one, and never over the budget)
+// after everything else the next request holds: the window as it is
+// (messages, tool schemas, static prompt, rehydration) and an estimate
+// of the request's tail ([Engine.tailEstimate]). The room is shared with
+// the results still to come in the same round (the calls left
+// unanswered), and capped at Options.MaxResultTokens (Claude Code's
+// 25,000-token cap on a Read by default).
+//
+// So the newest result uses the room the window has, and the request
+// that carries it still compacts nothing: when a later result needs the
+// room, the request-time compaction makes it from the older history
+// first (Tiered's L1 cuts old results, Mask masks old rounds, Summarize
+// summarizes), the newest round last.
+func (e *Engine) resultRoom() int {
+	ceiling := e.opts.MaxResultTokens
+	if ceiling < 0 {
+		return 0
+	}
+	if ceiling == 0 {
+		ceiling = compact.DefaultMaxResultTokens
+	}
+	budget := e.w.Budget()
+	if budget <= 0 {
+		return 0
+	}
+	ratio := threshold(e.strategy)
+	if ratio <= 0 || ratio > 1 {
+		ratio = compact.DefaultSummaryThreshold
+	}
+	room := int(ratio*float64(budget)) - 1 - e.w.Size() - e.tailEstimate()
+	room /= max(len(e.w.Unanswered()), 1)
+	return max(min(room, ceiling), 0)
+}
+
+// tailEstimate returns the tokens the next request's tail may add to
+// the window's size, at most: the tracker's section (its last size and a
+// quarter more), the working memory's share (contextTokens, whether its
+// context is built yet or not) and the reminders (2 % of the budget, at
+// least 128 tokens), with the framing of the message that carries them.
+func (e *Engine) tailEstimate() int {
+	n := 0
+	if e.tracker != nil && !e.opts.NoTrackerSection {
+		n += e.lastTracker.tokens + e.lastTracker.tokens/4 + 64
+	}
+	if !e.opts.NoWorkingMemory {
+		n += max(e.contextTokens(), 0)
+	}
+	if e.reminders != nil {
+		n += max(e.w.Budget()/50, 128)
+	}
+	if n > 0 {
+		n += e.w.Overhead().PerMessage + tailSlack
+	}
+	return n
 }
 
 // orphanAsUser turns a tool result that answers no call into user text,

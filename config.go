@@ -50,6 +50,7 @@ type engineConfig struct {
 	Strategy    strategyConfig `json:"strategy"`
 
 	NoLimit          bool `json:"no_limit,omitempty"`
+	MaxResultTokens  int  `json:"max_result_tokens,omitempty"`
 	NoWorkingMemory  bool `json:"no_working_memory,omitempty"`
 	NoTrackerSection bool `json:"no_tracker_section,omitempty"`
 	NoReminders      bool `json:"no_reminders,omitempty"`
@@ -177,7 +178,7 @@ func (e *Engine) config() *engineConfig {
 		MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, Tools: toolsConfig(o.Tools),
 		StaticRatio: o.StaticRatio, NoWorkspace: o.NoWorkspace,
 		Strategy: strategyOf(e.strategy),
-		NoLimit:  o.NoLimit, NoWorkingMemory: o.NoWorkingMemory, NoTrackerSection: o.NoTrackerSection,
+		NoLimit:  o.NoLimit, MaxResultTokens: o.MaxResultTokens, NoWorkingMemory: o.NoWorkingMemory, NoTrackerSection: o.NoTrackerSection,
 		NoReminders: o.NoReminders, ContextTokens: o.ContextTokens, TrackerMaxTokens: o.Tracker.MaxTokens,
 		RehydrateDisabled: o.Rehydrate.Disabled, RehydrateFiles: o.Rehydrate.Files,
 		RehydrateFile: o.Rehydrate.FileTokens, RehydrateTotal: o.Rehydrate.TotalTokens,
@@ -287,6 +288,7 @@ func (c *engineConfig) merge(opts *Options) (overrides, warnings []string) {
 	}
 	opts.NoWorkspace = opts.NoWorkspace || c.NoWorkspace
 	opts.NoLimit = opts.NoLimit || c.NoLimit
+	opts.MaxResultTokens = cmp.Or(opts.MaxResultTokens, c.MaxResultTokens)
 	opts.NoWorkingMemory = opts.NoWorkingMemory || c.NoWorkingMemory
 	opts.NoTrackerSection = opts.NoTrackerSection || c.NoTrackerSection
 	opts.NoReminders = opts.NoReminders || c.NoReminders

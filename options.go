@@ -94,6 +94,15 @@ type Options struct {
 	// for the window's usage ratio as it is added, and the full output of
 	// a cut result is kept in the session (session.ToolOutput).
 	NoLimit bool
+	// MaxResultTokens caps, in tokens, what one tool result may take of
+	// the window when the window has room for more than the seed's quota
+	// (compact.QuotaFor: 6,000 runes at most): the newest result may then
+	// use the room left under the strategy's compaction ratio after
+	// everything else in the next request, up to this cap, and is added
+	// whole when it fits (see [Engine.Add]). Optional. Defaults to
+	// compact.DefaultMaxResultTokens (25,000, Claude Code's cap on one
+	// Read). Negative: the seed's quotas only.
+	MaxResultTokens int
 	// RecallCacheBytes caps, in bytes, the full tool outputs an engine
 	// keeps in memory for [Engine.Recall]; the oldest are forgotten first.
 	// Optional. Defaults to [DefaultRecallCacheBytes] (8 MiB). Without a

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -296,4 +297,269 @@ func (n *jnode) render(buf *bytes.Buffer, strLimit, itemLimit int) {
 	default:
 		buf.Write(n.lit)
 	}
+}
+
+// textSpan is a piece of message text for [CutBlocks]: a tagged block
+// (an opening tag at the start of a line through the line that closes
+// it) or the plain text between blocks.
+type textSpan struct {
+	text  string
+	tag   string // the block's tag name; "" for plain text
+	runes int
+}
+
+// splitBlocks splits s into plain text and tagged blocks, in order. A
+// block starts at a line whose first non-blank is "<name" followed by
+// '>', a blank or "/>" (name: a letter, then letters, digits, '_', '-',
+// ':' or '.'), and ends with the first line, the same or a later one,
+// that ends in "</name>" (trailing blanks aside); a self-closing "<name
+// …/>" line is a block of one line. An opening tag never closed is plain
+// text.
+func splitBlocks(s string) []textSpan {
+	var spans []textSpan
+	plain := 0 // start of the plain text not yet emitted
+	for at := 0; at < len(s); {
+		end := lineEnd(s, at)
+		name, self := openingTag(s[at:end])
+		if name == "" {
+			at = end
+			continue
+		}
+		stop := -1
+		if self {
+			stop = end
+		} else {
+			closing := "</" + name + ">"
+			for e, from := end, at; from < len(s); from, e = e, lineEnd(s, e) {
+				if strings.HasSuffix(strings.TrimRight(s[from:e], " \t\r\n"), closing) {
+					stop = e
+					break
+				}
+			}
+		}
+		if stop < 0 {
+			at = end
+			continue
+		}
+		if plain < at {
+			spans = append(spans, textSpan{text: s[plain:at]})
+		}
+		spans = append(spans, textSpan{text: s[at:stop], tag: name})
+		plain, at = stop, stop
+	}
+	if plain < len(s) {
+		spans = append(spans, textSpan{text: s[plain:]})
+	}
+	for i := range spans {
+		spans[i].runes = utf8.RuneCountInString(spans[i].text)
+	}
+	return spans
+}
+
+// lineEnd returns the offset just past the line break of the line that
+// starts at at (len(s) for the last line).
+func lineEnd(s string, at int) int {
+	if nl := strings.IndexByte(s[at:], '\n'); nl >= 0 {
+		return at + nl + 1
+	}
+	return len(s)
+}
+
+// openingTag returns the name of the tag line opens (its first
+// non-blank is '<' and a name), and whether the tag closes itself
+// ("<name …/>"); "" when line opens none.
+func openingTag(line string) (name string, self bool) {
+	t := strings.TrimLeft(line, " \t")
+	if len(t) < 3 || t[0] != '<' {
+		return "", false
+	}
+	j := 1
+	for j < len(t) {
+		c := t[j]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (j == 1 || !(c >= '0' && c <= '9' || c == '_' || c == '-' || c == ':' || c == '.')) {
+			break
+		}
+		j++
+	}
+	if j == 1 || j == len(t) {
+		return "", false
+	}
+	switch t[j] {
+	case '>', ' ', '\t':
+	case '/':
+		if !strings.HasPrefix(t[j:], "/>") {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	rest := strings.TrimRight(t, " \t\r\n")
+	return t[1:j], strings.HasSuffix(rest, "/>") && !strings.Contains(rest, "</")
+}
+
+// injectedTags are the tags of blocks an agent injects into user
+// messages as context, not the user's words: Claude Code's system
+// reminders (instruction files, dates, file changes), IDE notices and
+// local command output, Codex's environment context and user
+// instructions. [CutBlocks] leaves them out first.
+var injectedTags = []string{
+	"system-reminder", "environment_context", "user_instructions",
+	"ide_opened_file", "ide_selection", "ide_diagnostics",
+	"local-command-stdout", "local-command-stderr", "local-command-caveat",
+}
+
+// CutBlocks is [CutText] with the head only (tail 0) for message text
+// that holds tagged blocks on their own lines: <system-reminder>…
+// </system-reminder>, Codex's <environment_context>, Claude Code's
+// <command-name>, OpenHands' <issue_description>… (see splitBlocks for
+// what a block is). A cut never leaves a tag without its closing one:
+//
+//   - the blocks an agent injects as context (system reminders,
+//     environment context, IDE notices: injectedTags) are left out
+//     whole, the largest first, until the rest fits;
+//   - then the text is kept from its start, as CutText keeps it, with
+//     every block whole; the block the cut falls in, when it spans
+//     lines and has room for a part, keeps its opening line, the head
+//     of its inside (cut the same way, so blocks nested in it stay
+//     whole too), a marker line and its closing line; a block with no
+//     room for that is left out whole, and what follows it is kept
+//     while it fits.
+//
+// The marker at the end says how much was kept, in runes, why, and how
+// many blocks were left out. Text of at most keep runes is returned
+// unchanged, and text without blocks is cut as CutText cuts it. A pure
+// function: safe for concurrent use.
+func CutBlocks(s string, keep int, why string) string {
+	keep = max(keep, 0)
+	total := utf8.RuneCountInString(s)
+	if total <= keep {
+		return s
+	}
+	spans := splitBlocks(s)
+	if !slices.ContainsFunc(spans, func(sp textSpan) bool { return sp.tag != "" }) {
+		return CutText(s, keep, 0, why)
+	}
+	var c blockCut
+	c.cut(spans, keep, why)
+	out := strings.TrimRight(c.b.String(), "\n")
+	if out != "" {
+		out += "\n"
+	}
+	what := ""
+	if c.dropped > 0 {
+		tags := c.tags
+		if len(tags) > 3 {
+			tags = append(tags[:3:3], "…")
+		}
+		what = fmt.Sprintf(", %d tagged blocks (%s) left out", c.dropped, strings.Join(tags, ", "))
+	}
+	return out + fmt.Sprintf("…[agentctx: %s; %d of %d chars kept%s]", why, c.kept, total, what)
+}
+
+// blockCut writes what [CutBlocks] keeps, counting the runes kept and
+// the blocks left out.
+type blockCut struct {
+	b       strings.Builder
+	kept    int
+	dropped int
+	tags    []string
+}
+
+// drop counts a block left out.
+func (c *blockCut) drop(tag string) {
+	c.dropped++
+	if !slices.Contains(c.tags, tag) {
+		c.tags = append(c.tags, tag)
+	}
+}
+
+// cut writes spans cut to keep runes (see [CutBlocks]).
+func (c *blockCut) cut(spans []textSpan, keep int, why string) {
+	size := 0
+	for _, sp := range spans {
+		size += sp.runes
+	}
+	out := make([]bool, len(spans))
+	for size > keep {
+		big := -1
+		for i, sp := range spans {
+			if !out[i] && slices.Contains(injectedTags, sp.tag) && (big < 0 || sp.runes > spans[big].runes) {
+				big = i
+			}
+		}
+		if big < 0 {
+			break
+		}
+		out[big] = true
+		size -= spans[big].runes
+		c.drop(spans[big].tag)
+	}
+	left := keep
+	for i, sp := range spans {
+		switch {
+		case out[i]:
+		case sp.runes <= left:
+			c.b.WriteString(sp.text)
+			c.kept += sp.runes
+			left -= sp.runes
+		case sp.tag == "":
+			if left > 0 {
+				h := Head(sp.text, left)
+				c.b.WriteString(h)
+				if !strings.HasSuffix(h, "\n") {
+					c.b.WriteByte('\n')
+				}
+				c.kept += utf8.RuneCountInString(h)
+			}
+			left = 0
+		default:
+			if left > 0 && c.cutInside(sp, left, why) {
+				left = 0
+				continue
+			}
+			c.drop(sp.tag)
+		}
+	}
+}
+
+// minInside is the fewest runes of a block's inside worth keeping when
+// the block is cut inside.
+const minInside = 64
+
+// cutInside writes block sp cut to left runes: its opening line, the
+// head of its inside, a marker line and its closing line. It reports
+// false, writing nothing, when sp is one or two lines or left has no
+// room for minInside runes of its inside.
+func (c *blockCut) cutInside(sp textSpan, left int, why string) bool {
+	open := lineEnd(sp.text, 0)
+	body := strings.TrimRight(sp.text, "\n")
+	nl := strings.LastIndexByte(body, '\n')
+	if nl < open {
+		return false
+	}
+	inner, closing := sp.text[open:nl+1], sp.text[nl+1:]
+	mark := "…[agentctx: " + why + "]\n"
+	frame := utf8.RuneCountInString(sp.text[:open]) + utf8.RuneCountInString(closing) + utf8.RuneCountInString(mark)
+	room := left - frame
+	if room < minInside {
+		return false
+	}
+	var in blockCut
+	in.cut(splitBlocks(inner), room, why)
+	c.b.WriteString(sp.text[:open])
+	c.b.WriteString(in.b.String())
+	c.b.WriteString(mark)
+	c.b.WriteString(closing)
+	if !strings.HasSuffix(closing, "\n") {
+		c.b.WriteByte('\n')
+	}
+	c.kept += utf8.RuneCountInString(sp.text[:open]) + in.kept + utf8.RuneCountInString(closing)
+	c.dropped += in.dropped
+	for _, t := range in.tags {
+		if !slices.Contains(c.tags, t) {
+			c.tags = append(c.tags, t)
+		}
+	}
+	return true
 }

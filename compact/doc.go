@@ -52,7 +52,11 @@
 //
 // Every cut falls on a UTF-8 rune boundary and, where the content is JSON,
 // leaves valid JSON ([ShrinkJSON]) whatever the tool that produced it;
-// otherwise the cut text is plainly marked as cut. The tool-result
+// otherwise the cut text is plainly marked as cut. Message text is not
+// tool output: its tagged blocks (<system-reminder>, <environment_context>,
+// <command-name>, … on their own lines) are never cut open ([CutBlocks]):
+// injected context is left out whole first, and a block the cut falls in
+// is left out or keeps its closing tag. The tool-result
 // limiter ([LimitToolResult], seed 003) can also say in its note which
 // lines were left out and how to read them back by call id
 // ([LimitOptions].RecallTool).

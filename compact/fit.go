@@ -78,7 +78,10 @@ func shrinkMessage(m chat.Message, factor float64) chat.Message {
 	for _, p := range m.Parts {
 		switch p := p.(type) {
 		case chat.Text:
-			if c := CutText(p.Text, keepOf(p.Text), 0, fitReason); len(c) < len(p.Text) {
+			// Message text, not tool output: its tagged blocks (system
+			// reminders, environment context, slash-command tags) are
+			// kept or left out whole, never cut open.
+			if c := CutBlocks(p.Text, keepOf(p.Text), fitReason); len(c) < len(p.Text) {
 				p.Text = c
 			}
 			out.Parts = append(out.Parts, p)

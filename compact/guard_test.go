@@ -98,7 +98,13 @@ func TestSummarizeGuardCooldown(t *testing.T) {
 	if s.State.Summaries != len(summarized) || s.State.Escalations == 0 || s.State.Calls != 24 {
 		t.Fatalf("state %+v, summaries at %v", s.State, summarized)
 	}
-	// Force (a user's /compact) is not held back by the guard.
+	// Force (a user's /compact) is not held back by the guard, even one
+	// round after a summary.
+	for _, m := range concat(one(user("step 25")), round("r25", "Read", "g25.go", lines(4000))) {
+		if err := w.Add(m); err != nil {
+			t.Fatal(err)
+		}
+	}
 	recs, err := (&compact.Summarize{Force: true, State: s.State}).Compact(t.Context(), w)
 	if err != nil || len(recs) == 0 || recs[0].Level != compact.LevelSummary {
 		t.Fatalf("forced: %v, %+v", err, recs)

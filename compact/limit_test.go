@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -107,7 +108,8 @@ func TestLimitSearch(t *testing.T) {
 	}{
 		{"under quota unchanged", grepOutput(10), 0, 10, 10, false, nil, nil},
 		{"top 3 of 20 at 90%", grepOutput(20), 0.9, 20, 3, true, []string{"src/pkg0/", "src/pkg2/", "showing 3 of 20 matches", "the full output was"}, []string{"src/pkg3/"}},
-		{"top 8 of 20 at 50%", grepOutput(20), 0.5, 20, 8, true, []string{"src/pkg7/", "showing 8 of 20 matches"}, []string{"src/pkg8/"}},
+		{"top 8 of 100 at 50%", grepOutput(100), 0.5, 100, 8, true, []string{"src/pkg7/", "showing 8 of 100 matches"}, []string{"src/pkg8/"}},
+		{"20 matches under the quota at 50%", grepOutput(20), 0.5, 20, 20, false, nil, nil},
 		{"long match cut to 500 runes", strings.Repeat(long, 20), 0.1, 20, 11, true, []string{"…[match cut]"}, nil},
 		{"context cut to 7 lines", ctxMatch, 0.9, 2, 2, true, []string{"b.go:3:second", "…[match cut]"}, nil},
 	} {
@@ -289,5 +291,250 @@ func TestLimitInfoSizes(t *testing.T) {
 	want := compact.LimitInfo{Kind: compact.LimitText, Chars: 3, Bytes: 5, Lines: 2, KeptChars: 3}
 	if d := cmp.Diff(want, got("é\nö")); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// lsOutput is Claude Code's LS output for a small project: 8 entries, 130
+// characters.
+const lsOutput = "- /home/dev/projects/\n  - README.md\n  - cmd/\n    - main.go\n  - go.mod\n  - go.sum\n  - internal/\n    - app.go\n    - server_test.go\n\n"
+
+// A result under the limit it is checked against passes unchanged,
+// whatever its kind: a 130-char listing used to be cut to "5 of 8
+// matches" at a usage ratio of 0.6-0.8 because it had more entries than
+// the quota's matches.
+func TestLimitUnderQuotaUnchanged(t *testing.T) {
+	t.Parallel()
+	paths := "src/a.go\nsrc/b.go\nsrc/c/d.go\nsrc/c/e.go\ncmd/x/main.go\ncmd/y/main.go\ninternal/z.go\ninternal/w.go\n"
+	for _, c := range []struct {
+		name, tool, content string
+		kind                compact.LimitKind
+	}{
+		{"LS", "LS", lsOutput, compact.LimitSearch},
+		{"Glob", "Glob", paths, compact.LimitSearch},
+		{"find from Bash", "Bash", paths, compact.LimitSearch},
+		{"Grep", "Grep", grepOutput(12), compact.LimitSearch},
+	} {
+		for _, ratio := range []float64{0, 0.5, 0.7, 0.9} {
+			t.Run(fmt.Sprintf("%s/%v", c.name, ratio), func(t *testing.T) {
+				t.Parallel()
+				if n := utf8.RuneCountInString(c.content); n > compact.QuotaFor(ratio).Chars {
+					t.Skipf("%d runes: over the quota at %v", n, ratio)
+				}
+				r := chat.ToolResult{ToolCallID: callID, ToolName: c.tool, Content: c.content}
+				for _, opts := range []compact.LimitOptions{{}, {RecallTool: "recall_output"}} {
+					got, info := compact.LimitToolResultWith(r, "", ratio, opts)
+					if got.Content != c.content || info.Cut {
+						t.Fatalf("%d runes at quota %+v changed (info %+v):\n%s", info.Chars, compact.QuotaFor(ratio), info, got.Content)
+					}
+					if info.Kind != c.kind || info.Matches == 0 || info.KeptMatches != info.Matches || info.KeptChars != info.Chars {
+						t.Errorf("info = %+v", info)
+					}
+				}
+			})
+		}
+	}
+	if n := utf8.RuneCountInString(lsOutput); n != 130 {
+		t.Errorf("lsOutput has %d runes, want 130", n)
+	}
+}
+
+// buildLog is a 61-line build log whose lines begin with ISO 8601
+// timestamps, in both forms build tools print, and whose last line is the
+// error that failed the build.
+func buildLog() string {
+	var b strings.Builder
+	for i := range 60 {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "2026-11-27T10:15:%02dZ INFO compiling internal/pkg%02d (%d files)\n", i, i, 3+i%7)
+		} else {
+			fmt.Fprintf(&b, "2026-11-27 10:15:%02d,%03d DEBUG cache miss for internal/pkg%02d: hash 9f%04x\n", i, 100+i, i, i*37)
+		}
+	}
+	b.WriteString("2026-11-27 10:16:41,907 ERROR build failed: internal/store/sqlite.go:88:14: undefined: sql.NullTime\n")
+	return b.String()
+}
+
+// Lines that begin with a timestamp are log lines, not grep matches
+// ("2026-11-27T10:15:03Z …" has "2026-11-27T10", "15" and ":" where a
+// match has a path, a line number and ":"), and a cut log keeps its end.
+func TestLimitLog(t *testing.T) {
+	t.Parallel()
+	log := buildLog()
+	if n := strings.Count(log, "\n"); n != 61 {
+		t.Fatalf("the log has %d lines, want 61", n)
+	}
+	last := log[strings.LastIndex(strings.TrimSuffix(log, "\n"), "\n")+1:]
+	for _, tool := range []string{"Bash", "exec_command", "mcp__ci__build_log", ""} {
+		if k := compact.DetectLimitKind(tool, log); k != compact.LimitLog {
+			t.Errorf("DetectLimitKind(%q, build log) = %v, want log", tool, k)
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		isError bool
+		opts    compact.LimitOptions
+	}{
+		{"ok", false, compact.LimitOptions{}},
+		{"failed", true, compact.LimitOptions{}},
+		{"recall", true, compact.LimitOptions{RecallTool: "recall_output"}},
+	} {
+		for _, ratio := range []float64{0.5, 0.7, 0.9} {
+			t.Run(fmt.Sprintf("%s/%v", c.name, ratio), func(t *testing.T) {
+				t.Parallel()
+				r := chat.ToolResult{ToolCallID: callID, ToolName: "Bash", Content: log, IsError: c.isError}
+				got, info := compact.LimitToolResultWith(r, "", ratio, c.opts)
+				if info.Kind != compact.LimitLog || !info.Cut || info.Matches != 0 {
+					t.Fatalf("info = %+v, want a cut log", info)
+				}
+				if !strings.HasSuffix(got.Content, last) {
+					t.Errorf("the last line (the error) was lost:\n%s", got.Content)
+				}
+				if n := utf8.RuneCountInString(strip(got.Content)); n > compact.QuotaFor(ratio).Chars {
+					t.Errorf("kept %d runes, quota %d", n, compact.QuotaFor(ratio).Chars)
+				}
+				// Whole lines of the log, in order: a first part and a last.
+				kept := strings.Split(strings.TrimSuffix(strip(got.Content), "\n"), "\n")
+				all := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
+				if !slices.Equal(kept, append(slices.Clone(all[:len(kept)-countSuffix(kept, all)]), all[len(all)-countSuffix(kept, all):]...)) {
+					t.Errorf("the kept lines are not a head and a tail of the log's lines:\n%s", got.Content)
+				}
+				note := noteOf(t, got.Content)
+				if !strings.Contains(note, "lines ") || strings.Contains(note, "matches") {
+					t.Errorf("note %q", note)
+				}
+			})
+		}
+	}
+}
+
+// countSuffix returns how many last elements of kept are the last
+// elements of all.
+func countSuffix(kept, all []string) int {
+	n := 0
+	for n < len(kept) && n < len(all) && kept[len(kept)-1-n] == all[len(all)-1-n] {
+		n++
+	}
+	return n
+}
+
+// Grep's own output is still search output, and the time-of-day and
+// numbered forms are told apart.
+func TestDetectLimitKindTimestamps(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, content string
+		want          compact.LimitKind
+	}{
+		{"ISO T", "2026-11-27T10:15:03Z INFO a\n2026-11-27T10:15:04Z INFO b\n2026-11-27T10:15:05Z ERROR c\n", compact.LimitLog},
+		{"ISO blank and millis", "2026-11-27 10:15:03,123 INFO a\n2026-11-27 10:15:04,456 ERROR b\n", compact.LimitLog},
+		{"bracketed", "[2026-11-27T10:15:03.120+01:00] start\n[2026-11-27T10:15:04.001+01:00] stop\n", compact.LimitLog},
+		{"time of day", "10:15:03 INFO a\n10:15:04 WARN b\n10:15:05 ERROR c\n", compact.LimitLog},
+		{"log with a stack trace", "2026-11-27T10:15:03Z ERROR panic\ngoroutine 1 [running]:\n2026-11-27T10:15:03Z INFO exit\n", compact.LimitLog},
+		{"grep -n", grepOutput(6), compact.LimitSearch},
+		{"grep of files named by dates", "logs/2026-11-27.txt:12:ERROR a\nlogs/2026-11-28.txt:3:ERROR b\n", compact.LimitSearch},
+		{"swe-agent numbered lines", "1:import os\n2:import sys\n3:\n4:def main():\n", compact.LimitFile},
+		{"a number is not a path", "10:15: a\n11:16: b\n12:17: c\n", compact.LimitFile},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := compact.DetectLimitKind("Bash", c.content); got != c.want {
+				t.Errorf("DetectLimitKind = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// The note after a cut says how to get the rest in a way the tool
+// allows: an offset for a file read, recall_output or the command run
+// again with a filter for a command's output, the sizes alone for
+// other tools.
+func TestLimitNoteFitsTheTool(t *testing.T) {
+	t.Parallel()
+	call := func(name, args string) chat.ToolCall {
+		return chat.ToolCall{ID: callID, Name: name, Arguments: json.RawMessage(args)}
+	}
+	cat := numberedFile(400)
+	output := strings.Repeat("ok  \tgithub.com/acme/app/internal/pkg\t0.012s\n", 200)
+	for _, c := range []struct {
+		name, tool, content string
+		call                chat.ToolCall
+		recall              string
+		want, not           []string
+	}{
+		{"Read", "Read", cat, call("Read", `{"file_path":"/src/app.go"}`), "",
+			[]string{"file cut: showing lines 1-", "read the rest with an offset, from line "}, []string{"run the command", "recall_output"}},
+		{"Read by name only", "Read", cat, chat.ToolCall{}, "",
+			[]string{"read the rest with an offset"}, []string{"run the command"}},
+		{"read_file", "read_file", cat, call("read_file", `{"path":"src/app.go"}`), "",
+			[]string{"read the rest with an offset"}, []string{"run the command"}},
+		{"str_replace_editor view", "str_replace_editor", cat, call("str_replace_editor", `{"command":"view","path":"/repo/app.py"}`), "",
+			[]string{"read the rest with an offset"}, []string{"run the command"}},
+		{"cat -n from Bash", "Bash", cat, call("Bash", `{"command":"cat -n src/app.go"}`), "",
+			[]string{"output cut: lines ", "run the command again with a filter", "| sed -n '", "| tail -n 200", "| grep PATTERN"}, []string{"offset", "file cut"}},
+		{"go test from Bash", "Bash", output, call("Bash", `{"command":"go test ./..."}`), "",
+			[]string{"output cut: lines ", "run the command again with a filter"}, []string{"offset", "chars kept"}},
+		{"exec_command by name only", "exec_command", output, chat.ToolCall{}, "",
+			[]string{"run the command again with a filter"}, []string{"offset"}},
+		{"go test with recall", "Bash", output, call("Bash", `{"command":"go test ./..."}`), "recall_output",
+			[]string{"call recall_output with call_id=", "start_line/end_line"}, []string{"offset", "file cut"}},
+		{"cat -n with recall", "Bash", cat, call("Bash", `{"command":"cat -n src/app.go"}`), "recall_output",
+			[]string{"call recall_output with call_id="}, []string{"read the rest with an offset", "file cut"}},
+		{"a web page", "WebFetch", output, call("WebFetch", `{"url":"https://example.com"}`), "",
+			[]string{"chars kept"}, []string{"offset", "run the command"}},
+		{"numbered lines from an MCP tool", "mcp__jira__get_issue", cat, call("mcp__jira__get_issue", `{"key":"APP-1"}`), "",
+			[]string{"output cut: lines "}, []string{"offset", "run the command", "file cut"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := chat.ToolResult{ToolCallID: callID, ToolName: c.tool, Content: c.content}
+			got, info := compact.LimitToolResultWith(r, "", 0.9, compact.LimitOptions{RecallTool: c.recall, Call: c.call})
+			if !info.Cut {
+				t.Fatalf("not cut: %+v", info)
+			}
+			note := noteOf(t, got.Content)
+			if n := utf8.RuneCountInString(note); n >= noteRoom {
+				t.Errorf("note of %d runes: %s", n, note)
+			}
+			for _, s := range c.want {
+				if !strings.Contains(note, s) {
+					t.Errorf("note lacks %q: %s", s, note)
+				}
+			}
+			for _, s := range c.not {
+				if strings.Contains(note, s) {
+					t.Errorf("note has %q: %s", s, note)
+				}
+			}
+			plain, _ := compact.LimitToolResultWith(r, "", 0.9, compact.LimitOptions{RecallTool: c.recall})
+			if strip(plain.Content) != strip(got.Content) {
+				t.Error("the call changed the content kept, not only the note")
+			}
+		})
+	}
+}
+
+func TestRoomQuota(t *testing.T) {
+	t.Parallel()
+	seed := compact.QuotaFor(0.1)
+	for _, c := range []struct {
+		name                string
+		ratio               float64
+		room, tokens, runes int
+		want                compact.Quota
+	}{
+		{"no room", 0.1, 0, 20000, 80000, seed},
+		{"room under the seed's quota", 0.1, 1000, 20000, 80000, seed},
+		{"nothing counted", 0.1, 5000, 0, 80000, seed},
+		// 4 runes per token: 10,000 tokens hold 40,000 runes, less a
+		// twentieth; matches grow in proportion (15 per 6,000 runes).
+		{"room", 0.1, 10000, 20000, 80000, compact.Quota{Chars: 38000, Matches: 95}},
+		{"full window's floor", 0.9, 2000, 20000, 80000, compact.Quota{Chars: 7600, Matches: 28}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := compact.RoomQuota(c.ratio, c.room, c.tokens, c.runes); got != c.want {
+				t.Errorf("RoomQuota(%v, %d, %d, %d) = %+v, want %+v", c.ratio, c.room, c.tokens, c.runes, got, c.want)
+			}
+		})
 	}
 }

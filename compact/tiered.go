@@ -133,8 +133,26 @@ func (t *Tiered) escalate(w *window.Window, from Level, strategy string) []Recor
 			recs = append(recs, rec)
 		}
 		if lvl >= LevelCut || (w.Fits() && (lvl >= LevelL3 || t.LevelFor(w.Ratio()) <= lvl)) {
+			t.finishL1(w, from, recs)
 			return recs
 		}
+	}
+}
+
+// finishL1 runs L1 after the levels from from, when they started above
+// it and left w at its ratio: compacting again (a retried request) then
+// finds nothing to do, and a round kept whole by L2 does not keep its
+// old results longer than L1 allows. Its cuts are counted in the last
+// record's ResultsCut.
+func (t *Tiered) finishL1(w *window.Window, from Level, recs []Record) {
+	if from <= LevelL1 || from > LevelL3 || len(recs) == 0 || t.LevelFor(w.Ratio()) < LevelL1 {
+		return
+	}
+	if n := t.cutOldResults(w); n > 0 {
+		last := &recs[len(recs)-1]
+		last.ResultsCut += n
+		last.TokensAfter = w.Size()
+		last.OverBudget = !w.Fits()
 	}
 }
 

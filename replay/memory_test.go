@@ -24,7 +24,9 @@ func TestWorkingMemoryAndLimiter(t *testing.T) {
 	add(chat.NewText(chat.RoleUser, "Find why the parser fails."))
 	add(chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{
 		chat.ToolCall{ID: "1", Name: "Read", Arguments: json.RawMessage(`{"file_path":"/repo/parse.go"}`)}}})
-	add(chat.NewToolResult("1", "Read", "package parse\n"+strings.Repeat("func f() {}\n", 3000), false))
+	// Larger than the room a 50,000-token window leaves the newest result
+	// (and than its 25,000-token cap): 12,000 lines, about 60,000 tokens.
+	add(chat.NewToolResult("1", "Read", "package parse\n"+strings.Repeat("func f() {}\n", 12000), false))
 	add(chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{
 		chat.ToolCall{ID: "2", Name: "Bash", Arguments: json.RawMessage(`{"command":"go test ./..."}`)}}})
 	add(chat.NewToolResult("2", "Bash", "Exit code 1\n--- FAIL: TestParse (0.00s)", true))
@@ -38,7 +40,7 @@ func TestWorkingMemoryAndLimiter(t *testing.T) {
 	if res.LimitedResults != 1 || res.LimitedChars <= 0 {
 		t.Errorf("limited %d results, %d chars; want the big Read result cut", res.LimitedResults, res.LimitedChars)
 	}
-	if got := len(res.Window.At(2).Text()); got >= 3000*12 {
+	if got := len(res.Window.At(2).Text()); got >= 12000*12 {
 		t.Errorf("the Read result entered the window whole (%d bytes)", got)
 	}
 	if res.Tracker == nil || len(res.Tracker.Files) != 1 || len(res.Tracker.Commands) != 1 {
