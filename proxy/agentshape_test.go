@@ -75,7 +75,7 @@ func claudeCodeBody(t *testing.T, pngData string, n, size int) []byte {
 		msgs = append(msgs,
 			fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"cat big_%d.txt"}}]}`, id, i),
 			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":%s}]}`, id, res))
-		if i == n/2 && i < n-1 {
+		if i == 3 && i < n-1 {
 			msgs = append(msgs, ccHeardFromYou)
 		}
 	}
@@ -117,10 +117,15 @@ func TestClaudeCodeDefaultShapeManaged(t *testing.T) {
 	}
 	up := r.up.Requests()
 	sent := up[len(up)-1].Body
-	for name, elem := range map[string]string{"environment": ccEnvironment, "late system message": ccHeardFromYou, "tool_reference": ccToolRef} {
+	for name, elem := range map[string]string{"environment": ccEnvironment, "late system message": ccHeardFromYou} {
 		if !bytes.Contains(sent, []byte(elem)) {
 			t.Errorf("%s not sent byte for byte", name)
 		}
+	}
+	// Compaction keeps a tool_reference whole or drops it with its
+	// round (or its masked result); it never rewrites it.
+	if bytes.Contains(sent, []byte(`"tool_reference"`)) != bytes.Contains(sent, []byte(ccToolRef)) {
+		t.Error("the tool_reference was rewritten")
 	}
 	if !bytes.Contains(sent, []byte(`"signature":"sig-AAAA"`)) && bytes.Contains(sent, []byte(`"toolu_00"`)) {
 		t.Error("a thinking block went out without its signature")

@@ -200,13 +200,15 @@ type conversation struct {
 	fps []fingerprint
 }
 
-// read converts the body's messages, system prompt and tools. Errors name
-// the element; the caller forwards such a request unchanged.
-func (b *body) read() (*conversation, error) {
+// read converts the body's messages, system prompt and tools, taking
+// what an element read as from rc when it was read before (rc may be
+// nil). Errors name the element; the caller forwards such a request
+// unchanged.
+func (b *body) read(rc *readCache) (*conversation, error) {
 	c := &conversation{}
 	switch b.wire {
 	case WireResponses:
-		if err := b.readResponses(c); err != nil {
+		if err := b.readResponses(c, rc); err != nil {
 			return nil, err
 		}
 	case WireAnthropic:
@@ -219,11 +221,13 @@ func (b *body) read() (*conversation, error) {
 		}
 		calls := map[string]string{}
 		for i := range b.elems {
-			var w chat.AnthropicMessage
-			if err := json.Unmarshal(b.elem(i), &w); err != nil {
-				return nil, fmt.Errorf("messages[%d]: %w", i, err)
-			}
-			ms, err := wireReader.FromAnthropic(nil, []chat.AnthropicMessage{w})
+			ms, err := rc.messages(WireAnthropic, b.elem(i), func() ([]chat.Message, error) {
+				var w chat.AnthropicMessage
+				if err := json.Unmarshal(b.elem(i), &w); err != nil {
+					return nil, err
+				}
+				return wireReader.FromAnthropic(nil, []chat.AnthropicMessage{w})
+			})
 			if err != nil {
 				return nil, fmt.Errorf("messages[%d]: %w", i, err)
 			}
@@ -242,11 +246,13 @@ func (b *body) read() (*conversation, error) {
 		calls := map[string]string{}
 		var sys []string
 		for i := range b.elems {
-			var w chat.OpenAIMessage
-			if err := json.Unmarshal(b.elem(i), &w); err != nil {
-				return nil, fmt.Errorf("messages[%d]: %w", i, err)
-			}
-			ms, err := wireReader.FromOpenAI([]chat.OpenAIMessage{w})
+			ms, err := rc.messages(WireOpenAI, b.elem(i), func() ([]chat.Message, error) {
+				var w chat.OpenAIMessage
+				if err := json.Unmarshal(b.elem(i), &w); err != nil {
+					return nil, err
+				}
+				return wireReader.FromOpenAI([]chat.OpenAIMessage{w})
+			})
 			if err != nil {
 				return nil, fmt.Errorf("messages[%d]: %w", i, err)
 			}
@@ -277,7 +283,7 @@ var wireReader = chat.WireReader{KeepMedia: true}
 // system messages are the lead, with "instructions" as the system
 // prompt; consecutive model-output items (reasoning, assistant text, tool
 // calls) make one assistant message.
-func (b *body) readResponses(c *conversation) error {
+func (b *body) readResponses(c *conversation, rc *readCache) error {
 	if b.previous {
 		return errors.New("previous_response_id: the conversation is kept by the provider")
 	}
@@ -300,28 +306,35 @@ func (b *body) readResponses(c *conversation) error {
 		}
 	}
 	for i := range b.elems {
-		var it chat.ResponsesItem
-		if err := json.Unmarshal(b.elem(i), &it); err != nil {
-			return fmt.Errorf("input[%d]: %w", i, err)
-		}
-		m, err := wireReader.FromResponses(it)
+		e, err := rc.item(b.elem(i), func() (responsesElem, error) {
+			var it chat.ResponsesItem
+			if err := json.Unmarshal(b.elem(i), &it); err != nil {
+				return responsesElem{}, err
+			}
+			m, err := wireReader.FromResponses(it)
+			if err != nil {
+				return responsesElem{}, err
+			}
+			e := responsesElem{msg: m, typ: it.Type, callID: it.CallID, assistant: it.IsAssistantSide()}
+			if it.Type == "additional_tools" {
+				// Codex's tool list as an input item: counted as
+				// tools, kept in place.
+				if e.tools, err = additionalTools(it.Raw); err != nil {
+					return responsesElem{}, err
+				}
+				e.msg.Parts = []chat.Part{withTokens(m.Parts[0], 1)}
+			}
+			return e, nil
+		})
 		if err != nil {
 			return fmt.Errorf("input[%d]: %w", i, err)
 		}
-		if it.Type == "additional_tools" {
-			// Codex's tool list as an input item: counted as tools,
-			// kept in place.
-			tools, err := additionalTools(it.Raw)
-			if err != nil {
-				return fmt.Errorf("input[%d]: %w", i, err)
-			}
-			c.tools = append(c.tools, tools...)
-			m.Parts = []chat.Part{withTokens(m.Parts[0], 1)}
+		m := e.msg
+		c.tools = append(c.tools, e.tools...)
+		if e.typ == "custom_tool_call" {
+			c.custom[e.callID] = true
 		}
-		if it.Type == "custom_tool_call" {
-			c.custom[it.CallID] = true
-		}
-		if it.IsAssistantSide() {
+		if e.assistant {
 			if cur == nil {
 				cur, start = &chat.Message{Role: chat.RoleAssistant}, i
 			}

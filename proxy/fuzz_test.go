@@ -33,7 +33,7 @@ func FuzzReadBody(f *testing.F) {
 				t.Fatalf("element span %v outside %v", e, b.messages)
 			}
 		}
-		c, err := b.read()
+		c, err := b.read(nil)
 		if err != nil {
 			return
 		}

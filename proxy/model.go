@@ -30,7 +30,7 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	b, err := parseBody(raw, wire)
 	var c *conversation
 	if err == nil {
-		c, err = b.read()
+		c, err = b.read(p.reads)
 	}
 	if err != nil {
 		// Not a request the proxy can read: the upstream says what it

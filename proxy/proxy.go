@@ -138,6 +138,8 @@ type Proxy struct {
 	mu       sync.Mutex
 	sessions *lru.Cache[string, *state]
 	ledger   ledger
+	// reads keeps what history elements read as, by their bytes.
+	reads *readCache
 }
 
 // New returns a proxy for opts. Errors: no upstream, or an upstream that is
@@ -150,7 +152,7 @@ func New(opts Options) (*Proxy, error) {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = 256
 	}
-	p := &Proxy{opts: opts, log: opts.Logger, client: opts.Client}
+	p := &Proxy{opts: opts, log: opts.Logger, client: opts.Client, reads: newReadCache(readCacheSize)}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -220,7 +222,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.pass.ServeHTTP(w, r)
 		return
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	raw, err := readBody(w, r)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -446,4 +448,27 @@ func prefixOf(a, b []fingerprint) bool {
 		}
 	}
 	return true
+}
+
+// readBody reads a request body of at most MaxBody bytes, in one buffer of
+// its announced length when it announces one.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, MaxBody)
+	if n := r.ContentLength; n > 0 && n <= MaxBody {
+		buf := make([]byte, 0, n+1)
+		for {
+			m, err := body.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+m]
+			if err == io.EOF {
+				return buf, nil
+			}
+			if err != nil {
+				return buf, err
+			}
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)] // longer than announced: grow
+			}
+		}
+	}
+	return io.ReadAll(body)
 }

@@ -5,8 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash"
-	"hash/fnv"
+	"hash/maphash"
 
 	"github.com/agentctx/agentctx/chat"
 )
@@ -17,17 +16,21 @@ import (
 // assistant message and the tool name on a tool result.
 type fingerprint [2]uint64
 
-// fingerprintOf returns m's fingerprint (two FNV-1a hashes of a
-// length-prefixed rendering; a collision needs both to collide).
+// fingerprintOf returns m's fingerprint: two hashes of a length-prefixed
+// rendering with independent seeds (hash/maphash, seeded once per
+// process: fingerprints compare within one proxy only), so a collision
+// needs both to collide.
 func fingerprintOf(m chat.Message) fingerprint {
-	a, b := fnv.New64a(), fnv.New64()
+	var a, b maphash.Hash
+	a.SetSeed(seedA)
+	b.SetSeed(seedB)
 	w := func(s string) {
 		var n [8]byte
 		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		for _, h := range []hash.Hash64{a, b} {
-			_, _ = h.Write(n[:])
-			_, _ = h.Write([]byte(s))
-		}
+		_, _ = a.Write(n[:])
+		_, _ = a.WriteString(s)
+		_, _ = b.Write(n[:])
+		_, _ = b.WriteString(s)
 	}
 	w(string(m.Role))
 	w(m.Name)

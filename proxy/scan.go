@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/agentctx/agentctx/internal/jsonx"
@@ -30,15 +31,24 @@ func skipSpace(b []byte, i int) int {
 // skipString returns the offset after the string that starts at b[i] (a
 // '"'), or -1.
 func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		// The quote ends the string unless an odd run of backslashes
+		// escapes it.
+		n := 0
+		for m := j - 1; m > i && b[m] == '\\'; m-- {
+			n++
+		}
+		if n%2 == 0 {
 			return j + 1
 		}
+		j++
 	}
-	return -1
 }
 
 // skipValue returns the offset after the value that starts at b[i], or -1.
