@@ -255,8 +255,16 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, rec *Record) 
 	stop := "end_turn"
 	last, result, calls, prompt := anthropicState(&req)
 	thinking := req.Thinking != nil && req.Thinking.Type != "" && req.Thinking.Type != "disabled"
+	// Claude Code declares Bash, Read and Edit (snake_case parameters);
+	// opencode bash, read and edit (camelCase).
+	shellTool, readTool, editTool := "Bash", "Read", "Edit"
+	pathKey, oldKey, newKey := "file_path", "old_string", "new_string"
+	if !tools["Bash"] && tools["bash"] {
+		shellTool, readTool, editTool = "bash", "read", "edit"
+		pathKey, oldKey, newKey = "filePath", "oldString", "newString"
+	}
 	switch {
-	case !tools["Bash"]:
+	case !tools[shellTool]:
 		text := "agentconf: a side answer."
 		if req.OutputConfig != nil && len(req.OutputConfig.Format) > 0 {
 			text = `{"title":"Fix the calc test","isNewTopic":true}`
@@ -281,16 +289,16 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, rec *Record) 
 		switch {
 		case a.Kind == ActionFinal:
 			out = append(out, anthropicOut{typ: "text", text: a.Text})
-		case a.Kind == ActionRead && tools["Read"]:
-			call("Read", map[string]any{"file_path": a.Path})
+		case a.Kind == ActionRead && tools[readTool]:
+			call(readTool, map[string]any{pathKey: a.Path})
 		case a.Kind == ActionRead:
-			call("Bash", map[string]any{"command": a.Command, "description": "Read calc.js"})
-		case a.Kind == ActionEdit && tools["Edit"]:
-			call("Edit", map[string]any{"file_path": a.Path, "old_string": a.Old, "new_string": a.New, "replace_all": false})
+			call(shellTool, map[string]any{"command": a.Command, "description": "Read calc.js"})
+		case a.Kind == ActionEdit && tools[editTool]:
+			call(editTool, map[string]any{pathKey: a.Path, oldKey: a.Old, newKey: a.New})
 		case a.Kind == ActionEdit:
-			call("Bash", map[string]any{"command": a.SedCommand, "description": "Fix calc.js"})
+			call(shellTool, map[string]any{"command": a.SedCommand, "description": "Fix calc.js"})
 		default:
-			call("Bash", map[string]any{"command": a.Command, "description": "agentconf step " + string(a.Step)})
+			call(shellTool, map[string]any{"command": a.Command, "description": "agentconf step " + string(a.Step)})
 		}
 	}
 	outTokens := 0
