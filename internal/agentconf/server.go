@@ -183,7 +183,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		if rec.Status == 0 {
 			rec.Status = http.StatusOK
 		}
-		if rec.Tokens == 0 && len(rec.Body) > 0 {
+		if rec.Tokens == 0 && len(rec.Body) > 0 && len(rec.Body) <= MaxRequestBytes {
 			rec.Tokens, _ = Count(rec.Body)
 		}
 		s.opts.Logger.Info("agentconf", "method", rec.Method, "path", rec.Path, "bytes", len(rec.Body), "tokens", rec.Tokens, "status", rec.Status, "step", rec.Step, "violation", rec.Violation)
