@@ -199,9 +199,8 @@ func (s *Server) validateAnthropic(req *anthropicRequest) string {
 }
 
 // anthropicState finds the latest tool call in the conversation: its step,
-// its result's text, the number of tool calls, and whether the last
-// non-system message is a user message without a tool result (a new
-// prompt).
+// its result's text, the number of tool calls, and whether the last user
+// message holds text a user wrote (a new prompt).
 func anthropicState(req *anthropicRequest) (last Step, result string, calls int, prompt bool) {
 	results := map[string]string{}
 	var lastID string
@@ -217,10 +216,13 @@ func anthropicState(req *anthropicRequest) (last Step, result string, calls int,
 			}
 		}
 		if m.Role == "user" {
-			prompt = true
+			// A prompt: text the user wrote, alone or after tool results
+			// (Claude Code appends its compaction prompt to the last tool
+			// results), but not Claude Code's system reminders.
+			prompt = false
 			for _, b := range bs {
-				if b.Type == "tool_result" {
-					prompt = false
+				if b.Type == "text" && !strings.HasPrefix(strings.TrimSpace(b.Text), "<system-reminder>") {
+					prompt = true
 				}
 			}
 		}
@@ -271,11 +273,14 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, rec *Record) 
 		}
 		out = append(out, anthropicOut{typ: "text", text: text})
 	case prompt && calls > 0:
-		// A new prompt after the task: /compact or a summary request.
-		rec.Main = true
-		out = append(out, anthropicOut{typ: "text", text: "<summary>\nThe user asked to fix the failing test in calc.js. The model read calc.js, ran sh test.sh (it failed), looked at big outputs, fixed the loop start from 1 to 0, and the test passed.\n</summary>"})
+		// A new prompt after tool calls: /compact or an auto-compaction.
+		rec.Main, rec.Step = true, StepSummary
+		out = append(out, anthropicOut{typ: "text", text: s.opts.Task.Summary(last, result)})
 	default:
 		rec.Main = true
+		if calls == 0 {
+			last = Progress(rec.Body)
+		}
 		a := s.opts.Task.Next(last, result, calls)
 		rec.Step = a.Step
 		if thinking {

@@ -195,10 +195,13 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, rec *Record) {
 	case !tools["run_shell_command"]:
 		parts = append(parts, map[string]any{"text": "agentconf: a side answer."})
 	case prompt && calls > 0:
-		rec.Main = true
-		parts = append(parts, map[string]any{"text": "The user asked to fix the failing test in calc.js; the loop now starts at 0 and the test passes."})
+		rec.Main, rec.Step = true, StepSummary
+		parts = append(parts, map[string]any{"text": s.opts.Task.Summary(last, result)})
 	default:
 		rec.Main = true
+		if calls == 0 {
+			last = Progress(rec.Body)
+		}
 		a := s.opts.Task.Next(last, result, calls)
 		rec.Step = a.Step
 		if thoughts {

@@ -219,10 +219,13 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, rec *Record) 
 	case !jsMode && kinds["exec_command"] == "" && kinds["shell"] == "":
 		out = responsesOut{typ: "message", text: "agentconf: a side answer."}
 	case prompt && calls > 0:
-		rec.Main = true
-		out = responsesOut{typ: "message", text: "The user asked to fix the failing test in calc.js; the loop now starts at 0 and the test passes."}
+		rec.Main, rec.Step = true, StepSummary
+		out = responsesOut{typ: "message", text: s.opts.Task.Summary(last, results[lastID])}
 	default:
 		rec.Main = true
+		if calls == 0 {
+			last = Progress(rec.Body)
+		}
 		a := s.opts.Task.Next(last, results[lastID], calls)
 		rec.Step, reasoning = a.Step, a.Thinking
 		shell := func(cmd string) responsesOut {

@@ -48,6 +48,12 @@ type Options struct {
 	// Logger receives one line per request. Optional. Defaults to
 	// discarding.
 	Logger *slog.Logger
+	// SigningKey signs the thinking blocks, reasoning items and thought
+	// signatures the server sends (HMAC-SHA256), so that it can check
+	// they come back unchanged. Optional. Defaults to 32 random bytes;
+	// set it to resume, against a new server, a session an agent began
+	// against an earlier one.
+	SigningKey []byte
 }
 
 // Record is one request the server received and what it answered.
@@ -108,9 +114,12 @@ func Start(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, fmt.Errorf("agentconf: start: signing key: %w", err)
+	key := opts.SigningKey
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, fmt.Errorf("agentconf: start: signing key: %w", err)
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -26,10 +26,16 @@ const (
 	StepEdit       Step = "edit"        // fix the off-by-one in calc.js
 	StepTestAfter  Step = "test-after"  // run test.sh again: it passes
 	StepDone       Step = "done"        // the final text answer
+	StepSummary    Step = "summary"     // a summary for the agent's own compaction
 )
 
 // stepMarker prefixes the step name in every command the model runs.
 const stepMarker = "agentconf-step:"
+
+// progressMarker prefixes the last step played in the summaries the
+// scripted model writes when an agent compacts its own history, so that
+// the play goes on from the summary when the tool calls are gone.
+const progressMarker = "agentconf-progress:"
 
 // MaxSteps is the number of tool calls after which the scripted model gives
 // up and answers with text, whatever the state: it bounds a run whose
@@ -169,14 +175,45 @@ func Classify(input string) Step {
 	return ""
 }
 
+// Progress returns the step named by the last progress marker in a request
+// body (a summary the scripted model wrote), or "".
+func Progress(body []byte) Step {
+	s := string(body)
+	i := strings.LastIndex(s, progressMarker)
+	if i < 0 {
+		return ""
+	}
+	rest := s[i+len(progressMarker):]
+	end := strings.IndexFunc(rest, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') })
+	if end < 0 {
+		end = len(rest)
+	}
+	return Step(rest[:end])
+}
+
+// Summary is the scripted model's answer to a compaction request (a new
+// prompt after tool calls): what was done, with the progress marker of the
+// last step, StepDone when the test passed after the fix.
+func (t *Task) Summary(last Step, result string) string {
+	if last == StepTestAfter && strings.Contains(result, "PASS") && !strings.Contains(result, "FAIL") {
+		last = StepDone
+	}
+	return "<summary>\nThe user asked to fix the failing test (sh test.sh) in " + t.Dir + ". calc.js's total() started its loop at index 1. " +
+		"Steps played so far, in order: read, test-before, big, seq, big2, edit, test-after; the last one done: " + string(last) + ".\n" +
+		progressMarker + string(last) + "\n</summary>"
+}
+
 // Next returns the scripted model's next move given the step of the latest
-// tool call in the request (or "" when there is none), its result's text,
-// and how many tool calls the request holds.
+// tool call in the request (or, when it has none, the step of its last
+// progress marker, or ""), that call's result's text, and how many tool
+// calls the request holds.
 func (t *Task) Next(last Step, result string, calls int) Action {
 	if calls >= MaxSteps {
 		return t.final(StepDone, "I stopped after "+fmt.Sprint(calls)+" tool calls without finishing the task.")
 	}
 	switch last {
+	case StepDone:
+		return t.final(StepDone, "Fixed the off-by-one in calc.js: the loop in total() now starts at index 0, and `sh test.sh` prints PASS.")
 	case StepRead:
 		return t.shell(StepTestBefore, "sh test.sh")
 	case StepTestBefore:

@@ -24,18 +24,19 @@ import (
 func main() {
 	repo := flag.String("repo", "", "empty folder to write the task's git repository into (required)")
 	out := flag.String("out", "", "folder to write the recorded requests into on exit (required)")
+	key := flag.String("key", "", "signing key of thinking blocks and reasoning items (default: random); the same key lets a second server check what an agent resumes")
 	flag.Parse()
 	if *repo == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "agentconf: -repo and -out are required")
 		os.Exit(2)
 	}
-	if err := run(*repo, *out); err != nil {
+	if err := run(*repo, *out, *key); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-func run(repo, out string) error {
+func run(repo, out, key string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := os.MkdirAll(repo, 0o755); err != nil {
@@ -45,7 +46,7 @@ func run(repo, out string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := agentconf.Start(agentconf.Options{Task: task})
+	srv, err := agentconf.Start(agentconf.Options{Task: task, SigningKey: []byte(key)})
 	if err != nil {
 		return err
 	}
