@@ -62,8 +62,10 @@ const prompt = "The test in this repository fails (run `sh test.sh`). Find the b
 
 // agentConfig is one configuration an agent runs in.
 type agentConfig struct {
-	name  string   // "default", or the older model's name
+	name  string   // "default", the older model's name, or "auto-compact"
 	flags []string // extra command-line flags
+	env   []string // extra environment
+	toml  string   // extra top-level lines of Codex's config.toml
 }
 
 // agentSpec says how to run one agent headless against a base URL.
@@ -83,10 +85,17 @@ type agentSpec struct {
 var agents = []agentSpec{
 	{
 		name: "claude-code", pkg: "@anthropic-ai/claude-code", bin: "claude",
-		configs: []agentConfig{{name: "default"}, {name: "claude-sonnet-4-5", flags: []string{"--model", "claude-sonnet-4-5"}}},
+		configs: []agentConfig{
+			{name: "default"},
+			{name: "claude-sonnet-4-5", flags: []string{"--model", "claude-sonnet-4-5"}},
+			// Claude Code's own compaction at 2% of the default model's
+			// 1,000,000-token window: it compacts twice in the task.
+			{name: "auto-compact", env: []string{"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=2"}},
+		},
 		setup: func(home, repo, base string, cfg agentConfig) ([]string, []string, error) {
 			env := []string{"IS_SANDBOX=1", "ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=agentconf-key",
 				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
+			env = append(env, cfg.env...)
 			args := append([]string{"-p", prompt, "--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose"}, cfg.flags...)
 			return env, args, nil
 		},
@@ -94,11 +103,18 @@ var agents = []agentSpec{
 	},
 	{
 		name: "codex", pkg: "@openai/codex", bin: "codex",
-		configs: []agentConfig{{name: "default"}, {name: "gpt-5.5", flags: []string{"-m", "gpt-5.5"}}},
+		configs: []agentConfig{
+			{name: "default"},
+			{name: "gpt-5.5", flags: []string{"-m", "gpt-5.5"}},
+			// Codex's own (local) compaction past 20,000 tokens of reported
+			// usage: it compacts once in the task.
+			{name: "auto-compact", toml: "model_auto_compact_token_limit = 20000\n"},
+		},
 		setup: func(home, repo, base string, cfg agentConfig) ([]string, []string, error) {
 			codexHome := filepath.Join(home, ".codex")
 			conf := fmt.Sprintf(`model_provider = "agentconf"
 check_for_update_on_startup = false
+%s
 
 [analytics]
 enabled = false
@@ -108,7 +124,7 @@ name = "agentconf"
 base_url = %q
 wire_api = "responses"
 env_key = "AGENTCONF_KEY"
-`, base+"/v1")
+`, cfg.toml, base+"/v1")
 			if err := os.MkdirAll(codexHome, 0o755); err != nil {
 				return nil, nil, err
 			}
