@@ -126,7 +126,7 @@ func Start(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("agentconf: start: %w", err)
 	}
 	s := &Server{URL: "http://" + ln.Addr().String(), opts: opts, key: key, ln: ln, done: make(chan struct{})}
-	s.srv = &http.Server{Handler: http.HandlerFunc(s.handle), ReadHeaderTimeout: 10 * time.Second}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		defer close(s.done)
 		_ = s.srv.Serve(ln)
@@ -169,7 +169,8 @@ func (s *Server) nextID(prefix string) string {
 	return fmt.Sprintf("%s%06d%x", prefix, s.ids, s.key[:4])
 }
 
-func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+// serve answers one request and records it.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rec := Record{Time: time.Now(), Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header.Clone(), Wire: WireOther}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBytes+1))
 	rec.Body = body
@@ -195,7 +196,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		if rec.Tokens == 0 && len(rec.Body) > 0 && len(rec.Body) <= MaxRequestBytes {
 			rec.Tokens, _ = Count(rec.Body)
 		}
-		s.opts.Logger.Info("agentconf", "method", rec.Method, "path", rec.Path, "bytes", len(rec.Body), "tokens", rec.Tokens, "status", rec.Status, "step", rec.Step, "violation", rec.Violation)
+		if s.opts.Logger != nil {
+			s.opts.Logger.Info("agentconf", "method", rec.Method, "path", rec.Path, "bytes", len(rec.Body), "tokens", rec.Tokens, "status", rec.Status, "step", rec.Step, "violation", rec.Violation)
+		}
 		s.mu.Lock()
 		s.recs = append(s.recs, rec)
 		s.mu.Unlock()
