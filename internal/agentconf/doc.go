@@ -2,8 +2,9 @@
 // servers that speak the providers' real wires, play a small coding task
 // with the tools the agent declares, enforce the documented request rules
 // and record every request, so that the unmodified coding agents from npm
-// (Claude Code, Codex CLI, Gemini CLI) can be run against them directly and
-// through `agentctx proxy`.
+// (Claude Code, Codex CLI, Gemini CLI, opencode) can be run against them
+// directly and through `agentctx proxy`. TestAgents does that for every
+// agent installed under $AGENTCTX_AGENTS_DIR (see scripts/agents.sh).
 //
 // # Servers
 //
@@ -37,6 +38,17 @@
 // chosen from the latest tool call and its result in the request (every
 // command carries an "agentconf-step:NAME" marker), never from a request
 // counter, so the play survives a proxy that compacted earlier history.
+// Each wire maps the steps to the tools the agent declared: Claude Code's
+// Read, Bash and Edit; opencode's read, bash and edit; Codex's exec_command
+// and apply_patch, or, for its default model, JavaScript for its freeform
+// exec tool calling tools.exec_command and tools.apply_patch; Gemini CLI's
+// read_file, run_shell_command and replace.
+//
+// A request whose last user message is a new prompt after tool calls is
+// the agent's own compaction (Claude Code's "Your task is to create a
+// detailed summary", Codex's "CONTEXT CHECKPOINT COMPACTION"): the model
+// answers with a summary carrying an "agentconf-progress:STEP" marker, and
+// a request without tool calls goes on from the last such marker.
 //
 // # Counting
 //
