@@ -29,12 +29,12 @@
 // # The task
 //
 // [NewTask] writes a temporary git repository with a failing test
-// (calc.js sums from index 1; test.sh checks it) and two large inputs. The
-// scripted model reads calc.js, runs the test, produces three large tool
-// outputs of 7,000 to 10,000 tokens each (400 lines of big.txt, seq 1 4000,
-// 400 lines of big.txt reversed: each under the 30,000 characters above
-// which Claude Code saves an output to a file and sends a preview), fixes the
-// off-by-one, runs the test again and ends with a text answer. Each step is
+// (calc.js sums from index 1; test.sh checks it) and a 3,000-line big.txt.
+// The scripted model reads calc.js, runs the test, asks for [BigSteps] (16)
+// large tool outputs of 6,000 to 9,000 tokens each (400-line windows of
+// big.txt, forwards and reversed, and 3,000 numbers of seq: each under the
+// 30,000 characters above which Claude Code saves an output to a file and
+// sends a preview), fixes the off-by-one, runs the test again and ends with a text answer. Each step is
 // chosen from the latest tool call and its result in the request (every
 // command carries an "agentconf-step:NAME" marker), never from a request
 // counter, so the play survives a proxy that compacted earlier history.

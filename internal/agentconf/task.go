@@ -16,18 +16,52 @@ import (
 // that the next request tells which step was played last.
 type Step string
 
-// The steps of the task, in the order the scripted model plays them.
+// The steps of the task, in the order the scripted model plays them. The
+// large outputs are the steps "big-1" to "big-N" ([BigStep]).
 const (
 	StepRead       Step = "read"        // read calc.js
 	StepTestBefore Step = "test-before" // run test.sh: it fails
-	StepBig        Step = "big"         // the first 400 lines of big.txt: a large tool output
-	StepSeq        Step = "seq"         // seq 1 4000: a large tool output
-	StepBig2       Step = "big2"        // the last 400 lines of big.txt, reversed: a large tool output
 	StepEdit       Step = "edit"        // fix the off-by-one in calc.js
 	StepTestAfter  Step = "test-after"  // run test.sh again: it passes
 	StepDone       Step = "done"        // the final text answer
 	StepSummary    Step = "summary"     // a summary for the agent's own compaction
 )
+
+// BigSteps is the number of large tool outputs the scripted model asks for
+// between the failing test and the fix: 16 outputs of 6,000 to 9,000
+// tokens each (by [Count]), so that a session's requests grow from about
+// 10,000 to about 130,000 tokens and most of them are far over a 20,000-token
+// budget. A proxy that holds every request to the budget can then send
+// upstream under 40% of the tokens the agent sent.
+const BigSteps = 16
+
+// BigStep returns the step of the n-th large output, "big-N", 1-based.
+func BigStep(n int) Step { return Step(fmt.Sprintf("big-%d", n)) }
+
+// bigN returns n for a step "big-N", else 0.
+func bigN(s Step) int {
+	var n int
+	if _, err := fmt.Sscanf(string(s), "big-%d", &n); err != nil || string(BigStep(n)) != string(s) {
+		return 0
+	}
+	return n
+}
+
+// bigCommand is the shell command of the n-th large output, each under the
+// 30,000 characters above which Claude Code saves an output to a file and
+// sends a 2 KB preview, and under Codex's 10,000-token output cap: 400
+// lines of big.txt, 3,000 numbers of seq, or 400 lines of big.txt
+// reversed, each from a different place.
+func bigCommand(n int) string {
+	start := 1 + n*137%2600
+	switch n % 3 {
+	case 1:
+		return fmt.Sprintf("sed -n %d,%dp big.txt", start, start+399)
+	case 2:
+		return fmt.Sprintf("seq %d %d", n*10000+1, n*10000+3000)
+	}
+	return fmt.Sprintf("tac big.txt | sed -n %d,%dp", start, start+399)
+}
 
 // stepMarker prefixes the step name in every command the model runs.
 const stepMarker = "agentconf-step:"
@@ -39,8 +73,9 @@ const progressMarker = "agentconf-progress:"
 
 // MaxSteps is the number of tool calls after which the scripted model gives
 // up and answers with text, whatever the state: it bounds a run whose
-// agent never returns the results the script expects.
-const MaxSteps = 16
+// agent never returns the results the script expects. The task takes
+// BigSteps+4.
+const MaxSteps = BigSteps + 20
 
 // ActionKind is what an [Action] does: read a file, run a shell command,
 // edit a file, or answer with text.
@@ -199,7 +234,7 @@ func (t *Task) Summary(last Step, result string) string {
 		last = StepDone
 	}
 	return "<summary>\nThe user asked to fix the failing test (sh test.sh) in " + t.Dir + ". calc.js's total() started its loop at index 1. " +
-		"Steps played so far, in order: read, test-before, big, seq, big2, edit, test-after; the last one done: " + string(last) + ".\n" +
+		"The steps, in order: read, test-before, big-1 to big-" + fmt.Sprint(BigSteps) + ", edit, test-after; the last one done: " + string(last) + ".\n" +
 		progressMarker + string(last) + "\n</summary>"
 }
 
@@ -211,18 +246,16 @@ func (t *Task) Next(last Step, result string, calls int) Action {
 	if calls >= MaxSteps {
 		return t.final(StepDone, "I stopped after "+fmt.Sprint(calls)+" tool calls without finishing the task.")
 	}
-	switch last {
-	case StepDone:
+	switch n := bigN(last); {
+	case last == StepDone:
 		return t.final(StepDone, "Fixed the off-by-one in calc.js: the loop in total() now starts at index 0, and `sh test.sh` prints PASS.")
-	case StepRead:
+	case last == StepRead:
 		return t.shell(StepTestBefore, "sh test.sh")
-	case StepTestBefore:
-		return t.shell(StepBig, "sed -n 1,400p big.txt")
-	case StepBig:
-		return t.shell(StepSeq, "seq 1 4000")
-	case StepSeq:
-		return t.shell(StepBig2, "tac big.txt | head -n 400")
-	case StepBig2:
+	case last == StepTestBefore:
+		return t.shell(BigStep(1), bigCommand(1))
+	case n > 0 && n < BigSteps:
+		return t.shell(BigStep(n+1), bigCommand(n+1))
+	case n >= BigSteps:
 		return Action{
 			Step: StepEdit, Kind: ActionEdit, Path: filepath.Join(t.Dir, "calc.js"),
 			Old: bugLine, New: fixedLine,
@@ -230,9 +263,9 @@ func (t *Task) Next(last Step, result string, calls int) Action {
 			SedCommand: "sed -i 's/let i = 1; i < xs.length; i++) {$/let i = 0; i < xs.length; i++) { \\/\\/ fixed/' calc.js # " + stepMarker + string(StepEdit),
 			Thinking:   "The loop starts at index 1, so the first number is skipped; start it at 0.",
 		}
-	case StepEdit:
+	case last == StepEdit:
 		return t.shell(StepTestAfter, "sh test.sh")
-	case StepTestAfter:
+	case last == StepTestAfter:
 		if strings.Contains(result, "PASS") && !strings.Contains(result, "FAIL") {
 			return t.final(StepDone, "Fixed the off-by-one in calc.js: the loop in total() now starts at index 0, and `sh test.sh` prints PASS.")
 		}
