@@ -88,9 +88,11 @@ var agents = []agentSpec{
 		configs: []agentConfig{
 			{name: "default"},
 			{name: "claude-sonnet-4-5", flags: []string{"--model", "claude-sonnet-4-5"}},
-			// Claude Code's own compaction at 2% of the default model's
-			// 1,000,000-token window: it compacts twice in the task.
-			{name: "auto-compact", env: []string{"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=2"}},
+			// Claude Code's own compaction at 5% of the default model's
+			// 1,000,000-token window: it compacts three times in the task.
+			// At 2% the context refills within 3 turns of each compaction
+			// and Claude Code stops ("autocompact_thrashing").
+			{name: "auto-compact", env: []string{"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=5"}},
 		},
 		setup: func(home, repo, base string, cfg agentConfig) ([]string, []string, error) {
 			env := []string{"IS_SANDBOX=1", "ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=agentconf-key",
@@ -161,7 +163,10 @@ env_key = "AGENTCONF_KEY"
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return nil, nil, err
 			}
-			conf := fmt.Sprintf(`{"$schema":"https://opencode.ai/config.json","autoupdate":false,"share":"disabled","provider":{"anthropic":{"options":{"baseURL":%q,"apiKey":"agentconf-key"}}}}`, base+"/v1")
+			// snapshot off: opencode's git snapshot of the worktree at each
+			// step (for undo) doubles the run's time and changes nothing it
+			// sends. Its default model is the anthropic provider's.
+			conf := fmt.Sprintf(`{"$schema":"https://opencode.ai/config.json","autoupdate":false,"share":"disabled","snapshot":false,"provider":{"anthropic":{"options":{"baseURL":%q,"apiKey":"agentconf-key"}}}}`, base+"/v1")
 			if err := os.WriteFile(filepath.Join(dir, "opencode.json"), []byte(conf), 0o644); err != nil {
 				return nil, nil, err
 			}
