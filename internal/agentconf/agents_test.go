@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -457,7 +458,8 @@ func runCommand(ctx context.Context, exe string, args []string, dir string, env 
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers: MCP servers, shells
 	}
 	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			return ee.ExitCode(), buf.String()
 		}
 		return -1, buf.String() + "\n" + err.Error()
