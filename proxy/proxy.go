@@ -293,13 +293,15 @@ func (s *state) close() {
 // agentSessionHeaders are the request headers in which agents name their
 // own session, with the prefix a proxied session id gets from each:
 // Claude Code's X-Claude-Code-Session-Id (a UUID per conversation, sent by
-// its sub-agents and side requests too) and Codex CLI's session-id (its
-// thread id; older versions wrote session_id). Found by recording the
-// requests of Claude Code 2.1.328 and Codex CLI 0.169.0.
+// its sub-agents and side requests too), Codex CLI's session-id (its
+// thread id; older versions wrote session_id), opencode's X-Session-Id
+// ("ses_…"). Found by recording the requests of Claude Code 2.1.328, Codex
+// CLI 0.169.0 and opencode 1.18.33; Gemini CLI 0.61.0 sends none.
 var agentSessionHeaders = []struct{ header, prefix string }{
 	{"X-Claude-Code-Session-Id", "claude"},
 	{"Session-Id", "codex"},
 	{"Session_id", "codex"},
+	{"X-Session-Id", "opencode"},
 }
 
 // sessionKey is the session id for a request:
