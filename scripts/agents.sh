@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/agents.sh [pinned|latest] — the real-agents conformance suite.
+# scripts/agents.sh [pinned|latest] [install] — the real-agents conformance suite.
 #
 # Installs the coding agents from npm (pinned versions, or @latest) with
 # `npm install --prefix` into a cache folder, runs internal/agentconf's
@@ -15,6 +15,10 @@
 #                           the agents' own prompts: keep them out of the repo.
 #   AGENTCTX_AGENTS_STRICT  1: assert the proxied runs' acceptance figures too
 #   AGENTCTX_AGENTS_ONLY    run only the agents whose name contains it
+#
+# With "install" as its second argument it installs and stops (CI installs
+# so, then runs the suite inside `go test ./...` with AGENTCTX_AGENTS_DIR
+# set).
 #
 # Needs node and npm (Claude Code asks for node >= 22 but runs its native
 # binary on 20), git, and Go. Only npm's registry is reached.
@@ -51,6 +55,11 @@ for p in "${pkgs[@]}"; do
 		echo "agents.sh: $p did not install (see $out/npm-${p//\//_}.log)" >&2
 	fi
 done
+
+if [ "${2:-}" = install ]; then
+	echo "agents installed in $dir"
+	exit 0
+fi
 
 bin="$out/agentctx"
 go build -o "$bin" ./cmd/agentctx
