@@ -321,11 +321,9 @@ func geminiSynthetic(id, name string) bool {
 // reads element by element to know which message came from which element.
 // The zero value is ready to use; not safe for concurrent use.
 type GeminiReader struct {
-	// Reader holds the conversion options.
-	Reader WireReader
-	n      int                 // contents read so far
-	count  map[string]int      // function calls read per name
-	open   map[string][]string // ids of unanswered calls per name, oldest first
+	n     int                 // contents read so far
+	count map[string]int      // function calls read per name
+	open  map[string][]string // ids of unanswered calls per name, oldest first
 }
 
 // Read converts the next element of "contents", reading it as
@@ -542,7 +540,7 @@ func (r WireReader) FromGemini(system *GeminiContent, contents []GeminiContent) 
 		}
 		out = append(out, m)
 	}
-	rd := GeminiReader{Reader: r}
+	var rd GeminiReader
 	for _, c := range contents {
 		ms, err := rd.Read(c)
 		if err != nil {

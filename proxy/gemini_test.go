@@ -561,3 +561,36 @@ func TestGeminiError(t *testing.T) {
 		t.Errorf("%d %s", w.Code, w.Body.Bytes())
 	}
 }
+
+// TestGeminiRerender: contents the proxy writes from the message model
+// rather than from the agent's bytes (a model turn or responses the Engine
+// changed) keep each thought signature on the part that carried it, the
+// calls' ids, and Gemini CLI's own bytes where nothing changed.
+func TestGeminiRerender(t *testing.T) {
+	t.Parallel()
+	raw := []byte(`{"contents":[{"parts":[{"text":"fix it"}],"role":"user"},` +
+		`{"parts":[{"text":"Reading both files.","thoughtSignature":"c2lnLXRleHQ="},{"functionCall":{"id":"read_file_1_0","args":{"file_path":"a.go"},"name":"read_file"}},{"functionCall":{"id":"read_file_1_1","args":{"file_path":"b.go"},"name":"read_file"}}],"role":"model"},` +
+		`{"parts":[{"functionResponse":{"name":"read_file","response":{"output":"package a"},"id":"read_file_1_0"}},{"functionResponse":{"name":"read_file","response":{"error":"no such file"},"id":"read_file_1_1"}}],"role":"user"},` +
+		`{"parts":[{"functionCall":{"args":{"command":"go test ./..."},"name":"run_shell_command"},"thoughtSignature":"c2lnLWNhbGw="}],"role":"model"},` +
+		`{"parts":[{"functionResponse":{"name":"run_shell_command","response":{"output":"ok"}}}],"role":"user"}]}`)
+	b, err := parseBody(raw, WireGemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := b.read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	elems, err := convert(WireGemini, c, c.msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(elems) != len(b.elems) {
+		t.Fatalf("%d elements, want %d", len(elems), len(b.elems))
+	}
+	for i, e := range elems {
+		if !bytes.Equal(e, b.elem(i)) {
+			t.Errorf("contents[%d]:\n got %s\nwant %s", i, e, b.elem(i))
+		}
+	}
+}
