@@ -28,6 +28,9 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	start := time.Now()
 	ex := Exchange{Wire: wire}
 	b, err := parseBody(raw, wire)
+	if err == nil && wire == WireGemini {
+		b.model = geminiModel(r.URL.Path) // the body has no "model"
+	}
 	var c *conversation
 	if err == nil {
 		c, err = b.read(p.reads)

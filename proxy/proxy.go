@@ -203,6 +203,8 @@ func wireOf(r *http.Request) Wire {
 		return WireOpenAI
 	case strings.HasSuffix(path, "/v1/responses"):
 		return WireResponses
+	case geminiModel(path) != "":
+		return WireGemini
 	}
 	return ""
 }
@@ -424,6 +426,10 @@ func (p *Proxy) open(ctx context.Context, s *state, b *body, c *conversation) er
 
 // writeError answers the agent in its provider's error shape.
 func writeError(w http.ResponseWriter, wire Wire, status int, msg string) {
+	if wire == WireGemini {
+		writeGeminiError(w, status, msg)
+		return
+	}
 	m, _ := json.Marshal(msg)
 	var body []byte
 	if wire == WireAnthropic {
