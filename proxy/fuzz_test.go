@@ -76,7 +76,7 @@ func FuzzParseScan(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, wire uint8) {
-		w := []Wire{WireOpenAI, WireAnthropic, WireResponses}[wire%3]
+		w := []Wire{WireOpenAI, WireAnthropic, WireResponses, WireGemini}[wire%4]
 		fast, ok := parseBodyFast(data, w)
 		slow, err := parseBodySlow(data, w)
 		if !ok {

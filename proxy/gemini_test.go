@@ -490,7 +490,7 @@ func TestGeminiBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := b.read()
+	c, err := b.read(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -514,7 +514,7 @@ func TestGeminiBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.read(); err == nil || !strings.Contains(err.Error(), "contents[1].parts[0]") {
+	if _, err := b.read(nil); err == nil || !strings.Contains(err.Error(), "contents[1].parts[0]") {
 		t.Errorf("read = %v, want an error naming contents[1].parts[0]", err)
 	}
 }
@@ -577,7 +577,7 @@ func TestGeminiRerender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := b.read()
+	c, err := b.read(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
