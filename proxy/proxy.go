@@ -107,9 +107,12 @@ type Exchange struct {
 // Proxy is an http.Handler that sits between an agent and its provider.
 // It manages model requests (POST …/v1/messages in the Anthropic wire
 // format, POST …/chat/completions in OpenAI's, POST …/v1/responses in the
-// OpenAI Responses API's, as Codex CLI sends) and passes every other
-// request through unchanged, as it does a Responses API request that
-// continues a conversation kept by the provider (previous_response_id).
+// OpenAI Responses API's, as Codex CLI sends, POST
+// …/models/{model}:generateContent and :streamGenerateContent in the Gemini
+// API's, as Gemini CLI sends), answers GET [StatusPath] itself, and passes
+// every other request through unchanged, as it does a Responses API
+// request that continues a conversation kept by the provider
+// (previous_response_id).
 //
 // Each model request carries the agent's whole history. The proxy finds
 // the request's session (the [SessionHeader] header, else a key derived

@@ -210,12 +210,17 @@ type runResult struct {
 	UpstreamTokens int `json:"upstream_tokens"`
 	// MaxAgentTokens and MaxAgentBytes are the agent's largest model
 	// request.
-	MaxAgentTokens int      `json:"max_agent_tokens"`
-	MaxAgentBytes  int      `json:"max_agent_bytes"`
-	Violations     []string `json:"violations"`
-	Done           bool     `json:"done"`
-	ExitCode       int      `json:"exit_code"`
-	Seconds        float64  `json:"seconds"`
+	// AgentCompactions counts the agent's own compaction requests (it
+	// asks the model to summarize the conversation): the proxy sends
+	// them whole where they fit the model, and the budget figures leave
+	// them out.
+	AgentCompactions int      `json:"agent_compactions"`
+	MaxAgentTokens   int      `json:"max_agent_tokens"`
+	MaxAgentBytes    int      `json:"max_agent_bytes"`
+	Violations       []string `json:"violations"`
+	Done             bool     `json:"done"`
+	ExitCode         int      `json:"exit_code"`
+	Seconds          float64  `json:"seconds"`
 }
 
 func TestAgents(t *testing.T) {
@@ -303,7 +308,10 @@ func checkProxied(t *testing.T, r runResult) {
 	if !r.Done {
 		t.Errorf("%s %s proxied: the task is not done", r.Agent, r.Config)
 	}
-	if r.UpstreamTokens*100 > r.AgentTokens*40 {
+	// An agent that compacts its own history at the budget (the
+	// auto-compact configurations) sends little over it: the saving is
+	// its own, not the proxy's.
+	if r.Config != "auto-compact" && r.UpstreamTokens*100 > r.AgentTokens*40 {
 		t.Errorf("%s %s proxied: the upstream received %d tokens, over 40%% of the %d the agent sent", r.Agent, r.Config, r.UpstreamTokens, r.AgentTokens)
 	}
 	if r.FitIdentical != r.Fit {
@@ -378,7 +386,9 @@ func runAgent(t *testing.T, a agentSpec, cfg agentConfig, mode, exe, agentctx, o
 		if u.Model {
 			upstreamBodies[sha256.Sum256(u.Body)] = true
 			r.UpstreamTokens += u.Tokens
-			if u.Tokens > budget*102/100 {
+			// The agent's own compaction goes upstream whole where it
+			// fits the model: the budget does not apply to it.
+			if u.Tokens > budget*102/100 && !agentCompaction(u.Body) {
 				r.UpstreamOver++
 			}
 			if u.Main {
@@ -401,6 +411,10 @@ func runAgent(t *testing.T, a agentSpec, cfg agentConfig, mode, exe, agentctx, o
 			r.Model = m
 		}
 		forwarded := upstreamBodies[sha256.Sum256(q.Body)]
+		if agentCompaction(q.Body) {
+			r.AgentCompactions++
+			continue
+		}
 		if q.Tokens > budget {
 			r.OverBudget++
 			if !forwarded {
@@ -737,4 +751,13 @@ func saveRun(t *testing.T, dir, home string, globs []string, agentReqs, upstream
 			}
 		}
 	}
+}
+
+// agentCompaction reports whether a request body is an agent's own
+// compaction request: it holds the prompt Claude Code (/compact and
+// auto-compact) or Codex CLI (its local compaction) sends to have the
+// model summarize the conversation.
+func agentCompaction(body []byte) bool {
+	return bytes.Contains(body, []byte("Your task is to create a detailed summary of the")) ||
+		bytes.Contains(body, []byte("CONTEXT CHECKPOINT COMPACTION"))
 }
