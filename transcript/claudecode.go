@@ -70,9 +70,14 @@ type ccBlock struct {
 // and are not sent back to the model, so the reader skips them.
 const syntheticModel = "<synthetic>"
 
+// ccKnownTypes are the line types Claude Code writes. Besides the
+// conversation's, the known non-context ones are skipped: progress, file
+// history snapshots, queue operations, summaries, and (2.1.3xx) the
+// api-request-blob and api-request-shape records of what was sent.
 var ccKnownTypes = map[string]bool{
 	"user": true, "assistant": true, "system": true, "progress": true,
 	"file-history-snapshot": true, "queue-operation": true, "summary": true,
+	"api-request-blob": true, "api-request-shape": true,
 }
 
 // readClaudeCode reads a Claude Code session (or side-chain) JSONL file.

@@ -124,6 +124,7 @@ var cxItemTypes = map[string]bool{
 	"message": true, "reasoning": true, "function_call": true, "function_call_output": true,
 	"custom_tool_call": true, "custom_tool_call_output": true, "local_shell_call": true,
 	"local_shell_call_output": true, "web_search_call": true,
+	"additional_tools": true, "ghost_snapshot": true,
 }
 
 var cxLineTypes = map[string]bool{
@@ -381,6 +382,10 @@ func (c *cxConv) item(it cxItem) {
 		content, isErr := cxOutput(it.Output)
 		c.msgs = append(c.msgs, chat.NewToolResult(it.CallID, "", content, isErr))
 		c.open = -1
+	case "additional_tools", "ghost_snapshot":
+		// Not conversation: the tool list (Codex 0.169's default models
+		// send it as an input item) and Codex's own undo snapshots,
+		// which it leaves out of the prompt.
 	default:
 		c.d.add(kindOf(dropItem, it.Type))
 	}

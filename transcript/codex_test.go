@@ -114,3 +114,30 @@ func TestReadCodexHeaderAndCompaction(t *testing.T) {
 		t.Errorf("assistant model = %q", tr.Messages[1].Model)
 	}
 }
+
+// TestCurrentAgentRecordsNotDropped: what Codex CLI 0.169 and Claude Code
+// 2.1.3xx record beside the conversation (the tool list item, undo
+// snapshots, the request blobs and shapes) is not conversation the reader
+// failed to map: nothing is counted dropped.
+func TestCurrentAgentRecordsNotDropped(t *testing.T) {
+	t.Parallel()
+	codex := lines(cxMeta,
+		cxItem(`{"type":"additional_tools","role":"developer","tools":[{"type":"namespace","name":"functions","tools":[]}]}`),
+		cxItem(`{"type":"message","role":"user","content":[{"type":"input_text","text":"fix"}]}`),
+		cxItem(`{"type":"ghost_snapshot","ghost_commit":{"id":"abc","parent":null}}`),
+		cxItem(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done"}]}`))
+	claude := lines(
+		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-11-27T00:00:00Z","message":{"role":"user","content":"fix"}}`,
+		`{"type":"api-request-shape","uuid":"r1","sessionId":"s","timestamp":"2026-11-27T00:00:01Z","system":[{"type":"text","text":"You are Claude Code."}],"tools":[]}`,
+		`{"type":"api-request-blob","uuid":"r2","sessionId":"s","timestamp":"2026-11-27T00:00:01Z","blob":"eJzL"}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-11-27T00:00:02Z","message":{"id":"m1","role":"assistant","model":"claude-opus-5-5","content":[{"type":"text","text":"Done"}],"usage":{"input_tokens":10,"output_tokens":2}}}`)
+	for _, c := range []struct {
+		f     transcript.Format
+		input string
+	}{{transcript.FormatCodex, codex}, {transcript.FormatClaudeCode, claude}} {
+		tr := readOne(t, c.f, c.input)
+		if len(tr.Dropped) > 0 || len(tr.Messages) != 2 {
+			t.Errorf("%s: dropped %v, %d messages", c.f, tr.Dropped, len(tr.Messages))
+		}
+	}
+}
