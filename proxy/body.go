@@ -218,7 +218,7 @@ func (b *body) read(rc *readCache) (*conversation, error) {
 	c := &conversation{}
 	switch b.wire {
 	case WireGemini:
-		if err := b.readGemini(c); err != nil {
+		if err := b.readGemini(c, rc); err != nil {
 			return nil, err
 		}
 		return c, nil

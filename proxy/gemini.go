@@ -71,7 +71,7 @@ func (b *body) readGeminiField(key string, v json.RawMessage) {
 // readGemini reads a Gemini request's contents element by element (a
 // function response without an id pairs with its call by name and order,
 // across elements), the system instruction's text and the tools.
-func (b *body) readGemini(c *conversation) error {
+func (b *body) readGemini(c *conversation, rc *readCache) error {
 	if len(b.system) > 0 && string(b.system) != "null" {
 		var sys chat.GeminiContent
 		if err := json.Unmarshal(b.system, &sys); err != nil {
@@ -88,8 +88,14 @@ func (b *body) readGemini(c *conversation) error {
 	var r chat.GeminiReader
 	calls := map[string]string{}
 	for i := range b.elems {
-		var w chat.GeminiContent
-		if err := json.Unmarshal(b.elem(i), &w); err != nil {
+		// The decoding is kept by the element's bytes; the conversion
+		// pairs calls across elements, so it is done again.
+		w, err := rc.content(b.elem(i), func() (chat.GeminiContent, error) {
+			var w chat.GeminiContent
+			err := json.Unmarshal(b.elem(i), &w)
+			return w, err
+		})
+		if err != nil {
 			return fmt.Errorf("contents[%d]: %w", i, err)
 		}
 		ms, err := r.Read(w)

@@ -87,3 +87,22 @@ func (c *readCache) item(raw []byte, read func() (responsesElem, error)) (respon
 	}
 	return e, err
 }
+
+// content returns the decoding of a Gemini API content, decoding it with
+// read when it is not cached. c may be nil.
+func (c *readCache) content(raw []byte, read func() (chat.GeminiContent, error)) (chat.GeminiContent, error) {
+	if c == nil {
+		return read()
+	}
+	k := keyOf(WireGemini, raw)
+	if v, ok := c.lru.Get(k); ok {
+		if g, ok := v.(chat.GeminiContent); ok {
+			return g, nil
+		}
+	}
+	g, err := read()
+	if err == nil {
+		c.lru.Add(k, g)
+	}
+	return g, err
+}
