@@ -48,6 +48,7 @@ run ./replay 'Replay(Files|Largest|10k|TenThousand)'
 run ./transcript 'Read(ClaudeCode|Files|Concat)'
 run ./transcript 'ReadHuge/^100MB$'
 run ./session/jsonlstore 'Load100MB'
+run ./proxy 'ProxyLatency'
 run ./cmd/agentctx 'Startup'
 
 benchstat "$out"
