@@ -1,6 +1,9 @@
 package token
 
-import "unicode/utf8"
+import (
+	"context"
+	"unicode/utf8"
+)
 
 // LongPiece is the length, in bytes, over which [BPE.Count] counts a
 // pre-tokenized piece in chunks instead of merging it whole. A piece is a
@@ -31,9 +34,21 @@ const longChunk = 2048
 
 // longPieceTokens counts a piece longer than LongPiece chunk by chunk.
 func (b *BPE) longPieceTokens(p string) int {
+	n, _ := b.longPieceCount(nil, p)
+	return n
+}
+
+// longPieceCount is longPieceTokens checking ctx (when not nil) every 32
+// chunks (64 KiB): 0 and ctx.Err() when ctx is done first.
+func (b *BPE) longPieceCount(ctx context.Context, p string) (int, error) {
 	n := 0
 	last, lastN := "", 0
-	for len(p) > 0 {
+	for k := 0; len(p) > 0; k++ {
+		if ctx != nil && k%32 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
 		end := len(p)
 		if end > longChunk {
 			end = longChunk
@@ -51,7 +66,7 @@ func (b *BPE) longPieceTokens(p string) int {
 		}
 		n += lastN
 	}
-	return n
+	return n, nil
 }
 
 // chunkTokens is pieceTokens for a chunk of a long piece, never chunked
