@@ -232,3 +232,47 @@ func TestFDLimitHelper(t *testing.T) {
 		}
 	}
 }
+
+// TestEvictionConcurrent: goroutines appending to more sessions than
+// MaxOpen, so that sessions are closed and reopened under each other,
+// lose no entry and break no chain (run it with -race).
+func TestEvictionConcurrent(t *testing.T) {
+	s := open(t, jsonlstore.Options{Root: t.TempDir(), MaxOpen: 3, Sync: jsonlstore.SyncNever})
+	var ids []string
+	for range 12 {
+		ids = append(ids, newSession(t, s).ID)
+	}
+	const workers, rounds = 6, 5
+	errc := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			for r := range rounds {
+				for k := range ids {
+					id := ids[(k+w)%len(ids)]
+					if _, err := s.Append(t.Context(), id, userMsg(t, fmt.Sprintf("w%d r%d", w, r))); err != nil {
+						errc <- err
+						return
+					}
+				}
+			}
+			errc <- nil
+		}()
+	}
+	for range workers {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range ids {
+		tr := mustLoad(t, s, id, true)
+		if len(tr.Entries) != workers*rounds {
+			t.Errorf("session %s: %d entries, want %d", id, len(tr.Entries), workers*rounds)
+		}
+		for i := 1; i < len(tr.Entries); i++ {
+			if tr.Entries[i].ParentUUID != tr.Entries[i-1].UUID {
+				t.Errorf("session %s: entry %d's parent is not entry %d", id, i, i-1)
+				break
+			}
+		}
+	}
+}
