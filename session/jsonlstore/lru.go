@@ -95,10 +95,10 @@ func (s *Store) dropWriter(h *handle) {
 	h.w.release()
 	h.w = nil
 	s.mu.Lock()
-	if h.elem != nil {
+	if h.elem != nil && !s.closed { // Close emptied the list
 		s.lru.Remove(h.elem)
-		h.elem = nil
 	}
+	h.elem = nil
 	s.mu.Unlock()
 }
 
