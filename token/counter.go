@@ -43,7 +43,11 @@ type Counter interface {
 // follows tiktoken's rule (lowest rank first, leftmost on ties); this makes
 // it 10–25 times faster than pkoukk/tiktoken-go's regular-expression engine
 // (BenchmarkCount). The tests check it against counts made with tiktoken
-// itself and fuzz it against pkoukk/tiktoken-go. Safe for concurrent use.
+// itself and fuzz it against pkoukk/tiktoken-go. One exception, for
+// bounded time: [BPE.Count] counts a piece the pre-tokenizer cannot cut
+// that is longer than [LongPiece] bytes (a megabyte of one letter) in
+// chunks, within a documented error; ordinary text has no such piece.
+// Safe for concurrent use.
 type BPE struct {
 	name  string
 	v     *vocab
@@ -89,6 +93,9 @@ func (b *BPE) pieceTokens(p string) int {
 		var bounds [smallPiece + 1]int32
 		var ranks [smallPiece]int32
 		return b.v.mergeSmall(p, bounds[:len(p)+1], ranks[:len(p)])
+	}
+	if len(p) > LongPiece {
+		return b.longPieceTokens(p)
 	}
 	return len(b.v.mergeLarge(p, nil))
 }

@@ -13,7 +13,8 @@
 // expressions and tiktoken's merge rule. Its counts equal tiktoken's — the
 // tests compare them with counts made by tiktoken itself on test vectors
 // and on every trajectory in ../shared/data, and fuzz them against
-// pkoukk/tiktoken-go — at about 25 MB/s on one core with no allocation,
+// pkoukk/tiktoken-go (pieces over [LongPiece] bytes excepted: see Bounded
+// time) — at about 25 MB/s on one core with no allocation,
 // ten to twenty times pkoukk/tiktoken-go's speed. [Estimator] is seed 001's
 // CJK-aware character estimate, for when speed matters more than
 // exactness.
@@ -24,6 +25,17 @@
 // Character Database rather than Go's older unicode package (15.0 in Go
 // 1.26); the tests compare the counts with tiktoken's on every code point,
 // alone and in probes around it.
+//
+// # Bounded time
+//
+// A request body may hold 32 MiB of text. Ordinary text counts in time
+// linear in its size; a piece the pre-tokenizer cannot cut (a run of one
+// letter, a blob of letters without a space) is the slow case of byte-pair
+// merging, so a piece over [LongPiece] bytes is counted in chunks, with a
+// small documented error on such pieces only: 32 MiB of one letter counts
+// in about 0.15 s (BenchmarkPathological). [CountContext] and
+// [BPE.CountContext] stop counting when a context is done, checked every
+// 64 KiB, for a text whose client may leave before it is counted.
 //
 // # Text that is not UTF-8
 //

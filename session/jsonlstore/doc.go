@@ -36,7 +36,12 @@
 // lock on its transcript (flock(2) through github.com/gofrs/flock) and
 // keeps it until Close or Delete, so two processes never interleave
 // bytes: the second gets [session.ErrSessionBusy] at once, or after
-// Options.LockTimeout. Opening learns the last entry's uuid and whether
+// Options.LockTimeout. A session written holds 2 file descriptors; past
+// Options.MaxOpen (default [DefaultMaxOpen]) sessions the least recently
+// used idle one is closed, its lock released, and taken again by its next
+// write, so a process serving thousands of sessions holds a bounded
+// number of descriptors. Running out of descriptors anyway (EMFILE) is an
+// error of the write, which then wrote nothing. Opening learns the last entry's uuid and whether
 // the last line is torn by reading backwards from the end; after a torn
 // line the next write starts with a newline, so the torn bytes stay on a
 // line of their own (reported by Load) and the new entries load. Each

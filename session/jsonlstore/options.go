@@ -68,6 +68,18 @@ type Options struct {
 	// finishing (a CLI command after an agent exits) can set a timeout.
 	// Negative values count as 0.
 	LockTimeout time.Duration
+	// MaxOpen is the most sessions this Store keeps open at once for
+	// writing, at 2 file descriptors each (the session's lock and its
+	// transcript opened for appending). Past it, the least recently used
+	// idle session is closed as [Store.Close] closes one: fsynced unless
+	// SyncNever, its sidecar written, its lock released, so that another
+	// process may then take it. Its next write takes the lock again
+	// (session.ErrSessionBusy if another writer has it meanwhile) and
+	// reads the file's end, as a first write does. A session with an
+	// operation in progress is not closed under it, so the bound is
+	// MaxOpen plus the sessions in use at that moment. Optional. Defaults
+	// to [DefaultMaxOpen] (64) when 0 or negative.
+	MaxOpen int
 	// Version is written as every entry's "version" field when the entry
 	// has none. Optional. Defaults to "" (no version field).
 	Version string

@@ -2,6 +2,7 @@ package jsonlstore
 
 import (
 	"cmp"
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,9 +47,10 @@ type Store struct {
 	now    func() time.Time
 	branch func(string) string
 
-	mu      sync.Mutex // guards closed and handles
+	mu      sync.Mutex // guards closed, handles, lru and every handle's elem
 	closed  bool
 	handles map[string]*handle
+	lru     list.List // of *handle with a writer, the most recently used first (lru.go)
 }
 
 // handle is one session as this Store knows it. mu serializes every
@@ -57,10 +59,11 @@ type handle struct {
 	id string
 
 	mu     sync.Mutex
-	path   string  // the .jsonl file; "" until located
-	w      *writer // non-nil while this Store holds the session's lock
-	gone   bool    // deleted; the handle left the map
-	closed bool    // the Store was closed
+	path   string        // the .jsonl file; "" until located
+	w      *writer       // non-nil while this Store holds the session's lock
+	gone   bool          // deleted; the handle left the map
+	closed bool          // the Store was closed
+	elem   *list.Element // in Store.lru while w is set; guarded by Store.mu
 }
 
 // Open returns a store rooted at opts.Root (default [DefaultRoot]),
@@ -586,8 +589,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := os.Remove(sidecarPath(h.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		s.log.Warn("jsonlstore: delete: sidecar", "file", sidecarPath(h.path), "err", err)
 	}
-	h.w.release()
-	h.w = nil
+	s.dropWriter(h)
 	dir := filepath.Dir(h.path)
 	s.forget(h)
 	if err != nil {
@@ -665,6 +667,7 @@ func (s *Store) Close() error {
 	s.closed = true
 	hs := slices.Collect(maps.Values(s.handles))
 	s.handles = nil
+	s.lru.Init()
 	s.mu.Unlock()
 	var errs []error
 	for _, h := range hs {

@@ -94,7 +94,26 @@ func (s *Store) lock(ctx context.Context, h *handle) (*writer, error) {
 
 // ensureWriter makes h a session this Store writes: locked, the file open
 // for appending, the index current and the tail learnt (h.mu held).
+//
+// It keeps the Store's open sessions within Options.MaxOpen (lru.go). When
+// the process is out of file descriptors (EMFILE, ENFILE) it closes every
+// other idle session and tries once more; the error, when it persists, is
+// returned: nothing was written.
 func (s *Store) ensureWriter(ctx context.Context, h *handle) error {
+	err := s.tryWriter(ctx, h)
+	if err != nil && tooManyFiles(err) {
+		s.shed(h, 0)
+		err = s.tryWriter(ctx, h)
+	}
+	if err != nil {
+		return err
+	}
+	s.opened(h)
+	return nil
+}
+
+// tryWriter is ensureWriter's one attempt.
+func (s *Store) tryWriter(ctx context.Context, h *handle) error {
 	if h.w == nil {
 		w, err := s.lock(ctx, h)
 		if err != nil {
@@ -107,15 +126,15 @@ func (s *Store) ensureWriter(ctx context.Context, h *handle) error {
 		return nil
 	}
 	if err := s.openWriter(ctx, h, w); err != nil {
-		w.release()
-		h.w = nil
+		s.dropWriter(h)
 		return err
 	}
 	return nil
 }
 
 // Lock takes session id's write lock now, as the first Append would, and
-// keeps it as that Append would: until Close or Delete. It implements
+// keeps it as that Append would: until Close or Delete, or until
+// Options.MaxOpen closes the session as the least recently used. It implements
 // [session.Locker]: an Engine that will write calls it when it opens or
 // resumes the session, so that a second writer is told at once, not at
 // its first write. Nothing is written; a session this Store already
@@ -129,13 +148,19 @@ func (s *Store) Lock(ctx context.Context, id string) error {
 	}
 	defer h.mu.Unlock()
 	if h.w != nil {
+		s.opened(h)
 		return nil
 	}
 	w, err := s.lock(ctx, h)
+	if err != nil && tooManyFiles(err) {
+		s.shed(h, 0)
+		w, err = s.lock(ctx, h)
+	}
 	if err != nil {
 		return fmt.Errorf("jsonlstore: lock %s: %w", id, err)
 	}
 	h.w = w
+	s.opened(h)
 	return nil
 }
 
@@ -258,7 +283,8 @@ func (s *Store) flushSidecarLogged(h *handle) {
 // Append writes entries at the end of session id in one write(2) on the
 // file opened with O_APPEND, and returns them as stored (with their byte
 // Offset); see [session.Store.Append]. The first write to a session takes
-// its lock and keeps it until Close or Delete.
+// its lock and keeps it until Close or Delete, or until the session is the
+// least recently used of more than Options.MaxOpen open ones.
 //
 // Filled when empty: UUID (a version 7 UUID), SessionID, Timestamp
 // (Options.Now, cut to milliseconds as on the wire), CWD (the project),
