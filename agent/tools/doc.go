@@ -4,7 +4,9 @@
 //   - read_file {path, start_line?, end_line?}: numbered lines (1-based,
 //     like cat -n), capped at Env.OutputBytes with a note naming the
 //     start_line to read on; directories, binary files (a NUL in the first
-//     8 KiB) and files over [MaxReadBytes] without a range are refused.
+//     8 KiB) and files over [MaxReadBytes] without a range are refused;
+//     a line over 2,000 bytes is cut, and read with a bounded buffer, so a
+//     line of any length costs kilobytes.
 //   - write_file {path, content}: parents created, written atomically
 //     (temporary file and rename), an existing file's mode kept.
 //   - edit_file {path, old_string, new_string, replace_all?}: exact
