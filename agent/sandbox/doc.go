@@ -27,7 +27,8 @@
 //     (writable, discarded when the command ends), so ~/.ssh, ~/.aws,
 //     ~/.config and every other file there is unreadable; Root is mounted
 //     back when it lies inside them. Paths in Policy.ReadOnly (a module
-//     cache, say) are mounted back read-only.
+//     cache, say) are mounted back read-only, those in Policy.Writable
+//     (a build cache) read-write.
 //   - [Secrets] masked even when they lie inside Root's tree: ~/.ssh,
 //     ~/.aws, ~/.config, ~/.gnupg, ~/.netrc, ~/.docker, ~/.kube and
 //     others, and /etc/shadow and /etc/gshadow.

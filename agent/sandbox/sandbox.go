@@ -54,6 +54,12 @@ type Policy struct {
 	// back read-only (a Go module cache, a toolchain under the home).
 	// A path under a [Secrets] entry stays masked. Optional.
 	ReadOnly []string
+	// Writable are paths outside Root that commands may write (a build
+	// cache: Go's, shared with the user's builds, keeps a go test from
+	// starting cold). Each is a place a command can leave something the
+	// user's later builds read: keep the list short. A path under a
+	// [Secrets] entry stays masked. Optional.
+	Writable []string
 	// Bwrap is the bwrap executable. Optional. Defaults to bwrap on PATH.
 	Bwrap string
 }
@@ -182,6 +188,13 @@ func (s *Sandbox) build() ([]string, error) {
 			continue
 		}
 		a = append(a, "--ro-bind", r, r)
+	}
+	for _, w := range p.Writable {
+		w = filepath.Clean(w)
+		if !filepath.IsAbs(w) || !isDir(w) {
+			continue
+		}
+		a = append(a, "--bind", w, w)
 	}
 	a = append(a, "--bind", p.Root, p.Root)
 	// Secrets, over everything mounted back; never over the project

@@ -200,3 +200,36 @@ func TestSandboxUnavailable(t *testing.T) {
 		t.Errorf("New with a refusing bwrap = %v, want ErrUnavailable naming why", err)
 	}
 }
+
+// TestSandboxMounts: inside the sandbox, every mount a command can write
+// is the project, /tmp, a tmpfs over a home, or part of the fresh /dev
+// and /proc; everything else is read-only.
+func TestSandboxMounts(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	home, _ := os.UserHomeDir()
+	s := newSandbox(t, sandbox.Policy{Root: root})
+	out, err := run(t, s, "cat /proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[string]bool{root: true, "/tmp": true, "/root": true, "/home": true, "/proc": true, home: true}
+	rw := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			continue
+		}
+		mnt, opts := f[4], strings.Split(f[5], ",")
+		if opts[0] != "rw" {
+			continue
+		}
+		rw++
+		if !allowed[mnt] && mnt != "/dev" && !strings.HasPrefix(mnt, "/dev/") {
+			t.Errorf("writable mount %s (%s)", mnt, f[5])
+		}
+	}
+	if rw == 0 {
+		t.Error("no writable mount: the project itself should be")
+	}
+}
