@@ -75,13 +75,16 @@ type Sandbox struct {
 // New checks that a sandbox for p runs on this machine, by running true
 // under it, and returns it. The error wraps [ErrUnavailable] and says why
 // when bwrap is missing or refused (no user namespaces in a container,
-// a kernel without them, a non-Linux system).
+// a kernel without them, a non-Linux system), or when Root is /.
 func New(ctx context.Context, p Policy) (*Sandbox, error) {
 	if runtime.GOOS != "linux" {
 		return nil, fmt.Errorf("%w: no sandbox on %s", ErrUnavailable, runtime.GOOS)
 	}
 	if p.Root == "" || !filepath.IsAbs(p.Root) {
 		return nil, fmt.Errorf("sandbox: root %q is not an absolute path", p.Root)
+	}
+	if filepath.Clean(p.Root) == "/" {
+		return nil, fmt.Errorf("%w: the project is /, which would leave nothing read-only", ErrUnavailable)
 	}
 	bin := p.Bwrap
 	if bin == "" {
@@ -131,7 +134,11 @@ func (s *Sandbox) String() string {
 	if s.p.Network {
 		net = "network allowed"
 	}
-	return fmt.Sprintf("bubblewrap sandbox: writes only in %s and a private /tmp, %s, home and secrets hidden", s.p.Root, net)
+	also := ""
+	if len(s.p.Writable) > 0 {
+		also = ", " + strings.Join(s.p.Writable, ", ")
+	}
+	return fmt.Sprintf("bubblewrap sandbox: writes only in %s%s and a private /tmp, %s, home and secrets hidden", s.p.Root, also, net)
 }
 
 // build returns bwrap's arguments for s.p, filling in its defaults. Mounts

@@ -190,6 +190,9 @@ func TestSandboxUnavailable(t *testing.T) {
 	if !errors.Is(err, sandbox.ErrUnavailable) {
 		t.Errorf("New with no bwrap = %v, want ErrUnavailable", err)
 	}
+	if _, err := sandbox.New(context.Background(), sandbox.Policy{Root: "/"}); !errors.Is(err, sandbox.ErrUnavailable) {
+		t.Errorf("New with Root / = %v, want ErrUnavailable", err)
+	}
 	// A bwrap that refuses to start (no user namespaces) is unavailable too.
 	fake := filepath.Join(t.TempDir(), "bwrap")
 	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n"), 0o755); err != nil {
