@@ -31,7 +31,8 @@
 //     (a build cache) read-write.
 //   - [Secrets] masked even when they lie inside Root's tree: ~/.ssh,
 //     ~/.aws, ~/.config, ~/.gnupg, ~/.netrc, ~/.docker, ~/.kube and
-//     others, and /etc/shadow and /etc/gshadow.
+//     others, and /etc/shadow, /etc/gshadow, /etc/sudoers,
+//     /etc/ssl/private and the SSH host keys.
 //   - A fresh /dev (null, zero, random, tty …, no disks), read-only but
 //     for /dev/shm, and a fresh /proc.
 //   - No network (a network namespace with only loopback) unless

@@ -30,7 +30,7 @@ var Secrets = []string{
 }
 
 // systemSecrets are files outside any home that a command never reads.
-var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers"}
+var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssl/private"}
 
 // Policy is what a sandboxed command may touch. The zero value, with Root
 // set, is the default: writes to Root and a private /tmp only, no
@@ -216,6 +216,8 @@ func (s *Sandbox) build() ([]string, error) {
 		}
 	}
 	secrets = append(secrets, systemSecrets...)
+	hostKeys, _ := filepath.Glob("/etc/ssh/ssh_host_*_key")
+	secrets = append(secrets, hostKeys...)
 	seen := map[string]bool{}
 	for _, sec := range secrets {
 		if seen[sec] || within(p.Root, sec) {

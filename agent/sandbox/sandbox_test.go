@@ -111,7 +111,8 @@ func TestSandboxHidesHomeAndSecrets(t *testing.T) {
 			t.Errorf("read %s: %q, %v; want it hidden", f, out, err)
 		}
 	}
-	for _, f := range []string{"/etc/shadow", "/root/.bash_history"} {
+	hostKeys, _ := filepath.Glob("/etc/ssh/ssh_host_*_key")
+	for _, f := range append([]string{"/etc/shadow", "/root/.bash_history"}, hostKeys...) {
 		if _, err := os.Stat(f); err != nil {
 			continue
 		}
