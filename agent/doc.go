@@ -30,6 +30,20 @@
 // That next message is [InterruptedNote], which Run adds as a user
 // message, so the model knows the user stopped it.
 //
+// # Permissions and confinement
+//
+// A [Guard] asks before writes and commands unless the user allowed them
+// (Yes, the CLI's --yes). What --yes cannot allow is read from the
+// command's shell syntax (tooluse.Hazards, not a list of patterns): rm -r
+// outside the project or of / and ~, find -delete, curl … | sh, recursive
+// chmod and chown outside the project, writes to devices, mkfs, fork
+// bombs, git push --force. Those are asked every time. The guard is not
+// the confinement: commands run in an OS sandbox (package sandbox,
+// through tools.Env.Sandbox) that lets them write only in the project and
+// a private /tmp, hides the home directory and its secrets, and has no
+// network unless allowed. Where no sandbox can run, Guard.Unconfined asks
+// for every command.
+//
 // # Events
 //
 // [Options.Events] receives one [Event] per thing that happened, in order

@@ -2,7 +2,7 @@ package agent
 
 import (
 	"context"
-	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -36,15 +36,29 @@ type Permission interface {
 
 // Guard is the usual [Permission] (seed 000's permissionGuard): reads are
 // free; writes and commands are allowed when Yes is set or the tool was
-// answered [DecisionAlways] before, else asked; a dangerous command
-// ([Dangerous]) is always asked, even with Yes. Without Ask, what would
-// be asked is denied. Safe for concurrent use.
+// answered [DecisionAlways] before, else asked. Two kinds of call are
+// asked every time, even with Yes or after [DecisionAlways]:
+//
+//   - a command with a hazard (tooluse.Hazards: rm -r outside the
+//     project, find -delete, curl … | sh, chmod -R of /, writes to
+//     devices, mkfs, fork bombs …), whatever the tool's access;
+//   - any command when Unconfined is set: no sandbox confines it.
+//
+// Without Ask, what would be asked is denied. Safe for concurrent use;
+// set the fields before the first Allow.
 type Guard struct {
 	// Yes allows every write and command (the CLI's --yes), except
-	// dangerous commands. Optional.
+	// those above. Optional.
 	Yes bool
-	// Ask asks the user about call; reason says why it is asked ("" or
-	// the dangerous pattern matched). Optional: nil denies.
+	// Root is the project directory, absolute, and Home the user's home
+	// directory: what hazards are judged against (an rm -r inside Root is
+	// no hazard). Optional: without Root every rm -r is outside.
+	Root, Home string
+	// Unconfined reports that commands run without a sandbox
+	// (tools.Env.Sandbox is nil), so that each is asked. Optional.
+	Unconfined bool
+	// Ask asks the user about call; reason says why it is asked even
+	// under Yes ("" when it is not). Optional: nil denies.
 	Ask func(ctx context.Context, call chat.ToolCall, access tools.Access, reason string) (Decision, error)
 
 	mu     sync.Mutex
@@ -53,8 +67,8 @@ type Guard struct {
 
 // Allow implements [Permission].
 func (g *Guard) Allow(ctx context.Context, call chat.ToolCall, access tools.Access) (Decision, error) {
-	reason, dangerous := Dangerous(tooluse.Classify(call).Command)
-	if !dangerous {
+	reason := g.Reason(call, access)
+	if reason == "" {
 		if access == tools.AccessRead || g.Yes {
 			return DecisionAllow, nil
 		}
@@ -72,7 +86,7 @@ func (g *Guard) Allow(ctx context.Context, call chat.ToolCall, access tools.Acce
 	if err != nil {
 		return DecisionDeny, err
 	}
-	if d == DecisionAlways && !dangerous {
+	if d == DecisionAlways && reason == "" {
 		g.mu.Lock()
 		if g.always == nil {
 			g.always = map[string]bool{}
@@ -83,35 +97,22 @@ func (g *Guard) Allow(ctx context.Context, call chat.ToolCall, access tools.Acce
 	return d, nil
 }
 
-// dangerous are the commands a [Guard] always asks about, with what they
-// do: whole-disk deletion, history rewriting on a remote, formatting and
-// raw writes to devices.
-var dangerous = []struct {
-	re     *regexp.Regexp
-	reason string
-}{
-	{regexp.MustCompile(`\brm\s+(-\S+\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-\S+\s+)*(/|/\*|~|~/|\$HOME)(\s|;|&|\||$)`), "rm -rf of the root or home directory"},
-	{regexp.MustCompile(`\bgit\s+push\b[^;&|]*\s(--force\b|--force-with-lease\b|-f\b|\+\S)`), "git push --force"},
-	{regexp.MustCompile(`\bmkfs(\.\w+)?\b`), "mkfs"},
-	{regexp.MustCompile(`\bdd\b[^;&|]*\bof=/dev/`), "dd of=/dev/"},
-	{regexp.MustCompile(`>\s*/dev/(sd|nvme|hd|disk)`), "a write to a disk device"},
-	{regexp.MustCompile(`:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}`), "a fork bomb"},
-}
-
-// Dangerous reports whether command (a shell command, as
-// tooluse.Classify's Use.Command) matches the deny list a [Guard] always
-// asks about, and which entry: rm -rf of / or ~, git push --force (or -f,
-// --force-with-lease, a +refspec), mkfs, dd of=/dev/, a redirection to a
-// disk device, a fork bomb. Whitespace runs are collapsed first.
-func Dangerous(command string) (reason string, ok bool) {
-	if command == "" {
-		return "", false
-	}
-	c := strings.Join(strings.Fields(command), " ")
-	for _, d := range dangerous {
-		if d.re.MatchString(c) {
-			return d.reason, true
+// Reason returns why call must be asked about even under Yes, or "":
+// its command's hazards (tooluse.Hazards), joined by "; ", or that it
+// runs a command without a sandbox.
+func (g *Guard) Reason(call chat.ToolCall, access tools.Access) string {
+	cmd := tooluse.Classify(call).Command
+	if hz := tooluse.Hazards(cmd, tooluse.HazardOptions{Root: g.Root, Home: g.Home}); len(hz) > 0 {
+		rs := make([]string, 0, len(hz))
+		for _, h := range hz {
+			if !slices.Contains(rs, h.Reason) {
+				rs = append(rs, h.Reason)
+			}
 		}
+		return strings.Join(rs, "; ")
 	}
-	return "", false
+	if g.Unconfined && (access == tools.AccessExec || cmd != "") {
+		return "no sandbox: the command would run unconfined"
+	}
+	return ""
 }

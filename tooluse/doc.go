@@ -23,6 +23,10 @@
 //     task_tracker call sets.
 //   - [Pairer] pairs tool results with calls by id, the way the window
 //     does: a repeated id pairs with the most recent unanswered call.
+//   - [Hazards] reads a shell command for what an agent must ask about
+//     even when every command is allowed: rm -r outside the project,
+//     find -delete, pipes into a shell, writes to devices, mkfs, fork
+//     bombs and the like, seen through bash -c, eval, sudo and xargs.
 //   - [ErrorLine] finds the line of a failed command's output that names
 //     the error; [CutRunes] and [HeadRunes] cut text on rune boundaries.
 //

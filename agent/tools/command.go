@@ -2,14 +2,18 @@ package tools
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/agentctx/agentctx/agent/sandbox"
 	"github.com/agentctx/agentctx/chat"
 )
 
@@ -58,13 +62,30 @@ func (t runCommand) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, shell, "-c", a.Command)
-	cmd.Dir = t.env.Root
+	var cmd *exec.Cmd
+	if t.env.Sandbox != nil {
+		cmd = t.env.Sandbox.Command(runCtx, shell, "-c", a.Command)
+	} else {
+		cmd = exec.CommandContext(runCtx, shell, "-c", a.Command)
+		cmd.Dir = t.env.Root
+	}
+	// Credentials stay with the agent; the tag finds what the command
+	// leaves running.
+	tag := commandTag()
+	cmd.Env = append(sandbox.Environ(os.Environ()), tag)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		// The whole process group: the shell and everything it started.
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+	// Nothing a command starts outlives it: its process group, then what
+	// left the group (setsid, a double fork) by its tag.
+	defer func() {
+		if cmd.Process != nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+		killTagged(tag)
+	}()
 	// A grandchild that escaped the group could hold the pipe open.
 	cmd.WaitDelay = 500 * time.Millisecond
 	out := &headTail{limit: t.env.outputBytes()}
@@ -93,6 +114,13 @@ func (t runCommand) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult
 	res := ok(call, fmt.Sprintf("%sExit code %d", text, code))
 	res.IsError = code != 0
 	return res
+}
+
+// commandTag returns an environment entry unique to one command run.
+func commandTag() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "AGENTCTX_COMMAND_ID=" + hex.EncodeToString(b[:])
 }
 
 // headTail is an io.Writer that keeps the first and last limit/2 bytes of

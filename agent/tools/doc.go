@@ -4,7 +4,9 @@
 //   - read_file {path, start_line?, end_line?}: numbered lines (1-based,
 //     like cat -n), capped at Env.OutputBytes with a note naming the
 //     start_line to read on; directories, binary files (a NUL in the first
-//     8 KiB) and files over [MaxReadBytes] without a range are refused.
+//     8 KiB) and files over [MaxReadBytes] without a range are refused;
+//     a line over 2,000 bytes is cut, and read with a bounded buffer, so a
+//     line of any length costs kilobytes.
 //   - write_file {path, content}: parents created, written atomically
 //     (temporary file and rename), an existing file's mode kept.
 //   - edit_file {path, old_string, new_string, replace_all?}: exact
@@ -16,9 +18,15 @@
 //   - list_files {path?, depth?}: a tree honouring .gitignore, at most
 //     [MaxListEntries] entries.
 //   - run_command {command, timeout_seconds?}: bash -c (sh without bash)
-//     in Root, in its own process group, killed whole on timeout or
-//     cancellation; stdout and stderr interleaved, head and tail kept
-//     within Env.OutputBytes; the text ends "Exit code N".
+//     in Root, inside Env.Sandbox when set (package sandbox), in its own
+//     process group, killed whole on timeout or cancellation; stdout and
+//     stderr interleaved, head and tail kept within Env.OutputBytes; the
+//     text ends "Exit code N". Its environment is the agent's without
+//     credentials (sandbox.Environ). Nothing it starts outlives it: when
+//     the shell returns, its process group is killed, and so is every
+//     process that carries its AGENTCTX_COMMAND_ID in its environment
+//     (setsid, nohup, double forks); under a sandbox its PID namespace
+//     ends with it as well.
 //   - todo_write {todos: [{content, status}]}: the list as text; the
 //     Engine reads it from the call (tooluse.Todos).
 //   - note_finding {finding, evidence?, importance? 1-5, category?}: seed

@@ -96,29 +96,36 @@ func (t readFile) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 	limit := t.env.outputBytes()
 	var out strings.Builder
 	n, last := 0, 0
+	buf := make([]byte, 0, maxLineBytes+2)
 	for {
-		line, err := r.ReadString('\n')
-		if line == "" && err != nil {
+		// Lines before start are read and dropped; none is held whole,
+		// whatever its length: memory stays within the reader's buffer
+		// and buf.
+		line, size, cut, err := readLine(r, buf, maxLineBytes)
+		if size == 0 && err != nil {
 			if !errors.Is(err, io.EOF) {
 				return fail(call, "%s: %v", a.Path, err)
 			}
 			break
 		}
 		n++
+		if n%1024 == 0 && ctx.Err() != nil {
+			return fail(call, "cancelled: %v", ctx.Err())
+		}
 		if n < start {
 			continue
 		}
 		if a.EndLine > 0 && n > a.EndLine {
 			break
 		}
-		if n%1024 == 0 && ctx.Err() != nil {
-			return fail(call, "cancelled: %v", ctx.Err())
+		text := string(line)
+		if cut {
+			text = strings.ToValidUTF8(text, "") + "… [line cut at " + strconv.Itoa(maxLineBytes) + " bytes of " + strconv.Itoa(size) + "]"
 		}
-		line = strings.TrimRight(line, "\r\n")
-		if len(line) > maxLineBytes {
-			line = line[:maxLineBytes] + "… [line cut at " + strconv.Itoa(maxLineBytes) + " bytes]"
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fail(call, "%s: %v", a.Path, err)
 		}
-		entry := fmt.Sprintf("%6d\t%s\n", n, line)
+		entry := fmt.Sprintf("%6d\t%s\n", n, text)
 		if out.Len()+len(entry) > limit && last > 0 {
 			fmt.Fprintf(&out, "[output capped at %d bytes: showed lines %d-%d; call read_file with start_line=%d to read on]\n", limit, start, last, last+1)
 			return ok(call, out.String())
@@ -133,6 +140,39 @@ func (t readFile) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 		return fail(call, "%s has %d lines; start_line %d is past its end", a.Path, n, start)
 	}
 	return ok(call, out.String())
+}
+
+// readLine reads one line from r and returns its first keep bytes,
+// without the line ending, in buf's storage, and its size in bytes
+// (line ending included: 0 only at the end of the input); cut reports
+// that the line was longer than keep. A longer line
+// is read to its end and the rest dropped, so a line of any length costs
+// keep bytes, not its size. err is r's error (io.EOF after a last line
+// without a new line, with size > 0).
+func readLine(r *bufio.Reader, buf []byte, keep int) (line []byte, size int, cut bool, err error) {
+	line = buf[:0]
+	for {
+		frag, e := r.ReadSlice('\n')
+		size += len(frag)
+		// Two bytes past keep leave room for the "\r\n" trimmed below.
+		if room := keep + 2 - len(line); room > 0 {
+			line = append(line, frag[:min(room, len(frag))]...)
+		}
+		if e == bufio.ErrBufferFull {
+			continue
+		}
+		err = e
+		break
+	}
+	cut = len(line) < size
+	if !cut {
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+	}
+	if len(line) > keep {
+		line, cut = line[:keep], true
+	}
+	return line, size, cut, err
 }
 
 type writeFile struct{ env Env }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/agent/sandbox"
 	"github.com/agentctx/agentctx/chat"
 )
 
@@ -45,6 +46,12 @@ type Env struct {
 	Root string
 	// AllowOutside lets paths leave Root.
 	AllowOutside bool
+	// Sandbox confines run_command (package sandbox: writes only in the
+	// project and a private /tmp, no network, home and secrets hidden).
+	// Optional: nil runs commands unconfined, which the permission guard
+	// must then ask about one by one. Credentials are removed from a
+	// command's environment either way (sandbox.Environ).
+	Sandbox *sandbox.Sandbox
 	// Engine answers note_finding, todo_write's list and recall_output.
 	// Optional: without it those tools are left out of [Default].
 	Engine *agentctx.Engine

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/agent"
+	"github.com/agentctx/agentctx/agent/sandbox"
 	"github.com/agentctx/agentctx/agent/tools"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
@@ -32,6 +34,9 @@ type chatFlags struct {
 	budget   int
 	home     string
 	outside  bool
+	network  bool
+	unboxed  bool
+	readOnly []string
 	cont     bool
 	resume   string
 }
@@ -58,8 +63,28 @@ the session stored like any other.
 This version has the print mode only, for scripts and CI (like claude -p
 and codex exec): -p PROMPT runs until the model stops or --max-turns, prints
 the final answer (or, with --json, one JSON event per line), and exits
-non-zero on failure. Writes and commands need --yes (a dangerous command,
-such as rm -rf / or git push --force, is refused even then).
+non-zero on failure. Writes and commands need --yes, or are asked about
+in the interactive chat.
+
+Commands run in an OS sandbox (bubblewrap; Debian/Ubuntu: apt-get install
+bubblewrap): they may write only in DIR, a private /tmp and Go's build
+cache; the home directory (~/.ssh, ~/.aws, ~/.config and the rest, DIR
+excepted) and /etc/shadow are hidden, the Go module cache excepted
+(--sandbox-read adds paths); there is no network unless --allow-network
+(or AGENTCTX_ALLOW_NETWORK=1); nothing a command starts outlives it. The
+agent's API keys and other credentials (*_API_KEY, *_TOKEN, *SECRET*,
+*PASSWORD*, AWS_*, OPENAI_*, ANTHROPIC_* …) are removed from the
+commands' environment. Where no sandbox can run (bwrap missing, no user
+namespaces in a container) or with --no-sandbox, chat says so at start and
+asks before every command, even with --yes; in print mode, where no one
+can answer, every command is refused.
+
+--yes still asks (and print mode refuses) a command whose shell syntax
+shows a hazard: rm -r outside DIR or of / or ~, find -delete or -exec rm,
+a pipe into a shell (curl … | sh), bash -c or eval of such a command or
+of a script built when it runs, recursive chmod/chown outside DIR, writes
+to devices (> /dev/sda, dd of=/dev/…), mkfs, a fork bomb, git push
+--force, kill -1, shutdown.
 
 The model comes from the environment (AGENTCTX_PROVIDER, AGENTCTX_MODEL,
 OPENAI_API_KEY / OPENAI_BASE_URL for OpenAI-compatible servers such as
@@ -83,12 +108,15 @@ flags.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&f.prompt, "print", "p", "", "run this task in print mode and print the final answer")
 	fl.BoolVar(&f.json, "json", false, "with -p: print the agent's events as JSON Lines")
-	fl.BoolVar(&f.yes, "yes", false, "allow writes and commands without asking (dangerous commands stay refused)")
+	fl.BoolVar(&f.yes, "yes", false, "allow writes and commands without asking (hazardous commands, and every command without a sandbox, are still asked)")
 	fl.IntVar(&f.maxTurns, "max-turns", 50, "most model calls for the task")
 	fl.StringVar(&f.model, "model", "", "model name (default: $AGENTCTX_MODEL, else the provider's default)")
 	fl.StringVar(&f.provider, "provider", "", "openai or anthropic (default: $AGENTCTX_PROVIDER, else from the API keys set)")
 	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the model's)")
-	fl.BoolVar(&f.outside, "allow-outside", false, "let the tools read and write outside DIR")
+	fl.BoolVar(&f.outside, "allow-outside", false, "let the file tools read and write outside DIR (commands stay sandboxed)")
+	fl.BoolVar(&f.network, "allow-network", os.Getenv("AGENTCTX_ALLOW_NETWORK") == "1", "let sandboxed commands use the network (default: $AGENTCTX_ALLOW_NETWORK=1)")
+	fl.BoolVar(&f.unboxed, "no-sandbox", false, "run commands without the sandbox; every command is then asked, even with --yes")
+	fl.StringArrayVar(&f.readOnly, "sandbox-read", nil, "a path hidden by the sandbox (under the home) that commands may read; repeatable (the Go module cache is by default)")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "resume the project's latest chat session")
 	fl.StringVar(&f.resume, "resume", "", "resume the session with this ID")
 	addHomeFlag(cmd, e, &f.home)
@@ -109,12 +137,22 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 		return err
 	}
 	defer closeStore(store, &err)
-	s := &chatSession{e: e, f: f, root: root, store: store, guard: &agent.Guard{Yes: f.yes}}
+	home, _ := os.UserHomeDir()
+	s := &chatSession{e: e, f: f, root: root, store: store, guard: &agent.Guard{Yes: f.yes, Root: root, Home: home}}
 	defer func() {
 		if cerr := s.close(); cerr != nil && err == nil {
 			err = cerr
 		}
 	}()
+	cleanup, err := s.confine(ctx)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if s.sandbox == nil && f.prompt != "" {
+		// The interactive chat's banner says it.
+		fmt.Fprintf(e.stderr, "agentctx chat: %s: every command will be refused (print mode has no one to ask)\n", s.unconfined)
+	}
 	id, err := s.startID(ctx)
 	if err != nil {
 		return err
@@ -156,6 +194,10 @@ type chatSession struct {
 	root  string
 	store session.Store
 	guard *agent.Guard
+	// sandbox confines run_command; nil when none can run, unconfined
+	// saying why.
+	sandbox    *sandbox.Sandbox
+	unconfined string
 	// onEvent receives the agent's events. Optional.
 	onEvent func(agent.Event)
 
@@ -191,6 +233,86 @@ func (s *chatSession) startID(ctx context.Context) (string, error) {
 	return "", nil
 }
 
+// confine sets up the sandbox the session's commands run in, with a
+// private temporary folder for its /tmp, removed by cleanup. Without one
+// (--no-sandbox, or sandbox.ErrUnavailable) the guard asks every command
+// and s.unconfined says why.
+func (s *chatSession) confine(ctx context.Context) (cleanup func(), err error) {
+	cleanup = func() {}
+	if s.f.unboxed {
+		s.guard.Unconfined, s.unconfined = true, "--no-sandbox: commands run unconfined"
+		return cleanup, nil
+	}
+	tmp, err := os.MkdirTemp("", "agentctx-chat-")
+	if err != nil {
+		return cleanup, err
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	readOnly := slices.Clone(s.f.readOnly)
+	if mc := goModCache(); mc != "" {
+		readOnly = append(readOnly, mc)
+	}
+	var writable []string
+	if bc := goBuildCache(); bc != "" {
+		writable = append(writable, bc)
+	}
+	sb, err := sandbox.New(ctx, sandbox.Policy{Root: s.root, TempDir: tmp, Network: s.f.network, Home: s.guard.Home, ReadOnly: readOnly, Writable: writable})
+	switch {
+	case errors.Is(err, sandbox.ErrUnavailable):
+		s.guard.Unconfined, s.unconfined = true, err.Error()
+		return cleanup, nil
+	case err != nil:
+		cleanup()
+		return func() {}, err
+	}
+	s.sandbox = sb
+	return cleanup, nil
+}
+
+// goModCache returns the Go module cache when it exists: the sandbox
+// lets commands read it, so that go build works offline in a home it
+// hides. "" when there is none.
+func goModCache() string {
+	dir := os.Getenv("GOMODCACHE")
+	if dir == "" {
+		gopath := os.Getenv("GOPATH")
+		if gopath == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return ""
+			}
+			gopath = filepath.Join(home, "go")
+		}
+		dir = filepath.Join(filepath.SplitList(gopath)[0], "pkg", "mod")
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return dir
+}
+
+// goBuildCache returns Go's build cache when it exists ($GOCACHE, else
+// go-build in the user's cache folder): the sandbox lets commands write
+// it, or every go build in a chat would start cold (close to a minute
+// for a small test on a loaded machine). "" when there is none.
+func goBuildCache() string {
+	dir := os.Getenv("GOCACHE")
+	if dir == "off" {
+		return ""
+	}
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(cache, "go-build")
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return dir
+}
+
 // chatOrigin is the Origin of the sessions chat starts.
 const chatOrigin = "chat"
 
@@ -213,7 +335,7 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	if id == "" {
 		name = cfg.Model
 	}
-	env := tools.Env{Root: s.root, AllowOutside: s.f.outside}
+	env := tools.Env{Root: s.root, AllowOutside: s.f.outside, Sandbox: s.sandbox}
 	// The definitions only: the tools that need the engine are built
 	// again once it is open.
 	defEnv := env

@@ -236,7 +236,16 @@ func (r *repl) banner() {
 	}
 	mode := "writes and commands ask first"
 	if s.guard.Yes {
-		mode = "writes and commands allowed (--yes)"
+		mode = "writes and commands allowed (--yes; hazardous commands still ask)"
+	}
+	if s.sandbox != nil {
+		r.println(r.paint("2", s.sandbox.String()))
+	} else {
+		r.println(r.paint("33", "! ") + escapeTerm(s.unconfined) + ": every command asks, even with --yes")
+		mode = "writes ask first"
+		if s.guard.Yes {
+			mode = "writes allowed (--yes)"
+		}
 	}
 	r.println(r.paint("2", mode+" · /help for the commands · Ctrl-C interrupts · Ctrl-C twice exits"))
 }
@@ -339,7 +348,7 @@ func (r *repl) ask(ctx context.Context, call chat.ToolCall, access tools.Access,
 	q := fmt.Sprintf("allow %s %s?", name, escapeTerm(callSummary(&agent.ToolCallEvent{Name: call.Name, Arguments: call.Arguments})))
 	choices := "[y]es / [n]o / [a]lways for " + name
 	if reason != "" {
-		r.println(r.paint("31", "⚠ dangerous: ") + escapeTerm(reason))
+		r.println(r.paint("31", "⚠ asked even with --yes: ") + escapeTerm(reason))
 		choices = "[y]es / [n]o"
 	}
 	r.println(r.paint("33", q))
