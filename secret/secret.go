@@ -55,6 +55,10 @@ type secretPattern struct {
 	// tail requires that the byte after the secret is not a token byte,
 	// for fixed-length keys.
 	tail bool
+	// assign marks a name followed by an assignment: the match starts
+	// right after the anchor, which must end the name unless glued is
+	// set (then the name may go on; the match skips the rest of it).
+	assign, glued bool
 	// check is an extra validation of the secret bytes.
 	check func(s string) bool
 	// match, when set, replaces re: it returns the secret's span in
@@ -67,7 +71,11 @@ type secretPattern struct {
 // JWT assigned to `token = "…"` is reported as a JWT, not a generic
 // secret). Each is an RE2 expression (package regexp) or a small
 // hand-written scanner, linear in its window's length.
-var secretPatterns = []secretPattern{
+var secretPatterns = slices.Concat(keyPatterns, providerPatterns, tailPatterns)
+
+// keyPatterns are the original key patterns: private keys, AWS, Anthropic,
+// OpenAI, GitHub, Slack, Google, Stripe.
+var keyPatterns = []secretPattern{
 	{
 		kind:    KindPrivateKey,
 		anchors: []string{"-----BEGIN "},
@@ -167,6 +175,10 @@ var secretPatterns = []secretPattern{
 		tail:     true,
 		check:    func(s string) bool { return looksRandom(s[len("sk_live_"):], 10) },
 	},
+}
+
+// tailPatterns come last: JWTs, then assignments to names.
+var tailPatterns = []secretPattern{
 	{
 		kind:     KindJWT,
 		anchors:  []string{"eyJ"},
@@ -183,9 +195,20 @@ var secretPatterns = []secretPattern{
 		anchors: []string{"password", "passwd", "secret", "token", "api_key", "apikey", "api-key",
 			"access_key", "accesskey", "private_key", "credential"},
 		lower:  true,
+		assign: true,
 		match:  assignment,
 		window: 300,
 		check:  plausiblePassword,
+	},
+	{
+		kind:    KindGeneric,
+		anchors: providerNames,
+		lower:   true,
+		assign:  true,
+		glued:   true,
+		match:   namedAssignment,
+		window:  330,
+		check:   plausibleProviderKey,
 	},
 }
 
@@ -254,12 +277,12 @@ func find(text string) []Span {
 				continue
 			}
 			start := at
-			if p.kind == KindGeneric {
+			if p.assign {
 				// The name (any identifier ending with the anchor) must
-				// end at the anchor; the match starts after it, at the
-				// assignment.
+				// end at the anchor, unless glued; the match starts
+				// after it, at the assignment.
 				start = at + len(ref.anchor)
-				if start < len(text) && tokenByte(text[start]) {
+				if !p.glued && start < len(text) && tokenByte(text[start]) {
 					continue
 				}
 			} else if p.boundary && at > 0 && tokenByte(text[at-1]) {
@@ -448,7 +471,7 @@ func assignment(text string, start, limit int) (lo, hi int, ok bool) {
 	}
 	lo = i
 	j := lo
-	for j < min(limit, lo+201) && !asciiSpace(text[j]) && strings.IndexByte("\"'`#,;(){}[]<>", text[j]) < 0 {
+	for j < min(limit, lo+201) && !asciiSpace(text[j]) && strings.IndexByte("\"'`,;(){}[]<>", text[j]) < 0 {
 		j++
 	}
 	n := j - lo
