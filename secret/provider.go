@@ -245,8 +245,14 @@ func urlUserByte(c byte) bool {
 var urlPasswordWords = []string{"pass", "password", "passwd", "pwd", "secret", "token", "x-oauth-basic"}
 
 // plausibleURLPassword rejects documentation passwords and template
-// variables: "user:password@", "user:$PASSWORD@", "user:%s@".
+// variables: "user:password@", "user:$PASSWORD@", "user:%s@", and
+// passwords of fewer than 6 bytes or of letters and '_' only: [Redact]
+// replaces a found value wherever it stands, and such a value could
+// stand inside words and markers ("[REDACTED url_password]").
 func plausibleURLPassword(v string) bool {
+	if len(v) < 6 || strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") == "" {
+		return false
+	}
 	l := strings.ToLower(v)
 	for _, w := range urlPasswordWords {
 		if l == w {
