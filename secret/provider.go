@@ -122,7 +122,7 @@ var providerPatterns = []secretPattern{
 		window:  400,
 		check:   plausibleURLPassword,
 	},
-	prefixed(KindTwilioKey, []string{"SK", "AC"}, `(?:SK|AC)[0-9a-fA-F]{32}`, 10),
+	prefixed(KindTwilioKey, followedBy([]string{"SK", "AC"}, "0123456789abcdefABCDEF"), `(?:SK|AC)[0-9a-fA-F]{32}`, 10),
 	prefixed(KindSendGridKey, []string{"SG."}, `SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`, 12),
 	{
 		kind:     KindMailgunKey,
@@ -194,7 +194,7 @@ var providerPatterns = []secretPattern{
 	prefixed(KindAPIToken, []string{"sgp_"}, `sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}`, 10),
 	prefixed(KindAPIToken, []string{"tfp_"}, `tfp_[A-Za-z0-9_.=-]{59}`, 12),
 	prefixed(KindAPIToken, []string{"t1."}, `t1\.[A-Za-z0-9_-]+=*\.[A-Za-z0-9_-]{86}=*`, 12),
-	prefixed(KindAPIToken, []string{"YC"}, `YC[A-Za-z0-9_-]{38}`, 12),
+	prefixed(KindAPIToken, followedBy([]string{"YC"}, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"), `YC[A-Za-z0-9_-]{38}`, 12),
 	prefixed(KindAPIToken, []string{"AQVN"}, `AQVN[A-Za-z0-9_-]{35,38}`, 12),
 	prefixed(KindAPIToken, []string{"EAAA", "sq0atp-", "sq0csp-"}, `(?:EAAA|sq0atp-|sq0csp-)[A-Za-z0-9_-]{22,60}`, 10),
 	prefixed(KindAPIToken, []string{"EAAM", "EAAC"}, `EAA[MC][A-Za-z0-9]{100,}`, 12),
@@ -202,6 +202,18 @@ var providerPatterns = []secretPattern{
 	prefixed(KindAPIToken, []string{"4b1d"}, `4b1d[A-Za-z0-9]{38}`, 12),
 	prefixed(KindAPIToken, []string{"p8e-"}, `p8e-[A-Za-z0-9]{32}`, 12),
 	prefixed(KindAPIToken, []string{"eyJrIjoi"}, `eyJrIjoi[A-Za-z0-9]{70,400}={0,3}`, 12),
+}
+
+// followedBy returns each prefix followed by each byte of next: anchors
+// are at least three bytes long (see anchorBuckets).
+func followedBy(prefixes []string, next string) []string {
+	var out []string
+	for _, p := range prefixes {
+		for i := 0; i < len(next); i++ {
+			out = append(out, p+next[i:i+1])
+		}
+	}
+	return out
 }
 
 // urlPassword matches, at text[start:limit] right after "://", the user

@@ -282,7 +282,11 @@ func find(text string) []Span {
 		if anchorPairs[k>>6]&(1<<(k&63)) == 0 {
 			continue
 		}
-		for _, ref := range anchorTable[text[at]] {
+		var c2 byte
+		if at+2 < len(text) {
+			c2 = text[at+2]
+		}
+		for _, ref := range anchorBuckets[hash3(text[at], c, c2)] {
 			p := &secretPatterns[ref.prio]
 			if !hasPrefix(text[at:], ref.anchor, p.lower) {
 				continue
@@ -331,36 +335,57 @@ type anchorRef struct {
 	anchor string
 }
 
-// anchorTable lists, for each byte, the anchors that start with it (both
-// cases for the case-insensitive patterns), so [Find] makes one
-// pass over the text instead of one substring search per anchor.
-var anchorTable = func() (t [256][]anchorRef) {
+// anchorBuckets lists the anchors by a hash of their first three bytes
+// (every case combination of them for the case-insensitive patterns), so
+// [Find] makes one pass over the text instead of one substring search per
+// anchor, and tries at each position only the few anchors whose first
+// three bytes hash like the text's: with a hundred provider names and
+// prefixes, a table by first byte made it try dozens at every "co" or
+// "in". Every anchor is at least three bytes long.
+var anchorBuckets = func() (t [1 << bucketBits][]anchorRef) {
 	for prio, p := range secretPatterns {
 		for _, a := range p.anchors {
-			c := a[0]
-			t[c] = append(t[c], anchorRef{prio, a})
-			if p.lower && c >= 'a' && c <= 'z' {
-				t[c-'a'+'A'] = append(t[c-'a'+'A'], anchorRef{prio, a})
+			if len(a) < 3 {
+				panic("secret: anchor " + a + " is shorter than three bytes")
+			}
+			for _, c0 := range caseVariants(a[0], p.lower) {
+				for _, c1 := range caseVariants(a[1], p.lower) {
+					for _, c2 := range caseVariants(a[2], p.lower) {
+						h := hash3(c0, c1, c2)
+						t[h] = append(t[h], anchorRef{prio, a})
+					}
+				}
 			}
 		}
 	}
 	return t
 }()
 
+// bucketBits is the size of anchorBuckets' hash, in bits.
+const bucketBits = 12
+
+// hash3 hashes three bytes to an index of anchorBuckets.
+func hash3(c0, c1, c2 byte) uint32 {
+	return (uint32(c0)<<16 | uint32(c1)<<8 | uint32(c2)) * 2654435761 >> (32 - bucketBits)
+}
+
+// caseVariants returns c, and its upper case too when fold is set and c
+// is a lower-case ASCII letter.
+func caseVariants(c byte, fold bool) []byte {
+	if fold && c >= 'a' && c <= 'z' {
+		return []byte{c, c - 'a' + 'A'}
+	}
+	return []byte{c}
+}
+
 // anchorPairs is a bit set of the first two bytes of every anchor (in
 // every case combination for case-insensitive ones): most positions of a
 // text are ruled out by one lookup.
 var anchorPairs = func() (set [1 << 16 / 64]uint64) {
-	cases := func(c byte, fold bool) []byte {
-		if fold && c >= 'a' && c <= 'z' {
-			return []byte{c, c - 'a' + 'A'}
-		}
-		return []byte{c}
-	}
 	for _, p := range secretPatterns {
 		for _, a := range p.anchors {
-			for _, c0 := range cases(a[0], p.lower) {
-				for _, c1 := range cases(a[1], p.lower) {
+			for _, c0 := range caseVariants(a[0], p.lower) {
+				for _, c1 := range caseVariants(a[1], p.lower) {
 					k := uint16(c0)<<8 | uint16(c1)
 					set[k>>6] |= 1 << (k & 63)
 				}
