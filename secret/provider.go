@@ -174,7 +174,7 @@ var providerPatterns = []secretPattern{
 	prefixed(KindAPIToken, []string{"cmVmd"}, `cmVmd[A-Za-z0-9]{59}`, 12),
 	prefixed(KindAPIToken, []string{"fio-u-"}, `fio-u-[A-Za-z0-9_=-]{64}`, 12),
 	prefixed(KindAPIToken, []string{"sha256~"}, `sha256~[A-Za-z0-9_-]{43}`, 12),
-	prefixed(KindAPIToken, []string{"s-s4t2ud-", "s-s4t2af-"}, `s-s4t2(?:ud|af)-[a-f0-9]{64}`, 10),
+	prefixed(KindAPIToken, []string{"s-s4t2ud-", "s-s4t2af-"}, `s-s4t2(?:ud|af)-[a-fA-F0-9]{64}`, 10),
 	prefixed(KindAPIToken, []string{"pat.", "sat."}, `[ps]at\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}`, 12),
 	prefixed(KindAPIToken, []string{"ABSK"}, `ABSK[A-Za-z0-9+/]{109,269}={0,2}`, 12),
 	prefixed(KindAPIToken, []string{"bedrock-api-key-"}, `bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*`, 8),
@@ -290,20 +290,56 @@ var providerNames = []string{
 	"netlify", "new_relic", "newrelic", "nytimes", "newyorktimes", "okta", "plaid", "sendinblue",
 	"sentry", "shippo", "sidekiq", "contribsys", "sonar", "sourcegraph", "squarespace", "sumo",
 	"telegr", "travis", "twitch", "twitter", "typeform", "yandex", "zendesk", "meraki", "cohere",
-	"co_api_key", "dnkey", "privateai", "private_ai", "rapidapi", "scalingo", "sendbird",
+	"co_api_key", "dnkey", "privateai", "private_ai", "private-ai", "rapidapi", "scalingo", "sendbird",
 	"settlemint", "snyk", "trello", "twilio", "sendgrid", "huggingface", "azure",
 }
 
 // namedAssignment matches, at text[start:limit] right after a provider's
-// name, the rest of a name (at most 24 bytes of [A-Za-z0-9_.-]) and an
-// [assignment].
+// name, the rest of a name (at most 24 bytes of [A-Za-z0-9_.-]), up to
+// three blanks, line breaks, quotes or backslashes (a closing quote,
+// escaped in JSON), an operator of the languages agents read (":=",
+// "::=", ":::=", "=>", "?=", "||", "=", ":", ">", ","), up to five
+// blanks, quotes, backslashes or '=', and a value of 12-200 bytes of
+// [A-Za-z0-9_.+/=~:-] ended by the end of the text, a space, a quote, a
+// backslash or one of ";,)]}". It returns the value's span.
 func namedAssignment(text string, start, limit int) (lo, hi int, ok bool) {
 	i := start
 	for i < limit && i-start < 24 && (tokenByte(text[i]) || text[i] == '.') {
 		i++
 	}
-	return assignment(text, i, limit)
+	for n := 0; n < 3 && i < limit && (asciiSpace(text[i]) || strings.IndexByte("\"'\\", text[i]) >= 0); n++ {
+		i++
+	}
+	op := -1
+	for _, o := range namedOperators {
+		if strings.HasPrefix(text[i:limit], o) {
+			op = len(o)
+			break
+		}
+	}
+	if op < 0 {
+		return 0, 0, false
+	}
+	i += op
+	for n := 0; n < 5 && i < limit && (asciiSpace(text[i]) || strings.IndexByte("\"'`=\\", text[i]) >= 0); n++ {
+		i++
+	}
+	lo = i
+	for i < limit && i-lo <= 200 && (tokenByte(text[i]) || strings.IndexByte(".+/=~:", text[i]) >= 0) {
+		i++
+	}
+	if n := i - lo; n < 12 || n > 200 {
+		return 0, 0, false
+	}
+	if i < len(text) && !asciiSpace(text[i]) && strings.IndexByte("\"'`\\;,)]}", text[i]) < 0 {
+		return 0, 0, false
+	}
+	return lo, i, true
 }
+
+// namedOperators are the assignment operators namedAssignment reads,
+// longest first.
+var namedOperators = []string{":::=", "::=", ":=", "=>", "?=", "||", "=", ":", ">", ","}
 
 // plausibleProviderKey is the check of values assigned to a provider's
 // name: at least 12 bytes, random looking, a digit and a letter, not a
