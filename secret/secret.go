@@ -286,7 +286,11 @@ func find(text string) []Span {
 		if at+2 < len(text) {
 			c2 = text[at+2]
 		}
-		for _, ref := range anchorBuckets[hash3(text[at], c, c2)] {
+		h := hash3(text[at], c, c2)
+		if anchorTriples[h>>6]&(1<<(h&63)) == 0 {
+			continue
+		}
+		for _, ref := range anchorBuckets[h] {
 			p := &secretPatterns[ref.prio]
 			if !hasPrefix(text[at:], ref.anchor, p.lower) {
 				continue
@@ -363,6 +367,18 @@ var anchorBuckets = func() (t [1 << bucketBits][]anchorRef) {
 
 // bucketBits is the size of anchorBuckets' hash, in bits.
 const bucketBits = 12
+
+// anchorTriples is a bit set of the hashes of anchorBuckets' non-empty
+// buckets: 512 bytes that stay in the L1 cache, where the buckets take
+// 96 KiB.
+var anchorTriples = func() (set [1 << bucketBits / 64]uint64) {
+	for h, b := range anchorBuckets {
+		if len(b) > 0 {
+			set[h>>6] |= 1 << (h & 63)
+		}
+	}
+	return set
+}()
 
 // hash3 hashes three bytes to an index of anchorBuckets.
 func hash3(c0, c1, c2 byte) uint32 {
