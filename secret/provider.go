@@ -342,8 +342,24 @@ func namedAssignment(text string, start, limit int) (lo, hi int, ok bool) {
 var namedOperators = []string{":::=", "::=", ":=", "=>", "?=", "||", "=", ":", ">", ","}
 
 // plausibleProviderKey is the check of values assigned to a provider's
-// name: at least 12 bytes, random looking, a digit and a letter, not a
-// path, URL or template.
+// name: at least 12 bytes that pass [plausiblePassword], not a version
+// ("7.45.0-rc.1"), and either mixing upper case, lower case and digits
+// or at least 20 bytes with 10 distinct ones: names such as
+// "heroku_app: my-app-staging-42" or "azure_location: westeurope2" hold
+// names, not keys, and keys are random in both cases or long.
 func plausibleProviderKey(v string) bool {
-	return len(v) >= 12 && plausiblePassword(v)
+	if len(v) < 12 || !plausiblePassword(v) || version.MatchString(v) {
+		return false
+	}
+	var upper, lower, digit bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		upper = upper || c >= 'A' && c <= 'Z'
+		lower = lower || c >= 'a' && c <= 'z'
+		digit = digit || c >= '0' && c <= '9'
+	}
+	return upper && lower && digit || len(v) >= 20 && looksRandom(v, 10)
 }
+
+// version matches version numbers: 1.2, v0.27.0, 7.45.0-rc.1.
+var version = regexp.MustCompile(`^v?[0-9]+(?:\.[0-9]+)+`)

@@ -192,6 +192,9 @@ func TestFindNegatives(t *testing.T) {
 		{"twilio-like in hex digest", "sha1 ACe83c5163316f89bfbde7d9ab23ca2e25604af290"},
 		{"hf too short", "hf_abc and hf_hub_download"},
 		{"gitlab prefix in prose", "the glpat- prefix marks personal access tokens"},
+		{"provider version", "datadog_version: 7.45.0-rc.1build2\nsentry-sdk==1.39.2"},
+		{"provider names", "twitter_handle = \"agentctx_dev42\"\nazure_location: westeurope2prod\nheroku_app: my-app-staging-42"},
+		{"provider code", "linear = nn.Linear(128, 64)\nokta_domain = dev-12345678.okta.com"},
 		{"hex digest in prose", "sha256: 3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b"},
 	}
 	for _, tt := range tests {
