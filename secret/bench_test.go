@@ -51,6 +51,22 @@ func BenchmarkFind(b *testing.B) {
 	}
 }
 
+// BenchmarkScan is BenchmarkFind without the memory of recent texts
+// (Find returns a remembered text's spans without scanning it again, so
+// BenchmarkFind from its second iteration measures the lookup): the cost
+// of one scan of 1 MiB of mixed tool output.
+func BenchmarkScan(b *testing.B) {
+	text := mixedText(1 << 20)
+	want := len(find(text))
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := len(find(text)); got != want {
+			b.Fatalf("found %d, want %d", got, want)
+		}
+	}
+}
+
 func TestMixedTextFindings(t *testing.T) {
 	t.Parallel()
 	text := mixedText(1 << 20)

@@ -5,10 +5,22 @@
 // # Finding
 //
 // [Find] returns the credential-like spans of a text, each with its kind
-// ([KindAWSAccessKeyID], [KindGitHubToken], …): cloud and API keys by
-// their providers' published prefixes, private key blocks, JWTs, and
-// assignments of random-looking values to names such as password or
-// api_key. It makes one pass over the text and is linear in its length.
+// ([KindAWSAccessKeyID], [KindGitHubToken], [KindGitLabToken], …): cloud
+// and API keys by their providers' published prefixes (about 80 formats,
+// [KindAPIToken] for the less common ones), webhook URLs, Azure
+// connection strings, passwords in URLs, private key blocks, JWTs, and
+// assignments of random-looking values to names such as password,
+// api_key or a provider's name. It makes one pass over the text and is
+// linear in its length: each anchor is found through a hash of its first
+// three bytes, so a hundred anchors cost about what ten did.
+//
+// # Coverage
+//
+// TestGitleaksCoverage runs gitleaks' default rules (v8.30.1, a test-only
+// dependency) on examples generated from their own expressions and
+// checks that Find reports, and Redact removes, each secret gitleaks
+// reports: 190 of the 209 rules whose example gitleaks detects. The
+// misses are listed in the test, with their reasons.
 //
 // # Redacting
 //

@@ -19,6 +19,10 @@ func seeds() []string {
 		fakeAWSKeyID + fakeAWSKeyID, fakeGitHubPAT + "," + fakeAWSKeyID, "x" + fakeAWSKeyID + " " + fakeAWSKeyID,
 		"token = [REDACTED github_token]", MarkerPrefix + KindJWT + "]" + fakeJWT,
 		secrettest.Password + " password=" + secrettest.Password,
+		secrettest.GitLabPAT, secrettest.SlackWebhook, secrettest.AzureConn, secrettest.URLWithPass,
+		"https://u:p@h", "x://:@", "DB_PASSWORD=" + secrettest.EnvHashPass, `PASSWORD="` + secrettest.EnvHashQuoted + `"`,
+		secrettest.TwilioAPIKey, secrettest.TwilioAccount, secrettest.SendGrid, secrettest.Mailgun, secrettest.HuggingFace,
+		"HEROKU_API_KEY=" + "4bab3c67-5dad-4aa9-b562-9bc51d01b14b", "glpat-" + secrettest.GitLabPAT,
 	}
 }
 

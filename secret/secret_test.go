@@ -96,6 +96,61 @@ func TestFindPositives(t *testing.T) {
 	}
 }
 
+// TestReviewKinds: the nine kinds of secret a security review found
+// missing, in the contexts where agents meet them, are each found and
+// redacted (finding 7 of the review).
+func TestReviewKinds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, text string
+		want       []found
+	}{
+		{"gitlab pat", "git remote set-url origin https://oauth2@gitlab.com/x/y\nexport GITLAB_TOKEN=" + secrettest.GitLabPAT + "\n",
+			[]found{{KindGitLabToken, secrettest.GitLabPAT}}},
+		{"gitlab pat in header", `curl --header "PRIVATE-TOKEN: ` + secrettest.GitLabPAT + `" https://gitlab.example.com/api/v4/projects`,
+			[]found{{KindGitLabToken, secrettest.GitLabPAT}}},
+		{"slack webhook", `curl -X POST -d '{"text":"hi"}' ` + secrettest.SlackWebhook,
+			[]found{{KindWebhookURL, strings.TrimPrefix(secrettest.SlackWebhook, "https://hooks.slack.com/")}}},
+		{"azure storage connection string", `AZURE_STORAGE_CONNECTION_STRING="` + secrettest.AzureConn + `"`,
+			[]found{{KindAzureStorageKey, secrettest.AzureKey}}},
+		{"url password", "DATABASE_URL=" + secrettest.URLWithPass + "\n",
+			[]found{{KindURLPassword, secrettest.URLPassword}}},
+		{"url password https", "git clone https://deploy:" + secrettest.URLPassword + "@git.example.org/team/repo.git",
+			[]found{{KindURLPassword, secrettest.URLPassword}}},
+		{"env password with # unquoted", "DB_PASSWORD=" + secrettest.EnvHashPass + "\nDB_HOST=localhost\n",
+			[]found{{KindGeneric, secrettest.EnvHashPass}}},
+		{"env password with # quoted", `DB_PASSWORD="` + secrettest.EnvHashQuoted + `" # the staging one` + "\n",
+			[]found{{KindGeneric, secrettest.EnvHashQuoted}}},
+		{"twilio api key", "TWILIO_API_KEY=" + secrettest.TwilioAPIKey + "\n",
+			[]found{{KindTwilioKey, secrettest.TwilioAPIKey}}},
+		{"twilio account sid", `client = Client("` + secrettest.TwilioAccount + `", auth)`,
+			[]found{{KindTwilioKey, secrettest.TwilioAccount}}},
+		{"sendgrid", "SENDGRID_API_KEY=" + secrettest.SendGrid + "\n",
+			[]found{{KindSendGridKey, secrettest.SendGrid}}},
+		{"mailgun", `auth=("api", "` + secrettest.Mailgun + `")`,
+			[]found{{KindMailgunKey, secrettest.Mailgun}}},
+		{"hugging face", "huggingface-cli login --token " + secrettest.HuggingFace,
+			[]found{{KindHuggingFaceToken, secrettest.HuggingFace}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, findAll(tt.text)); diff != "" {
+				t.Errorf("Find(%q) mismatch (-want +got):\n%s", tt.text, diff)
+			}
+			out := Redact(tt.text)
+			for _, f := range tt.want {
+				if strings.Contains(out, f.Value) {
+					t.Errorf("Redact(%q) = %q holds the %s", tt.text, out, f.Kind)
+				}
+				if !strings.Contains(out, MarkerPrefix+f.Kind+"]") {
+					t.Errorf("Redact(%q) = %q has no %s marker", tt.text, out, f.Kind)
+				}
+			}
+		})
+	}
+}
+
 func TestFindNegatives(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, text string }{
@@ -132,6 +187,14 @@ func TestFindNegatives(t *testing.T) {
 		{"slack placeholder", "xoxb-your-bot-token-here"},
 		{"google short", "AIzaSyShort"},
 		{"stripe test", "sk_test_" + "4eC39HqLyjWDarjtT1zdp7dc"},
+		{"url without password", "git clone https://github.com/agentctx/agentctx.git; ssh git@github.com; http://user@host/"},
+		{"url password placeholder", "postgres://user:password@localhost/db and https://u:$TOKEN@host and mysql://root:****@db"},
+		{"twilio-like in hex digest", "sha1 ACe83c5163316f89bfbde7d9ab23ca2e25604af290"},
+		{"hf too short", "hf_abc and hf_hub_download"},
+		{"gitlab prefix in prose", "the glpat- prefix marks personal access tokens"},
+		{"provider version", "datadog_version: 7.45.0-rc.1build2\nsentry-sdk==1.39.2"},
+		{"provider names", "twitter_handle = \"agentctx_dev42\"\nazure_location: westeurope2prod\nheroku_app: my-app-staging-42"},
+		{"provider code", "linear = nn.Linear(128, 64)\nokta_domain = dev-12345678.okta.com"},
 		{"hex digest in prose", "sha256: 3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b"},
 	}
 	for _, tt := range tests {

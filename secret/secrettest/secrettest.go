@@ -30,6 +30,23 @@ var (
 	PEMJSON    = `-----BEGIN ` + `PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC8\n-----END ` + `PRIVATE KEY-----\n`
 	PGP        = "-----BEGIN PGP " + "PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\nlQOYBF8x2ZMBCADJ4kq9pQ2vR7nK1pL8wS5yD3hG6jF0cX4bN7aM2eU9Zq\n=Ab3C\n-----END PGP " + "PRIVATE KEY BLOCK-----"
 	Password   = "Tr0ub4dor&3xK9"
+
+	// The kinds a security review found missing (GitLab, webhook URLs,
+	// Azure storage, URL passwords, Twilio, SendGrid, Mailgun, Hugging
+	// Face).
+	GitLabPAT     = "glpat-" + "Xq7Rk2Ls9Tm4Un1Vo7Wp"
+	SlackWebhook  = "https://hooks.slack.com/" + "services/T04B7K9QZ/B06H2LX8R4M/" + "q8Rk2Ls9Tm4Un1Vo7Wp3XqYz"
+	AzureKey      = "Jq8Rk2Ls9Tm4Un1Vo7Wp3XqYz6Ab5Cd2Ef7Gh0Ij" + "Kl3Mn4Op5Qr6St7Uv8Wx9Yz0aB1cD2eF3gH4iJ5kL6mN=="
+	AzureConn     = "DefaultEndpointsProtocol=https;AccountName=prodstore42;" + "AccountKey=" + AzureKey + ";EndpointSuffix=core.windows.net"
+	URLPassword   = "s3cr3t-" + "Pg9xQ"
+	URLWithPass   = "postgres://app:" + URLPassword + "@db.internal:5432/orders"
+	TwilioAPIKey  = "SK" + "3f9a1c7e5b2d8f4a6c0e9b7d5f3a1c8e"
+	TwilioAccount = "AC" + "8e2f6a4c1d9b7e3f5a0c8d6b4e2f9a17"
+	SendGrid      = "SG." + "Xq7Rk2Ls9Tm4Un1Vo7Wp3X" + "." + "b5Cd2Ef7Gh0IjKl3Mn4Op5Qr6St7Uv8Wx9Yz0aB1cD_"
+	Mailgun       = "key-" + "3f9a1c7e5b2d8f4a6c0e9b7d5f3a1c8e"
+	HuggingFace   = "hf_" + "XqRkLsTmUnVoWpXqYzBtCwEfGhIjKlMnOp"
+	EnvHashPass   = "Zq7#kLm2xV9p"
+	EnvHashQuoted = "p4s#W0rd!9"
 )
 
 // B64 encodes s in unpadded base64url, as JWT segments are.
