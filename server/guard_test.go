@@ -16,8 +16,8 @@ import (
 // a page sends) and the answer it must get.
 type forged struct {
 	name, method, path, host, origin, contentType, body string
-	status                                             int
-	code                                               string
+	status                                              int
+	code                                                string
 }
 
 // send makes the request f against ts (the Host forged when f.host is
