@@ -22,5 +22,8 @@
 //
 // [ToOpenAI]/[FromOpenAI] and [ToAnthropic]/[FromAnthropic] convert to and
 // from the OpenAI chat-completions message shape and the Anthropic Messages
-// content-block shape without loss.
+// content-block shape without loss. [ToGemini]/[WireReader.FromGemini]
+// convert to and from the Gemini API's contents; a function call without
+// an id gets a [GeminiCallID] and a thought signature goes back on the part
+// that carried it.
 package chat

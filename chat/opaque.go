@@ -133,8 +133,8 @@ func ImageTokens(width, height int) int {
 const PDFPageTokens = 3000
 
 // WireReader converts wire messages to the message model with options;
-// the package's FromAnthropic, FromOpenAI and FromResponses are the zero
-// WireReader's.
+// the package's FromAnthropic, FromOpenAI, FromResponses and FromGemini
+// are the zero WireReader's.
 //
 // KeepMedia makes images (and, where the wire has them, documents, audio
 // and files) [Opaque] parts holding their bytes, as a proxy needs to send

@@ -690,7 +690,7 @@ func inlineImage(mediaType, data string, isBase64 bool) Image {
 
 // partKind names a part's type for error messages.
 func partKind(p Part) string {
-	switch p.(type) {
+	switch p := p.(type) {
 	case Text:
 		return "text"
 	case ToolCall:
@@ -702,7 +702,7 @@ func partKind(p Part) string {
 	case Image:
 		return "an image"
 	case Opaque:
-		return "an opaque " + p.(Opaque).Kind
+		return "an opaque " + p.Kind
 	case nil:
 		return "a nil part"
 	}

@@ -177,7 +177,11 @@ func (r WireReader) FromResponses(it ResponsesItem) (Message, error) {
 		if err != nil {
 			return Message{}, err
 		}
-		return Message{Role: role, Parts: parts}, nil
+		m := Message{Role: role, Parts: parts}
+		if role != RoleAssistant {
+			m.ID = it.ID // written back by ToResponses
+		}
+		return m, nil
 	case "reasoning":
 		var texts []string
 		var sum []struct {
@@ -208,7 +212,7 @@ func (r WireReader) FromResponses(it ResponsesItem) (Message, error) {
 		if err != nil {
 			return Message{}, err
 		}
-		m := Message{Role: RoleTool, Parts: []Part{ToolResult{ToolCallID: it.CallID, Content: text}}}
+		m := Message{Role: RoleTool, ID: it.ID, Parts: []Part{ToolResult{ToolCallID: it.CallID, Content: text}}}
 		for _, o := range rest {
 			m.Parts = append(m.Parts, o)
 		}
@@ -354,6 +358,9 @@ func (r WireReader) responsesOutput(raw json.RawMessage) (string, []Opaque, erro
 // are left out: a reasoning item cannot be sent back without the id the
 // provider gave it, and the API accepts an input without it.
 //
+// A user, system or tool message's ID (the item id [FromResponses] kept)
+// goes back on its item, so a rewritten item keeps its id.
+//
 // An [Opaque] part of the Responses wire is written byte for byte: an item
 // (web_search_call, compaction, additional_tools …) as an item in its
 // place, a content part (input_image, input_file, input_audio; kinds
@@ -377,11 +384,12 @@ func ToResponses(msgs []Message, custom func(callID string) bool) ([]ResponsesIt
 				role = "developer"
 			}
 			var content []json.RawMessage
+			id := m.ID // the item's own id, for the first item written
 			flush := func() {
 				if len(content) > 0 {
 					c, _ := json.Marshal(content) // raw values marshal
-					out = append(out, ResponsesItem{Type: "message", Role: role, Content: c})
-					content = nil
+					out = append(out, ResponsesItem{Type: "message", ID: id, Role: role, Content: c})
+					content, id = nil, ""
 				}
 			}
 			text := m.Text()
@@ -464,7 +472,7 @@ func ToResponses(msgs []Message, custom func(callID string) bool) ([]ResponsesIt
 				}
 				o, _ = json.Marshal(parts) // raw values marshal
 			}
-			out = append(out, ResponsesItem{Type: typ, CallID: r.ToolCallID, Output: o})
+			out = append(out, ResponsesItem{Type: typ, ID: m.ID, CallID: r.ToolCallID, Output: o})
 		default:
 			return nil, errorf(ErrInvalid, "chat: responses: message %d: role %q is not valid", i, m.Role)
 		}

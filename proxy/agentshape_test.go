@@ -259,7 +259,7 @@ func TestCodexDefaultShapeManaged(t *testing.T) {
 		out, _ := json.Marshal(strings.Repeat(fmt.Sprintf("output line %d of call %d\n", i, i), 120))
 		items = append(items,
 			fmt.Sprintf(`{"type":"custom_tool_call","id":"ctc_%d","call_id":"call_%d","name":"exec","input":"run('cat f%d')"}`, i, i, i),
-			fmt.Sprintf(`{"type":"custom_tool_call_output","call_id":"call_%d","output":%s}`, i, out))
+			fmt.Sprintf(`{"type":"custom_tool_call_output","id":"out_%d","call_id":"call_%d","output":%s}`, i, i, out))
 	}
 	body := fmt.Appendf(nil, `{"model":"gpt-6.1-sol","stream":true,"store":false,"input":[%s],"include":["reasoning.encrypted_content"]}`, strings.Join(items, ","))
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/responses", bytes.NewReader(body))
@@ -282,6 +282,25 @@ func TestCodexDefaultShapeManaged(t *testing.T) {
 		if !bytes.Contains(sent, []byte(it)) {
 			t.Errorf("%s not sent byte for byte", name)
 		}
+	}
+	// Every output sent, rewritten or not, keeps its id.
+	var sentReq struct {
+		Input []map[string]any `json:"input"`
+	}
+	if err := json.Unmarshal(sent, &sentReq); err != nil {
+		t.Fatal(err)
+	}
+	outputs := 0
+	for _, it := range sentReq.Input {
+		if it["type"] == "custom_tool_call_output" {
+			outputs++
+			if id, _ := it["id"].(string); id != "out_"+strings.TrimPrefix(it["call_id"].(string), "call_") {
+				t.Errorf("output %v lost its id", it["call_id"])
+			}
+		}
+	}
+	if outputs == 0 {
+		t.Error("no output sent")
 	}
 	if n := up.tokens[len(up.tokens)-1]; n > 6000 {
 		t.Errorf("upstream counted %d tokens, budget 6000", n)

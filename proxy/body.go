@@ -28,6 +28,11 @@ const (
 	// "instructions" and an "input" array of items
 	// (https://platform.openai.com/docs/api-reference/responses/create).
 	WireResponses Wire = "responses"
+	// WireGemini is the Gemini API: POST …/models/{model}:generateContent
+	// or :streamGenerateContent, the model in the path, a
+	// "systemInstruction" and a "contents" array
+	// (https://ai.google.dev/api/generate-content; see gemini.go).
+	WireGemini Wire = "gemini"
 )
 
 // span is a byte range [start, end) of a request body.
@@ -61,6 +66,9 @@ var errNoMessages = errors.New(`no "messages" or "input" array`)
 func historyKey(w Wire) string {
 	if w == WireResponses {
 		return "input"
+	}
+	if w == WireGemini {
+		return "contents"
 	}
 	return "messages"
 }
@@ -110,6 +118,8 @@ func parseBodySlow(raw []byte, w Wire) (*body, error) {
 			b.previous = w == WireResponses && string(v) != "null" && string(v) != `""`
 		case "tools":
 			b.tools = v
+		case "systemInstruction", "system_instruction", "generationConfig", "generation_config":
+			b.readGeminiField(key, v)
 		case "max_tokens", "max_completion_tokens", "max_output_tokens":
 			var n int
 			if json.Unmarshal(v, &n) == nil && n > 0 {
@@ -207,6 +217,11 @@ type conversation struct {
 func (b *body) read(rc *readCache) (*conversation, error) {
 	c := &conversation{}
 	switch b.wire {
+	case WireGemini:
+		if err := b.readGemini(c); err != nil {
+			return nil, err
+		}
+		return c, nil
 	case WireResponses:
 		if err := b.readResponses(c, rc); err != nil {
 			return nil, err

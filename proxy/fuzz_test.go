@@ -19,8 +19,14 @@ func FuzzReadBody(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"instructions":"s","input":[{"type":"message","role":"developer","content":"d"},{"role":"user","content":"hi"},{"type":"reasoning","summary":[],"encrypted_content":"e"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"o"}]}`), uint8(2))
+	for _, s := range []string{
+		`{"contents":[{"parts":[{"text":"<session_context/>"},{"text":"fix it"}],"role":"user"},{"parts":[{"functionCall":{"id":"c1","args":{"p":"a"},"name":"read_file"},"thoughtSignature":"c2ln"},{"functionCall":{"args":{},"name":"ls"}}],"role":"model"},{"parts":[{"functionResponse":{"name":"read_file","response":{"output":"x"},"id":"c1"}},{"functionResponse":{"name":"ls","response":{"error":"e"}}}],"role":"user"}],"systemInstruction":{"parts":[{"text":"s"}],"role":"user"},"tools":[{"functionDeclarations":[{"name":"read_file","parametersJsonSchema":{}}]}],"generationConfig":{"maxOutputTokens":100}}`,
+		`{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":""}},{"text":"t","thought":true}]},{"parts":[{"text":"a","thoughtSignature":"s"}],"role":"model"}]}`,
+	} {
+		f.Add([]byte(s), uint8(3))
+	}
 	f.Fuzz(func(t *testing.T, data []byte, wire uint8) {
-		w := []Wire{WireOpenAI, WireAnthropic, WireResponses}[wire%3]
+		w := []Wire{WireOpenAI, WireAnthropic, WireResponses, WireGemini}[wire%4]
 		b, err := parseBody(data, w)
 		if err != nil {
 			return
@@ -70,7 +76,7 @@ func FuzzParseScan(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, wire uint8) {
-		w := []Wire{WireOpenAI, WireAnthropic, WireResponses}[wire%3]
+		w := []Wire{WireOpenAI, WireAnthropic, WireResponses, WireGemini}[wire%4]
 		fast, ok := parseBodyFast(data, w)
 		slow, err := parseBodySlow(data, w)
 		if !ok {

@@ -31,6 +31,9 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	start := time.Now()
 	ex := Exchange{Wire: wire}
 	b, err := parseBody(raw, wire)
+	if err == nil && wire == WireGemini {
+		b.model = geminiModel(r.URL.Path) // the body has no "model"
+	}
 	var c *conversation
 	if err == nil {
 		c, err = b.read(p.reads)
@@ -488,12 +491,16 @@ func checkEncoding(body []byte, encoding string) error {
 // streamError is the last event of a stream that failed, in wire's
 // shape: Anthropic's error event
 // (https://docs.anthropic.com/en/api/messages-streaming, "Error events"),
-// the Responses API's response.failed event, and for chat completions a
-// data line holding an error object (what OpenAI sends when a stream
-// fails, and what its SDKs raise).
+// the Responses API's response.failed event, for chat completions a data
+// line holding an error object (what OpenAI sends when a stream fails, and
+// what its SDKs raise), for the Gemini API a data line holding its error
+// object (code, message, status).
 func streamError(wire Wire, msg string) []byte {
 	m, _ := json.Marshal(msg)
 	switch wire {
+	case WireGemini:
+		e, _ := json.Marshal(map[string]any{"error": map[string]any{"code": http.StatusBadGateway, "message": msg, "status": geminiStatus(http.StatusBadGateway)}})
+		return fmt.Appendf(nil, "\n\ndata: %s\n\n", e)
 	case WireAnthropic:
 		return fmt.Appendf(nil, "\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":%s}}\n\n", m)
 	case WireResponses:

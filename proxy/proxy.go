@@ -129,9 +129,12 @@ type Exchange struct {
 // Proxy is an http.Handler that sits between an agent and its provider.
 // It manages model requests (POST …/v1/messages in the Anthropic wire
 // format, POST …/chat/completions in OpenAI's, POST …/v1/responses in the
-// OpenAI Responses API's, as Codex CLI sends) and passes every other
-// request through unchanged, as it does a Responses API request that
-// continues a conversation kept by the provider (previous_response_id).
+// OpenAI Responses API's, as Codex CLI sends, POST
+// …/models/{model}:generateContent and :streamGenerateContent in the Gemini
+// API's, as Gemini CLI sends), answers GET [StatusPath] itself, and passes
+// every other request through unchanged, as it does a Responses API
+// request that continues a conversation kept by the provider
+// (previous_response_id).
 //
 // Each model request carries the agent's whole history. The proxy finds
 // the request's session (the [SessionHeader] header, else a key derived
@@ -232,6 +235,8 @@ func wireOf(r *http.Request) Wire {
 		return WireOpenAI
 	case strings.HasSuffix(path, "/v1/responses"):
 		return WireResponses
+	case geminiModel(path) != "":
+		return WireGemini
 	}
 	return ""
 }
@@ -355,13 +360,15 @@ func (s *state) close() {
 // agentSessionHeaders are the request headers in which agents name their
 // own session, with the prefix a proxied session id gets from each:
 // Claude Code's X-Claude-Code-Session-Id (a UUID per conversation, sent by
-// its sub-agents and side requests too) and Codex CLI's session-id (its
-// thread id; older versions wrote session_id). Found by recording the
-// requests of Claude Code 2.1.328 and Codex CLI 0.169.0.
+// its sub-agents and side requests too), Codex CLI's session-id (its
+// thread id; older versions wrote session_id), opencode's X-Session-Id
+// ("ses_…"). Found by recording the requests of Claude Code 2.1.328, Codex
+// CLI 0.169.0 and opencode 1.18.33; Gemini CLI 0.61.0 sends none.
 var agentSessionHeaders = []struct{ header, prefix string }{
 	{"X-Claude-Code-Session-Id", "claude"},
 	{"Session-Id", "codex"},
 	{"Session_id", "codex"},
+	{"X-Session-Id", "opencode"},
 }
 
 // sessionKey is the session id for a request:
@@ -484,6 +491,10 @@ func (p *Proxy) open(ctx context.Context, s *state, b *body, c *conversation) er
 
 // writeError answers the agent in its provider's error shape.
 func writeError(w http.ResponseWriter, wire Wire, status int, msg string) {
+	if wire == WireGemini {
+		writeGeminiError(w, status, msg)
+		return
+	}
 	m, _ := json.Marshal(msg)
 	var body []byte
 	if wire == WireAnthropic {

@@ -211,6 +211,9 @@ func matchElement(c *conversation, fps []fingerprint, candidates []int, want []f
 
 // convert writes msgs as wire messages, ready for a request.
 func convert(w Wire, c *conversation, msgs []chat.Message) ([][]byte, error) {
+	if w == WireGemini {
+		return convertGemini(msgs)
+	}
 	if w == WireResponses {
 		items, err := chat.ToResponses(msgs, func(id string) bool { return c.custom[id] })
 		if err != nil {

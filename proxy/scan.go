@@ -196,6 +196,8 @@ func parseBodyFast(raw []byte, w Wire) (*body, bool) {
 			b.previous = w == WireResponses && string(val) != "null" && string(val) != `""`
 		case "tools":
 			b.tools = val
+		case "systemInstruction", "system_instruction", "generationConfig", "generation_config":
+			b.readGeminiField(key, val)
 		case "max_tokens", "max_completion_tokens", "max_output_tokens":
 			var n int
 			if json.Unmarshal(val, &n) == nil && n > 0 {

@@ -35,6 +35,9 @@ func readUsage(wire Wire, data []byte, encoding string) *chat.Usage {
 	default:
 		return nil
 	}
+	if wire == WireGemini {
+		return geminiUsage(data)
+	}
 	t := bytes.TrimLeft(data, " \t\r\n")
 	if len(t) > 0 && t[0] == '{' {
 		return usageOfJSON(wire, t)

@@ -34,10 +34,13 @@ func newProxyCmd(e *env) *cobra.Command {
 		Short: "Manage the context of an agent you cannot change, between it and its provider",
 		Long: `Proxy sits between a coding agent and its model provider: point the agent's
 base URL at it (ANTHROPIC_BASE_URL=http://127.0.0.1:8787 for Claude Code and
-the Anthropic SDKs, OPENAI_BASE_URL=http://127.0.0.1:8787/v1 for Codex and
-the OpenAI SDKs, model_providers base_url for Codex CLI). It speaks the
-Anthropic Messages API, the OpenAI chat completions API and the OpenAI
-Responses API, streaming included.
+the Anthropic SDKs, OPENAI_BASE_URL=http://127.0.0.1:8787/v1 for the OpenAI
+SDKs, model_providers base_url for Codex CLI, GOOGLE_GEMINI_BASE_URL for
+Gemini CLI). It speaks the Anthropic Messages API, the OpenAI chat
+completions API, the OpenAI Responses API and the Gemini API, streaming
+included. Elements it does not interpret (Claude Code's system messages,
+tool_reference and image blocks, Codex's additional_tools, the providers'
+compaction items) are carried byte for byte and counted.
 
 Each request carries the agent's whole history. A request that fits the
 budget goes upstream byte for byte; one that does not gets the session's
@@ -48,9 +51,13 @@ and every other field are never changed; other routes pass through.
 
 Sessions are stored like every other (--store, default JSONL files in the
 --home folder): 'agentctx inspect ID' and the service see them. The
-session is the X-Agentctx-Session header when the agent sets it, else a
-key from the system prompt and the first user message. API keys pass
-through in the agent's headers and are never stored or logged.
+session is the X-Agentctx-Session header when the agent sets it, else the
+agent's own session id (Claude Code, Codex, opencode send one) with a key
+from the system prompt and the first user message. A 413 answer sheds the
+oldest images and documents and keeps the token budget. GET
+/agentctx/status shows what the proxy did per session, and so does one
+line per session on exit. API keys pass through in the agent's headers and
+are never stored or logged.
 
 Web pages cannot use the proxy: a request whose Host is not the address it
 listens on (127.0.0.1, localhost or [::1] with its port, what agents send)
