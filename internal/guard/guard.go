@@ -11,7 +11,9 @@
 //
 //   - Host: a loopback name or address ("localhost", 127.0.0.0/8, [::1]) or
 //     the address the connection came in on, with the port it came in on
-//     (no port in Host is port 80); or a name of [Policy].AllowedHosts.
+//     (no port in Host is port 80); or a name of [Policy].AllowedHosts. A
+//     request that came through no listener (http.LocalAddrContextKey
+//     unset: a handler called in process) is not checked.
 //   - Origin: none (programs such as agents, SDKs and curl send none); or
 //     the request's own origin (same-origin, its host the request's Host);
 //     or one of [Policy].AllowedOrigins. "null" (sandboxed frames, files) is
@@ -93,10 +95,12 @@ func (p Policy) hostOK(r *http.Request) bool {
 		}
 	}
 	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	var lhost, lport string
-	if local != nil {
-		lhost, lport, _ = net.SplitHostPort(local.String())
+	if local == nil {
+		// A handler called in process (tests, an embedding program), not
+		// through a listener: no page is behind it.
+		return true
 	}
+	lhost, lport, _ := net.SplitHostPort(local.String())
 	if lport != "" && port != lport {
 		return false
 	}
