@@ -393,7 +393,8 @@ func (p *Proxy) send(r *http.Request, body []byte) (*http.Response, error) {
 }
 
 // copyResponse sends res to the agent and returns the first maxTee bytes
-// of its body. An event stream (text/event-stream) streams, flushed as
+// of its body. An event stream (text/event-stream, or a Gemini
+// streamGenerateContent answer) streams, flushed as
 // bytes arrive; when the upstream's body fails mid-way (a read error, not
 // its end) the agent gets a last event in its wire's error shape
 // (streamError), so that a cut answer never reads as a complete one. Any
@@ -416,7 +417,10 @@ func (p *Proxy) copyResponse(w http.ResponseWriter, res *http.Response, wire Wir
 		written = true
 	}
 	rc := http.NewResponseController(w)
-	if !isEventStream(res.Header) {
+	// A Gemini stream without alt=sse is a JSON array that grows: it
+	// streams too, though no error event can end it.
+	streamed := isEventStream(res.Header) || (res.Request != nil && strings.HasSuffix(res.Request.URL.Path, ":streamGenerateContent"))
+	if !streamed {
 		buf, rerr := io.ReadAll(io.LimitReader(res.Body, maxTee+1))
 		if rerr != nil {
 			return nil, false, fmt.Errorf("upstream answer cut after %d bytes: %w", len(buf), rerr)
