@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentctx/agentctx/internal/sharedtest"
@@ -58,13 +59,13 @@ func TestBrowserAttack(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	var page string
+	var page atomic.Pointer[string] // set once the port is known
 	// One listener: /attack.html is the attacker's page (what its server
 	// served before the rebinding), everything else the agentctx server.
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/attack.html" {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = fmt.Fprint(w, page)
+			_, _ = fmt.Fprint(w, *page.Load())
 			return
 		}
 		s.ServeHTTP(w, r)
@@ -75,7 +76,8 @@ func TestBrowserAttack(t *testing.T) {
 	id := ts.createSession(t, "", map[string]any{"model": "gpt-4o"})
 	const secret = "the-user-secret-prompt-7f3a"
 	ts.call(t, "POST", "/v1/sessions/"+id+"/messages", "", `{"messages":[{"role":"user","content":"`+secret+`"}]}`).must(t, 200)
-	page = fmt.Sprintf(attackPage, "http://127.0.0.1:"+port, id)
+	doc := fmt.Sprintf(attackPage, "http://127.0.0.1:"+port, id)
+	page.Store(&doc)
 
 	dom := string(sharedtest.Browse(t, bin, "http://attacker.example:"+port+"/attack.html",
 		"--host-resolver-rules=MAP attacker.example 127.0.0.1", "--dump-dom"))
