@@ -263,6 +263,7 @@ func TestCodexDefaultShapeManaged(t *testing.T) {
 	}
 	body := fmt.Appendf(nil, `{"model":"gpt-6.1-sol","stream":true,"store":false,"input":[%s],"include":["reasoning.encrypted_content"]}`, strings.Join(items, ","))
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/responses", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json") // as Codex sends it
 	req.Header.Set("session-id", "01a21cf0-a984-7592-9dfe-c624d656957a")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

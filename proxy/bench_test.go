@@ -70,7 +70,8 @@ func BenchmarkProxyLatency(b *testing.B) {
 					}
 					for i, body := range reqs {
 						timed := i >= len(reqs)-4
-						r := httptest.NewRequest(http.MethodPost, "/v1/messages", bytes.NewReader(body))
+						r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8787/v1/messages", bytes.NewReader(body))
+						r.Header.Set("Content-Type", "application/json")
 						r.Header.Set("X-Claude-Code-Session-Id", "bench")
 						w := httptest.NewRecorder()
 						if timed {

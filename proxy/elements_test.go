@@ -171,7 +171,9 @@ func TestEveryElementManaged(t *testing.T) {
 				t.Fatalf("test body is not JSON: %s", body)
 			}
 			w := httptest.NewRecorder()
-			p.ServeHTTP(w, httptest.NewRequest(http.MethodPost, c.path, bytes.NewReader(body)))
+			req := httptest.NewRequest(http.MethodPost, c.path, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			p.ServeHTTP(w, req)
 			if w.Code != 200 {
 				t.Fatalf("status %d: %s", w.Code, w.Body)
 			}

@@ -2,11 +2,14 @@ package proxy
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -318,7 +321,20 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, wire Wire, body []
 			res.ContentLength = int64(len(errBody))
 		}
 		ex.Status = res.StatusCode
-		tee := p.copyResponse(w, res)
+		tee, written, cerr := p.copyResponse(w, res, wire)
+		if cerr != nil {
+			if r.Context().Err() != nil {
+				return // the agent went away: its request was cancelled upstream
+			}
+			// The answer is not whole: nothing of it is the session's,
+			// and the agent is told (502, or the stream's error event).
+			ex.Status = http.StatusBadGateway
+			p.log.Warn("upstream answer failed", "path", r.URL.Path, "session", ex.Session, "status", res.StatusCode, "written", written, "err", cerr.Error())
+			if !written {
+				writeError(w, wire, http.StatusBadGateway, "agentctx proxy: "+cerr.Error())
+			}
+			return
+		}
 		if s != nil && res.StatusCode < 300 {
 			enc := res.Header.Get("Content-Encoding")
 			u := readUsage(wire, tee, enc)
@@ -376,35 +392,125 @@ func (p *Proxy) send(r *http.Request, body []byte) (*http.Response, error) {
 	return p.client.Do(out)
 }
 
-// copyResponse streams res to the agent, flushing as bytes arrive, and
-// returns the first maxTee bytes of the body.
-func (p *Proxy) copyResponse(w http.ResponseWriter, res *http.Response) []byte {
+// copyResponse sends res to the agent and returns the first maxTee bytes
+// of its body. An event stream (text/event-stream, or a Gemini
+// streamGenerateContent answer) streams, flushed as
+// bytes arrive; when the upstream's body fails mid-way (a read error, not
+// its end) the agent gets a last event in its wire's error shape
+// (streamError), so that a cut answer never reads as a complete one. Any
+// other answer of up to maxTee bytes is read whole before its headers are
+// written: when its body fails, or it says Content-Encoding: gzip and does
+// not decode, nothing has been written and copyResponse returns the error
+// with written false (the caller answers 502). A longer one streams; cut,
+// it ends short of its Content-Length. The error, when not nil, says what
+// failed; written says whether the agent got headers.
+func (p *Proxy) copyResponse(w http.ResponseWriter, res *http.Response, wire Wire) (tee []byte, written bool, err error) {
 	defer res.Body.Close()
-	for k, vs := range res.Header {
-		if hopByHop(k, res.Header) {
-			continue
+	header := func() {
+		for k, vs := range res.Header {
+			if hopByHop(k, res.Header) {
+				continue
+			}
+			w.Header()[k] = vs
 		}
-		w.Header()[k] = vs
+		w.WriteHeader(res.StatusCode)
+		written = true
 	}
-	w.WriteHeader(res.StatusCode)
 	rc := http.NewResponseController(w)
-	var tee []byte
+	// A Gemini stream without alt=sse is a JSON array that grows: it
+	// streams too, though no error event can end it.
+	streamed := isEventStream(res.Header) || (res.Request != nil && strings.HasSuffix(res.Request.URL.Path, ":streamGenerateContent"))
+	if !streamed {
+		buf, rerr := io.ReadAll(io.LimitReader(res.Body, maxTee+1))
+		if rerr != nil {
+			return nil, false, fmt.Errorf("upstream answer cut after %d bytes: %w", len(buf), rerr)
+		}
+		if len(buf) <= maxTee {
+			if derr := checkEncoding(buf, res.Header.Get("Content-Encoding")); derr != nil {
+				return nil, false, derr
+			}
+			header()
+			_, _ = w.Write(buf)
+			return buf, true, nil
+		}
+		// Too long to hold: stream the rest after what was read.
+		header()
+		if _, werr := w.Write(buf); werr != nil {
+			return buf[:maxTee], true, nil
+		}
+		tee = buf[:maxTee]
+	} else {
+		header()
+	}
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := res.Body.Read(buf)
+		n, rerr := res.Body.Read(buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
-				return tee
+				return tee, true, nil // the agent went away
 			}
 			_ = rc.Flush()
 			if len(tee)+n <= maxTee {
 				tee = append(tee, buf[:n]...)
 			}
 		}
-		if err != nil {
-			return tee
+		if rerr == io.EOF {
+			return tee, true, nil
+		}
+		if rerr != nil {
+			err = fmt.Errorf("upstream answer cut mid-stream: %w", rerr)
+			if isEventStream(res.Header) {
+				_, _ = w.Write(streamError(wire, "agentctx proxy: the upstream's answer was cut mid-stream: "+rerr.Error()))
+				_ = rc.Flush()
+			}
+			return tee, true, err
 		}
 	}
+}
+
+// isEventStream reports whether h announces Server-Sent Events.
+func isEventStream(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+// checkEncoding returns an error when body says gzip and does not decode
+// (a corrupt or truncated gzip stream), nil otherwise: the proxy passes
+// the bytes through encoded, and an agent would read a corrupt body as an
+// empty answer.
+func checkEncoding(body []byte, encoding string) error {
+	if !strings.EqualFold(strings.TrimSpace(encoding), "gzip") {
+		return nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err == nil {
+		_, err = io.Copy(io.Discard, zr)
+	}
+	if err != nil {
+		return fmt.Errorf("upstream answer: Content-Encoding gzip does not decode: %w", err)
+	}
+	return nil
+}
+
+// streamError is the last event of a stream that failed, in wire's
+// shape: Anthropic's error event
+// (https://docs.anthropic.com/en/api/messages-streaming, "Error events"),
+// the Responses API's response.failed event, for chat completions a data
+// line holding an error object (what OpenAI sends when a stream fails, and
+// what its SDKs raise), for the Gemini API a data line holding its error
+// object (code, message, status).
+func streamError(wire Wire, msg string) []byte {
+	m, _ := json.Marshal(msg)
+	switch wire {
+	case WireGemini:
+		e, _ := json.Marshal(map[string]any{"error": map[string]any{"code": http.StatusBadGateway, "message": msg, "status": geminiStatus(http.StatusBadGateway)}})
+		return fmt.Appendf(nil, "\n\ndata: %s\n\n", e)
+	case WireAnthropic:
+		return fmt.Appendf(nil, "\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":%s}}\n\n", m)
+	case WireResponses:
+		return fmt.Appendf(nil, "\n\nevent: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"object\":\"response\",\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":%s}}}\n\n", m)
+	}
+	return fmt.Appendf(nil, "\n\ndata: {\"error\":{\"message\":%s,\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n", m)
 }
 
 // hopByHop reports whether header k is a hop-by-hop header (RFC 9110

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -21,6 +22,7 @@ import (
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/internal/guard"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -66,7 +68,27 @@ type Options struct {
 	// Observe, when set, is called after each managed model request with
 	// what the proxy did. For tests and reports. Optional.
 	Observe func(Exchange)
+	// AllowedHosts are Host header values accepted besides the address
+	// the proxy listens on (localhost, 127.0.0.1, [::1] with its port;
+	// what agents send): a name or name:port, "*" for any. Optional. Any
+	// other Host is refused with 421 (a web page reaching the proxy by
+	// DNS rebinding sends its own name).
+	AllowedHosts []string
+	// AllowedOrigins are the web origins whose pages may call the proxy;
+	// "*" allows any. Optional. A request with an Origin header (only
+	// browsers send one; agents do not, and Claude Code's
+	// anthropic-dangerous-direct-browser-access header is not one) of
+	// another origin is refused with 403.
+	AllowedOrigins []string
+	// ReadTimeout bounds reading a model request's body, from its
+	// headers' arrival: a body not whole by then is answered 408.
+	// Optional. Defaults to [DefaultReadTimeout].
+	ReadTimeout time.Duration
 }
+
+// DefaultReadTimeout is how long the proxy waits for a model request's
+// body by default (see [Options].ReadTimeout).
+const DefaultReadTimeout = 30 * time.Second
 
 // Exchange is what the proxy did with one model request.
 type Exchange struct {
@@ -141,6 +163,7 @@ type Proxy struct {
 	mu       sync.Mutex
 	sessions *lru.Cache[string, *state]
 	ledger   ledger
+	guard    guard.Policy
 	// reads keeps what history elements read as, by their bytes.
 	reads *readCache
 }
@@ -155,7 +178,13 @@ func New(opts Options) (*Proxy, error) {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = 256
 	}
-	p := &Proxy{opts: opts, log: opts.Logger, client: opts.Client, reads: newReadCache(readCacheSize)}
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = DefaultReadTimeout
+	}
+	p := &Proxy{
+		opts: opts, log: opts.Logger, client: opts.Client, reads: newReadCache(readCacheSize),
+		guard: guard.Policy{AllowedHosts: opts.AllowedHosts, AllowedOrigins: opts.AllowedOrigins},
+	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -212,13 +241,26 @@ func wireOf(r *http.Request) Wire {
 	return ""
 }
 
-// ServeHTTP manages model requests and passes the others through.
+// ServeHTTP manages model requests and passes the others through. A
+// request a web page could make is refused first, on every route (package
+// guard): a Host other than the proxy's address (421), a browser Origin
+// not allowed (403), a model request whose body is not application/json
+// (415; agents send that type).
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	wire := wireOf(r)
+	if err := p.guard.Check(r); err != nil {
+		status := http.StatusForbidden
+		if errors.Is(err, guard.ErrHost) {
+			status = http.StatusMisdirectedRequest
+		}
+		p.log.Warn("refused", "method", r.Method, "path", r.URL.Path, "status", status, "reason", err.Error())
+		writeError(w, wire, status, "agentctx proxy: "+err.Error())
+		return
+	}
 	if r.URL.Path == StatusPath {
 		p.serveStatus(w, r)
 		return
 	}
-	wire := wireOf(r)
 	if wire == "" {
 		p.log.Info("pass", "method", r.Method, "path", r.URL.Path)
 		p.ledger.mu.Lock()
@@ -227,16 +269,36 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.pass.ServeHTTP(w, r)
 		return
 	}
-	raw, err := readBody(w, r)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			writeError(w, wire, http.StatusRequestEntityTooLarge, fmt.Sprintf("agentctx proxy: request body over %d bytes", MaxBody))
-			return
-		}
-		writeError(w, wire, http.StatusBadRequest, "agentctx proxy: reading the request body: "+err.Error())
+	if err := guard.JSON(r); err != nil {
+		p.log.Warn("refused", "method", r.Method, "path", r.URL.Path, "status", http.StatusUnsupportedMediaType, "reason", err.Error())
+		writeError(w, wire, http.StatusUnsupportedMediaType, "agentctx proxy: "+err.Error()+"; send Content-Type: application/json")
 		return
 	}
+	// The body's deadline is lifted once it is read: the answer may
+	// stream for minutes, and the connection's reads then only watch for
+	// the agent hanging up.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(p.opts.ReadTimeout))
+	raw, err := readBody(w, r)
+	if err != nil {
+		// The deadline stays passed: net/http does not wait for the rest
+		// of a trickled body before answering, and closes the connection.
+		_ = rc.SetReadDeadline(time.Now())
+		var mbe *http.MaxBytesError
+		var ne net.Error
+		switch {
+		case errors.As(err, &mbe):
+			writeError(w, wire, http.StatusRequestEntityTooLarge, fmt.Sprintf("agentctx proxy: request body over %d bytes", MaxBody))
+		case errors.As(err, &ne) && ne.Timeout():
+			p.log.Info("request body late", "path", r.URL.Path, "bytes", len(raw), "timeout", p.opts.ReadTimeout.String())
+			writeError(w, wire, http.StatusRequestTimeout, fmt.Sprintf("agentctx proxy: the request body did not arrive within %s (%d bytes read)", p.opts.ReadTimeout, len(raw)))
+		default:
+			p.log.Info("request body cut", "path", r.URL.Path, "bytes", len(raw), "err", err.Error())
+			writeError(w, wire, http.StatusBadRequest, fmt.Sprintf("agentctx proxy: the request body was cut short after %d bytes: %v", len(raw), err))
+		}
+		return
+	}
+	_ = rc.SetReadDeadline(time.Time{})
 	p.model(w, r, wire, raw)
 }
 

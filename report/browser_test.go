@@ -2,57 +2,25 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"image"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/transcript"
 )
 
-// chromium returns the path of a headless-capable Chromium, skipping the
-// test when there is none (failing it when CI=true: .ci/run installs
-// Debian's chromium).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium on PATH, and CI=true requires it (apt-get install chromium)")
-	}
-	t.Skip("no chromium on PATH: skipping the browser test")
-	return ""
-}
+// chromium and browse are sharedtest's, on a page file.
+func chromium(t *testing.T) string { return sharedtest.Chromium(t) }
 
-// browse runs headless Chromium on page at 1280x900 with args (after
-// the page's scripts ran) and returns its standard output.
 func browse(t *testing.T, bin, page string, args ...string) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	full := append([]string{
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--hide-scrollbars", "--window-size=1280,900", "--virtual-time-budget=10000",
-		"--user-data-dir=" + filepath.Join(t.TempDir(), "profile"),
-	}, args...)
-	full = append(full, "file://"+page)
-	cmd := exec.CommandContext(ctx, bin, full...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\n%s", bin, err, errb.Bytes())
-	}
-	return out.Bytes()
+	return sharedtest.Browse(t, bin, "file://"+page, args...)
 }
 
 var plotRE = regexp.MustCompile(`id="timeline"[^>]*data-plot="(\d+),(\d+),(\d+),(\d+)"|data-plot="(\d+),(\d+),(\d+),(\d+)"[^>]*id="timeline"`)

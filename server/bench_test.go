@@ -22,15 +22,21 @@ func BenchmarkRoutes(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
+	// An agent's request: a loopback Host and a JSON body.
+	newReq := func(method, path, body string) *http.Request {
+		req := httptest.NewRequestWithContext(b.Context(), method, "http://127.0.0.1:8080"+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	}
 	do := func(method, path, body string) (int, time.Duration) {
-		req := httptest.NewRequestWithContext(b.Context(), method, path, strings.NewReader(body))
+		req := newReq(method, path, body)
 		rec := httptest.NewRecorder()
 		start := time.Now()
 		s.ServeHTTP(rec, req)
 		return rec.Code, time.Since(start)
 	}
 	rec := httptest.NewRecorder()
-	s.ServeHTTP(rec, httptest.NewRequestWithContext(b.Context(), "POST", "/v1/sessions", strings.NewReader(`{"tools":[{"name":"read_file"}]}`)))
+	s.ServeHTTP(rec, newReq("POST", "/v1/sessions", `{"tools":[{"name":"read_file"}]}`))
 	if rec.Code != http.StatusCreated {
 		b.Fatalf("create: %d %s", rec.Code, rec.Body)
 	}

@@ -22,7 +22,23 @@
 // 404 for a session of another tenant, the same as for no session. Without
 // tokens every request is the anonymous tenant, which sees the sessions
 // without a tenant (those the command line made); the serve command then
-// listens on loopback only.
+// listens on loopback only. Creating a session with the id of another
+// tenant's session answers 404 too. Ids are one namespace across tenants:
+// a tenant that picks its own ids can still tell that an id is taken
+// (404 where a free one answers 201); let the server pick them.
+//
+// # Web pages
+//
+// A page in the user's browser can send requests to a server on
+// localhost, and after DNS rebinding (its name made to resolve to
+// 127.0.0.1) read the answers. Without tokens, a request whose Host names
+// neither a loopback address or name with the listener's port nor the
+// address it came in on, nor one of [Options].AllowedHosts, answers 421
+// ([CodeMisdirected]). A request with an Origin header (browsers send it)
+// of another origin than its Host, not in [Options].AllowedOrigins,
+// answers 403 ([CodeForbiddenOrigin]). A POST body not sent as
+// application/json (a page's text/plain or form POST needs no CORS
+// preflight) answers 415 ([CodeMediaType]).
 //
 // # State and several servers
 //

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/guard"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -48,6 +49,22 @@ const (
 	CodeBadRequest = "bad-request"
 	// CodeTooLarge: the body exceeds the server's limit (413).
 	CodeTooLarge = "request-too-large"
+	// CodeTimeout: the body did not arrive within the server's read
+	// deadline (408). Send it again, at once.
+	CodeTimeout = "request-timeout"
+	// CodeMediaType: a body sent with a Content-Type other than
+	// application/json (415). Send Content-Type: application/json.
+	CodeMediaType = "unsupported-media-type"
+	// CodeMisdirected: the Host header names neither the address the
+	// server listens on (loopback names and addresses with its port) nor
+	// an allowed host (421); what a page reaching the server by DNS
+	// rebinding sends. Reach it by 127.0.0.1 or localhost, or start it
+	// with --allowed-host.
+	CodeMisdirected = "misdirected-request"
+	// CodeForbiddenOrigin: the request comes from a web page (an Origin
+	// header) of another origin than the server's and not allowed (403).
+	// Start the server with --allowed-origin for a page that must call it.
+	CodeForbiddenOrigin = "forbidden-origin"
 	// CodeExists: a session with this id already exists (409). Create one
 	// without an id, or use the existing one.
 	CodeExists = "session-exists"
@@ -75,6 +92,10 @@ var titles = map[string]string{
 	CodeMethodNotAllowed: "Method not allowed",
 	CodeBadRequest:       "Bad request",
 	CodeTooLarge:         "Request body too large",
+	CodeTimeout:          "Request body not received in time",
+	CodeMediaType:        "Unsupported media type",
+	CodeMisdirected:      "Misdirected request",
+	CodeForbiddenOrigin:  "Origin not allowed",
 	CodeExists:           "Session already exists",
 	CodeBusy:             "Session busy",
 	CodeStaleRequest:     "Request replaced by a newer one",
@@ -109,6 +130,12 @@ func classify(err error) *apiError {
 		return ae
 	case errors.As(err, &mbe):
 		return &apiError{status: http.StatusRequestEntityTooLarge, code: CodeTooLarge, detail: fmt.Sprintf("the body exceeds %d bytes", mbe.Limit), err: err}
+	case errors.Is(err, guard.ErrHost):
+		return &apiError{status: http.StatusMisdirectedRequest, code: CodeMisdirected, detail: err.Error() + "; reach the server by 127.0.0.1 or localhost, or start it with --allowed-host", err: err}
+	case errors.Is(err, guard.ErrOrigin):
+		return &apiError{status: http.StatusForbidden, code: CodeForbiddenOrigin, detail: err.Error() + "; start the server with --allowed-origin to let a page call it", err: err}
+	case errors.Is(err, guard.ErrMediaType):
+		return &apiError{status: http.StatusUnsupportedMediaType, code: CodeMediaType, detail: err.Error() + "; send Content-Type: application/json", err: err}
 	case errors.Is(err, session.ErrNotFound):
 		return &apiError{status: http.StatusNotFound, code: CodeNotFound, detail: "no such session", err: err}
 	case errors.Is(err, session.ErrExists):

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -127,7 +128,9 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 		buf.WriteByte('\n')
 	}
 	w.Header().Set("Content-Type", "application/jsonl")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+id+`.jsonl"`)
+	// The id may hold quotes, semicolons or any Unicode: FormatMediaType
+	// quotes and escapes it (RFC 2231 for non-ASCII).
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": id + ".jsonl"}))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	_, _ = w.Write(buf.Bytes())
 	return nil

@@ -20,23 +20,40 @@ const (
 	// IdleTimeout closes keep-alive connections idle this long.
 	IdleTimeout = 120 * time.Second
 	// ShutdownTimeout is how long [Serve] waits for the requests in
-	// flight after ctx is done, before it closes their connections.
+	// flight after ctx is done, before it closes their connections: a
+	// client still sending its body then (a trickle within ReadTimeout)
+	// is cut, and Serve returns soon after.
 	ShutdownTimeout = 30 * time.Second
 )
+
+// timeouts are the http.Server's deadlines and the shutdown's wait.
+type timeouts struct {
+	readHeader, read, write, idle, shutdown time.Duration
+}
+
+// serveTimeouts are the documented timeouts of [Serve].
+var serveTimeouts = timeouts{ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout, ShutdownTimeout}
 
 // Serve serves s on ln until ctx is done, then shuts down gracefully:
 // it stops accepting connections, ends the event streams, waits up to
 // [ShutdownTimeout] for the requests in flight (an append that started
 // is finished and stored), and closes s (saving each open session's
 // state). It returns nil after a graceful shutdown, else the listener's
-// or the shutdown's error. It does not close the store.
+// or the shutdown's error (context.DeadlineExceeded when requests were
+// still in flight after ShutdownTimeout: their connections were closed).
+// It does not close the store.
 func Serve(ctx context.Context, ln net.Listener, s *Server) error {
+	return serve(ctx, ln, s, serveTimeouts)
+}
+
+// serve is [Serve] with timeouts t.
+func serve(ctx context.Context, ln net.Listener, s *Server, t timeouts) error {
 	srv := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: ReadHeaderTimeout,
-		ReadTimeout:       ReadTimeout,
-		WriteTimeout:      WriteTimeout,
-		IdleTimeout:       IdleTimeout,
+		ReadHeaderTimeout: t.readHeader,
+		ReadTimeout:       t.read,
+		WriteTimeout:      t.write,
+		IdleTimeout:       t.idle,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          nil,
 	}
@@ -48,9 +65,15 @@ func Serve(ctx context.Context, ln net.Listener, s *Server) error {
 		return errors.Join(err, s.Close())
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.shutdown)
 	defer cancel()
 	err := srv.Shutdown(sctx)
+	if err != nil {
+		// Requests still in flight: close their connections, so that a
+		// handler reading a trickled body fails now rather than at its
+		// read deadline (Close then waits for the handlers only).
+		_ = srv.Close()
+	}
 	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}

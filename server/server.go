@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -15,6 +17,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/internal/guard"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -59,6 +62,21 @@ type Options struct {
 	Engine agentctx.Options
 	// Now returns the time for events. Optional. Defaults to time.Now.
 	Now func() time.Time
+	// AllowedHosts are Host header values accepted besides the address
+	// the server listens on: a name ("agentctx.lan") or a name and port
+	// ("agentctx.lan:8080"); "*" accepts any. Optional. Without tokens a
+	// request whose Host is not a loopback name or address with the
+	// listener's port (localhost, 127.0.0.1, [::1]), nor the address the
+	// connection came in on, is refused with 421 (CodeMisdirected): a web
+	// page reaching the server by DNS rebinding sends its own name. With
+	// tokens every Host is accepted unless AllowedHosts is set (a page
+	// cannot send a bearer token it does not know).
+	AllowedHosts []string
+	// AllowedOrigins are the web origins ("http://localhost:3000") whose
+	// pages may call the server; "*" allows any. Optional. A request with
+	// an Origin header (only browsers send one) of another origin than
+	// the server's is refused with 403 (CodeForbiddenOrigin).
+	AllowedOrigins []string
 }
 
 // Server is the HTTP/JSON API of agentctx: an [http.Handler]. Create it
@@ -71,6 +89,7 @@ type Server struct {
 	log    *slog.Logger
 	mux    *http.ServeMux
 	events *broker
+	guard  guard.Policy
 
 	mu      sync.Mutex
 	closed  bool
@@ -129,6 +148,10 @@ func New(opts Options) (*Server, error) {
 		opts: opts, store: opts.Store, log: opts.Logger,
 		mux: http.NewServeMux(), events: newBroker(),
 		handles: map[string]*handle{},
+		guard: guard.Policy{
+			AllowedHosts: opts.AllowedHosts, AllowedOrigins: opts.AllowedOrigins,
+			AnyHost: opts.Tokens.Len() > 0 && len(opts.AllowedHosts) == 0,
+		},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -143,7 +166,7 @@ func New(opts Options) (*Server, error) {
 	s.idle = idle
 	for _, rt := range routes {
 		h := rt.h
-		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt.path, func(w http.ResponseWriter, r *http.Request) error { return h(s, w, r) }))
+		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt.path, rt.method == http.MethodPost, func(w http.ResponseWriter, r *http.Request) error { return h(s, w, r) }))
 	}
 	return s, nil
 }
@@ -157,7 +180,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// No route: net/http answers 404 or 405 in plain text; answer with a
 	// problem object instead, logged like any request.
-	s.wrap("", func(w http.ResponseWriter, r *http.Request) error {
+	s.wrap("", false, func(w http.ResponseWriter, r *http.Request) error {
 		c := &capture{header: http.Header{}}
 		h.ServeHTTP(c, r)
 		if c.status == http.StatusMethodNotAllowed {
@@ -179,9 +202,11 @@ func (c *capture) Header() http.Header         { return c.header }
 func (c *capture) Write(b []byte) (int, error) { return len(b), nil }
 func (c *capture) WriteHeader(code int)        { c.status = code }
 
-// wrap adds what every route does: the body limit, authentication, the
-// tenant in the context, problem objects for errors and the access log.
-func (s *Server) wrap(pattern string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+// wrap adds what every route does: the Host and Origin checks (package
+// guard), the body limit, authentication, the tenant in the context, the
+// JSON media type of a route that reads a body (jsonBody), problem
+// objects for errors and the access log.
+func (s *Server) wrap(pattern string, jsonBody bool, h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w}
@@ -192,10 +217,21 @@ func (s *Server) wrap(pattern string, h func(http.ResponseWriter, *http.Request)
 			err = errShuttingDown
 		default:
 			defer s.inflight.Done()
+			if err = s.guard.Check(r); err != nil {
+				// A web page's request: refused before anything is read.
+				rec.err = err
+				tenant = ""
+				break
+			}
 			r.Body = http.MaxBytesReader(rec, r.Body, s.opts.MaxBodyBytes)
 			if !ok && !public[pattern] {
 				err = errorf(http.StatusUnauthorized, CodeUnauthorized, "send Authorization: Bearer <token> with a token of the server's tokens file")
 				break
+			}
+			if jsonBody {
+				if err = guard.JSON(r); err != nil {
+					break
+				}
 			}
 			err = h(rec, r.WithContext(withTenant(r.Context(), tenant)))
 		}
@@ -254,8 +290,12 @@ func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 func (s *Server) access(r *http.Request, pattern, tenant string, rec *recorder, d time.Duration) {
 	status := cmp.Or(rec.status, http.StatusOK)
 	level := slog.LevelInfo
-	if status >= 500 {
+	switch {
+	case status >= 500:
 		level = slog.LevelError
+	case status == http.StatusMisdirectedRequest || status == http.StatusForbidden:
+		// A refused Host or Origin: a web page tried the server.
+		level = slog.LevelWarn
 	}
 	attrs := []slog.Attr{
 		slog.String("method", r.Method),
@@ -270,6 +310,9 @@ func (s *Server) access(r *http.Request, pattern, tenant string, rec *recorder, 
 	}
 	if rec.err != nil {
 		attrs = append(attrs, slog.String("error", rec.err.Error()))
+	}
+	if o := r.Header.Get("Origin"); o != "" && status == http.StatusForbidden {
+		attrs = append(attrs, slog.String("origin", o))
 	}
 	s.log.LogAttrs(r.Context(), level, "request", attrs...)
 }
@@ -323,10 +366,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 }
 
 // readJSON decodes r's JSON body into v; an empty body leaves v as it is
-// when empty is allowed. The Content-Type is not checked: the body is
-// JSON whatever a client says (curl -d sends a form type).
+// when empty is allowed. The Content-Type was checked by wrap (guard.JSON).
 func readJSON(r *http.Request, v any, emptyOK bool) error {
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
@@ -334,6 +376,26 @@ func readJSON(r *http.Request, v any, emptyOK bool) error {
 		return nil
 	}
 	return decodeJSON(bytesReader(body), v)
+}
+
+// readBody reads r's whole body. A body the client cut short (its
+// connection closed or reset before Content-Length bytes) is a bad request
+// (400), one that did not arrive before the connection's read deadline a
+// 408: the client's fault, not the server's.
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(r.Body)
+	if err == nil {
+		return b, nil
+	}
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &mbe):
+		return nil, err
+	case errors.As(err, &ne) && ne.Timeout():
+		return nil, &apiError{status: http.StatusRequestTimeout, code: CodeTimeout, detail: fmt.Sprintf("the body did not arrive before the read deadline (%d bytes read)", len(b)), err: err}
+	}
+	return nil, &apiError{status: http.StatusBadRequest, code: CodeBadRequest, detail: fmt.Sprintf("the body was cut short after %d bytes: %v", len(b), err), err: err}
 }
 
 // healthz answers 200 while the process serves.

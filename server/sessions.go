@@ -16,6 +16,11 @@ import (
 // Origin is the origin the server records on the sessions it creates.
 const Origin = "agentctx-serve"
 
+// MaxModelBytes is the longest model name a create request may give, in
+// bytes (256): model names are short identifiers ("claude-sonnet-4-5",
+// "gpt-4o-2024-08-06"), and the name is stored with the session and listed.
+const MaxModelBytes = 256
+
 // createBody is the body of POST /v1/sessions.
 type createBody struct {
 	// ID is the session's id. Optional. Defaults to a new one.
@@ -71,6 +76,9 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	if _, ok := b.Metadata[TenantKey]; ok {
 		return errorf(http.StatusBadRequest, CodeBadRequest, "metadata: %q is reserved for the server", TenantKey)
 	}
+	if len(b.Model) > MaxModelBytes {
+		return errorf(http.StatusBadRequest, CodeBadRequest, "model: %d bytes, more than %d", len(b.Model), MaxModelBytes)
+	}
 	if b.Budget < 0 || b.MaxTokens < 0 {
 		return errorf(http.StatusBadRequest, CodeBadRequest, "budget and max_tokens: want positive token counts")
 	}
@@ -87,7 +95,12 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 		if err := session.ValidateID(b.ID); err != nil {
 			return err
 		}
-		if _, err := s.store.Get(ctx, b.ID); err == nil {
+		if other, err := s.store.Get(ctx, b.ID); err == nil {
+			if other.Metadata[TenantKey] != tenant {
+				// Another tenant's session: answered as the other
+				// routes answer its id (404), not with session-exists.
+				return errorf(http.StatusNotFound, CodeNotFound, "session id %q cannot be created: choose another id, or none", b.ID)
+			}
 			return session.ErrExists
 		} else if !errors.Is(err, session.ErrNotFound) {
 			return err

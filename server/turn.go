@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 
 	"github.com/agentctx/agentctx"
@@ -242,7 +241,7 @@ func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	data, err := io.ReadAll(r.Body)
+	data, err := readBody(r)
 	if err != nil {
 		return err
 	}

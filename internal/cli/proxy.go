@@ -18,11 +18,13 @@ import (
 )
 
 type proxyFlags struct {
-	upstream string
-	listen   string
-	budget   int
-	always   bool
-	home     string
+	upstream       string
+	listen         string
+	budget         int
+	always         bool
+	home           string
+	allowedHosts   []string
+	allowedOrigins []string
 }
 
 func newProxyCmd(e *env) *cobra.Command {
@@ -55,7 +57,13 @@ from the system prompt and the first user message. A 413 answer sheds the
 oldest images and documents and keeps the token budget. GET
 /agentctx/status shows what the proxy did per session, and so does one
 line per session on exit. API keys pass through in the agent's headers and
-are never stored or logged.`,
+are never stored or logged.
+
+Web pages cannot use the proxy: a request whose Host is not the address it
+listens on (127.0.0.1, localhost or [::1] with its port, what agents send)
+is refused with 421 (DNS rebinding), one from a page (an Origin header) with
+403, a model request not sent as application/json with 415.
+--allowed-host and --allowed-origin allow more.`,
 		Example: `  agentctx proxy --upstream https://api.anthropic.com
   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
 
@@ -70,6 +78,8 @@ are never stored or logged.`,
 	cmd.Flags().StringVar(&f.listen, "listen", "127.0.0.1:8787", "address to listen on (host:port); loopback only")
 	cmd.Flags().IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the budget of each request's model)")
 	cmd.Flags().BoolVar(&f.always, "always", false, "send the managed window even when the agent's request fits the budget")
+	cmd.Flags().StringSliceVar(&f.allowedHosts, "allowed-host", nil, "a Host the proxy answers besides its listening address (name or name:port; repeatable)")
+	cmd.Flags().StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "a web origin whose pages may call the proxy (repeatable)")
 	addHomeFlag(cmd, e, &f.home)
 	return cmd
 }
@@ -106,7 +116,10 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 		}
 	}()
 	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
-	p, err := proxy.New(proxy.Options{Upstream: up, Store: st, Budget: f.budget, Always: f.always, Logger: log})
+	p, err := proxy.New(proxy.Options{
+		Upstream: up, Store: st, Budget: f.budget, Always: f.always, Logger: log,
+		AllowedHosts: f.allowedHosts, AllowedOrigins: f.allowedOrigins,
+	})
 	if err != nil {
 		return err
 	}
@@ -119,6 +132,9 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 	if err != nil {
 		return fmt.Errorf("proxy: %w", err)
 	}
+	// No ReadTimeout: answers stream for minutes, and a connection's read
+	// deadline would cancel them; the proxy bounds each model request's
+	// body itself (proxy.DefaultReadTimeout).
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	fmt.Fprintf(e.stdout, "agentctx proxy: listening on http://%s, upstream %s\n", ln.Addr(), up.Redacted())
 	done := make(chan error, 1)
@@ -131,6 +147,8 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
+		// Requests still in flight after 30 s: cut them.
+		_ = srv.Close()
 		return fmt.Errorf("proxy: shutdown: %w", err)
 	}
 	// What the proxy did, one line per agent session (also served live

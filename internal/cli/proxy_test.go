@@ -53,6 +53,7 @@ func TestProxyCommand(t *testing.T) {
 		body, _ := json.Marshal(map[string]any{"model": "gpt-4o", "messages": msgs})
 		req, _ := http.NewRequestWithContext(t.Context(), "POST", base+"/v1/chat/completions", bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer sk-proxy-test-KEY")
+		req.Header.Set("Content-Type", "application/json")
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -20,9 +20,11 @@ import (
 const envTokensFile = "AGENTCTX_TOKENS_FILE"
 
 type serveFlags struct {
-	listen string
-	tokens string
-	home   string
+	listen         string
+	tokens         string
+	home           string
+	allowedHosts   []string
+	allowedOrigins []string
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -40,6 +42,12 @@ per line (at least 16 bytes), optionally followed by a tenant name; each
 tenant sees only its own sessions. Without tokens the server listens on
 loopback only, and every request sees the sessions the command line made.
 
+Web pages cannot drive the server: a request whose Host is not the address
+it listens on (localhost, 127.0.0.1 or [::1] with its port) is refused with
+421 when it runs without tokens (DNS rebinding), one from a page of another
+origin (an Origin header) with 403, a POST body not sent as
+application/json with 415. --allowed-host and --allowed-origin allow more.
+
 Sessions are stored in SQLite (sessions.db in the --home folder) unless
 --store or $AGENTCTX_STORE names another store: jsonl:DIR, sqlite:PATH, or
 postgres://… for several servers sharing one database.
@@ -55,6 +63,8 @@ The server stops on SIGINT or SIGTERM, finishing the requests in flight.`,
 	}
 	cmd.Flags().StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on (host:port)")
 	cmd.Flags().StringVar(&f.tokens, "tokens", "", "bearer tokens file (default $"+envTokensFile+")")
+	cmd.Flags().StringSliceVar(&f.allowedHosts, "allowed-host", nil, "a Host the server answers besides its listening address (name or name:port; repeatable; * for any)")
+	cmd.Flags().StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "a web origin whose pages may call the server, e.g. http://localhost:3000 (repeatable; * for any)")
 	addHomeFlag(cmd, e, &f.home)
 	return cmd
 }
@@ -99,7 +109,7 @@ func runServe(ctx context.Context, e *env, f serveFlags) (err error) {
 	}()
 	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
 	log.Info("store", "url", redactURL(e.store))
-	srv, err := server.New(server.Options{Store: st, Tokens: tokens, Logger: log})
+	srv, err := server.New(server.Options{Store: st, Tokens: tokens, Logger: log, AllowedHosts: f.allowedHosts, AllowedOrigins: f.allowedOrigins})
 	if err != nil {
 		return err
 	}
