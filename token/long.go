@@ -34,7 +34,7 @@ const longChunk = 2048
 
 // longPieceTokens counts a piece longer than LongPiece chunk by chunk.
 func (b *BPE) longPieceTokens(p string) int {
-	n, _ := b.longPieceCount(nil, p)
+	n, _ := b.longPieceCount(context.Background(), p)
 	return n
 }
 
@@ -44,7 +44,7 @@ func (b *BPE) longPieceCount(ctx context.Context, p string) (int, error) {
 	n := 0
 	last, lastN := "", 0
 	for k := 0; len(p) > 0; k++ {
-		if ctx != nil && k%32 == 0 {
+		if k%32 == 0 {
 			if err := ctx.Err(); err != nil {
 				return 0, err
 			}

@@ -92,7 +92,7 @@ func New(ctx context.Context, p Policy) (*Sandbox, error) {
 	}
 	path, err := exec.LookPath(bin)
 	if err != nil {
-		return nil, fmt.Errorf("%w: bwrap not found (install bubblewrap): %v", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: bwrap not found (install bubblewrap): %w", ErrUnavailable, err)
 	}
 	s := &Sandbox{bwrap: path, p: p}
 	s.args, err = s.build()
@@ -146,8 +146,8 @@ func (s *Sandbox) String() string {
 func (s *Sandbox) build() ([]string, error) {
 	p := &s.p
 	p.Root = filepath.Clean(p.Root)
-	if real, err := filepath.EvalSymlinks(p.Root); err == nil {
-		p.Root = real
+	if resolved, err := filepath.EvalSymlinks(p.Root); err == nil {
+		p.Root = resolved
 	}
 	if fi, err := os.Stat(p.Root); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("sandbox: root %s is not a directory", p.Root)
@@ -178,8 +178,8 @@ func (s *Sandbox) build() ([]string, error) {
 		if h == "" || !isDir(h) || h == "/" {
 			continue
 		}
-		if real, err := filepath.EvalSymlinks(h); err == nil {
-			h = real
+		if resolved, err := filepath.EvalSymlinks(h); err == nil {
+			h = resolved
 		}
 		if within(p.Root, h) {
 			// The project is the home or holds it: hiding the home would

@@ -161,7 +161,7 @@ func TestSandboxNetwork(t *testing.T) {
 			if err != nil {
 				return
 			}
-			c.Write([]byte("HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello"))
+			_, _ = c.Write([]byte("HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello"))
 			c.Close()
 		}
 	}()

@@ -62,7 +62,7 @@ func TestSandboxBlocksDestructive(t *testing.T) {
 				return
 			}
 			conns.Add(1)
-			c.Write([]byte("HTTP/1.0 200 OK\r\n\r\ntouch " + filepath.Join(env.Root, "pwned") + "\n"))
+			_, _ = c.Write([]byte("HTTP/1.0 200 OK\r\n\r\ntouch " + filepath.Join(env.Root, "pwned") + "\n"))
 			c.Close()
 		}
 	}()

@@ -82,7 +82,7 @@ func (t runCommand) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult
 	// left the group (setsid, a double fork) by its tag.
 	defer func() {
 		if cmd.Process != nil {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group may be gone already
 		}
 		killTagged(tag)
 	}()

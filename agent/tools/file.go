@@ -158,7 +158,7 @@ func readLine(r *bufio.Reader, buf []byte, keep int) (line []byte, size int, cut
 		if room := keep + 2 - len(line); room > 0 {
 			line = append(line, frag[:min(room, len(frag))]...)
 		}
-		if e == bufio.ErrBufferFull {
+		if errors.Is(e, bufio.ErrBufferFull) {
 			continue
 		}
 		err = e

@@ -112,7 +112,7 @@ func TestChatSandbox(t *testing.T) {
 		t.Errorf("in.txt = %q, %v; result %q", b, err, res["c2"])
 	}
 	// The key reached neither the model nor the session.
-	filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			if b, _ := os.ReadFile(p); strings.Contains(string(b), key) {
 				t.Errorf("%s holds the provider key", p)
