@@ -69,7 +69,7 @@ type Options struct {
 	// what the proxy did. For tests and reports. Optional.
 	Observe func(Exchange)
 	// AllowedHosts are Host header values accepted besides the address
-	// the proxy listens on (localhost, 127.0.0.1, [::1] with its port;
+	// the proxy listens on (localhost, 127.0.0.1, [::1], any port;
 	// what agents send): a name or name:port, "*" for any. Optional. Any
 	// other Host is refused with 421 (a web page reaching the proxy by
 	// DNS rebinding sends its own name).

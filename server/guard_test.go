@@ -92,8 +92,6 @@ func TestForgedHostOriginRefused(t *testing.T) {
 		{name: "rebound list with its own origin", method: "GET", path: "/v1/sessions", host: evil, origin: "http://" + evil, status: 421, code: CodeMisdirected},
 		{name: "rebound report page", method: "GET", path: "/v1/sessions/" + id + "/report", host: evil, status: 421, code: CodeMisdirected},
 		{name: "rebound unknown route", method: "GET", path: "/nope", host: evil, status: 421, code: CodeMisdirected},
-		{name: "loopback name, other port", method: "GET", path: "/v1/sessions", host: "localhost:1", status: 421, code: CodeMisdirected},
-		{name: "no port", method: "GET", path: "/v1/sessions", host: "127.0.0.1", status: 421, code: CodeMisdirected},
 		{name: "cross-site text/plain post", method: "POST", path: "/v1/sessions", origin: "http://evil.example", contentType: "text/plain", body: `{}`, status: 403, code: CodeForbiddenOrigin},
 		{name: "cross-site form post", method: "POST", path: "/v1/sessions/" + id + "/messages", origin: "https://evil.example", contentType: "application/x-www-form-urlencoded", body: `{"messages":[{"role":"user","content":"x"}]}`, status: 403, code: CodeForbiddenOrigin},
 		{name: "cross-site read", method: "GET", path: "/v1/sessions/" + id + "/export", origin: "http://evil.example", status: 403, code: CodeForbiddenOrigin},
@@ -115,6 +113,10 @@ func TestForgedHostOriginRefused(t *testing.T) {
 		{name: "agent by IP", method: "GET", path: "/v1/sessions", status: 200},
 		{name: "agent by localhost", method: "GET", path: "/v1/sessions", host: "localhost:" + port, status: 200},
 		{name: "agent by LOCALHOST", method: "GET", path: "/healthz", host: "LOCALHOST:" + port, status: 200},
+		// A loopback name with another port, or none: a local reverse
+		// proxy or recorder in front forwards its own Host.
+		{name: "loopback name, other port", method: "GET", path: "/v1/sessions", host: "localhost:1", status: 200},
+		{name: "loopback address, no port", method: "GET", path: "/v1/sessions", host: "127.0.0.1", status: 200},
 		{name: "json with charset", method: "POST", path: "/v1/sessions", contentType: "application/json; charset=utf-8", body: `{}`, status: 201},
 		{name: "empty create without type", method: "POST", path: "/v1/sessions", status: 201},
 		{name: "same-origin page", method: "POST", path: "/v1/sessions", origin: ts.URL, contentType: "application/json", body: `{}`, status: 201},
@@ -140,8 +142,8 @@ func TestForgedHostOriginRefused(t *testing.T) {
 			warned++
 		}
 	}
-	if warned != 12 {
-		t.Errorf("%d refusals logged as warnings, want 12:\n%s", warned, logs.String())
+	if warned != 10 {
+		t.Errorf("%d refusals logged as warnings, want 10:\n%s", warned, logs.String())
 	}
 }
 

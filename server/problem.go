@@ -56,7 +56,7 @@ const (
 	// application/json (415). Send Content-Type: application/json.
 	CodeMediaType = "unsupported-media-type"
 	// CodeMisdirected: the Host header names neither the address the
-	// server listens on (loopback names and addresses with its port) nor
+	// server listens on (loopback names and addresses, any port) nor
 	// an allowed host (421); what a page reaching the server by DNS
 	// rebinding sends. Reach it by 127.0.0.1 or localhost, or start it
 	// with --allowed-host.

@@ -60,7 +60,7 @@ line per session on exit. API keys pass through in the agent's headers and
 are never stored or logged.
 
 Web pages cannot use the proxy: a request whose Host is not the address it
-listens on (127.0.0.1, localhost or [::1] with its port, what agents send)
+listens on (127.0.0.1, localhost or [::1], any port: what agents send)
 is refused with 421 (DNS rebinding), one from a page (an Origin header) with
 403, a model request not sent as application/json with 415.
 --allowed-host and --allowed-origin allow more.`,

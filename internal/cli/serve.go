@@ -43,7 +43,7 @@ tenant sees only its own sessions. Without tokens the server listens on
 loopback only, and every request sees the sessions the command line made.
 
 Web pages cannot drive the server: a request whose Host is not the address
-it listens on (localhost, 127.0.0.1 or [::1] with its port) is refused with
+it listens on (localhost, 127.0.0.1 or [::1], any port) is refused with
 421 when it runs without tokens (DNS rebinding), one from a page of another
 origin (an Origin header) with 403, a POST body not sent as
 application/json with 415. --allowed-host and --allowed-origin allow more.

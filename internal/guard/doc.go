@@ -10,8 +10,9 @@
 // # Rules
 //
 //   - Host: a loopback name or address ("localhost", 127.0.0.0/8, [::1]) or
-//     the address the connection came in on, with the port it came in on
-//     (no port in Host is port 80); or a name of [Policy].AllowedHosts. A
+//     the address the connection came in on, whatever the port (a local
+//     reverse proxy in front forwards its own; a rebinding page's name is
+//     never loopback); or a name of [Policy].AllowedHosts. A
 //     request that came through no listener (http.LocalAddrContextKey
 //     unset: a handler called in process) is not checked.
 //   - Origin: none (programs such as agents, SDKs and curl send none); or

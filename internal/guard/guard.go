@@ -79,10 +79,10 @@ func (p Policy) hostOK(r *http.Request) bool {
 		// through a listener: no page is behind it.
 		return true
 	}
-	lhost, lport, _ := net.SplitHostPort(local.String())
-	if lport != "" && port != lport {
-		return false
-	}
+	// The port is not compared: a loopback name is enough to rule out DNS
+	// rebinding (the page's name is never one), and a local reverse proxy
+	// or recorder in front forwards its own Host and port.
+	lhost, _, _ := net.SplitHostPort(local.String())
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
