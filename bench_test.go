@@ -57,3 +57,53 @@ func BenchmarkEngineStep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCallCost is the cost of one model call of a long session of
+// short tool calls and results (the shape that grows a window to many
+// messages): a call and its result added, the request built and the
+// window's invariants checked, as `agentctx replay` does after every
+// model call, in a window that already holds 100 to 100,000 messages and
+// never compacts (a budget past the history, as with the 1M-token windows
+// of current models). The per-call cost, ns/op and allocs/op, must stay
+// flat across the sizes (within ±25 %).
+func BenchmarkCallCost(b *testing.B) {
+	for _, n := range []int{100, 1000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			e, err := agentctx.Open(ctx, agentctx.Options{Model: "gemini-2.5-pro", Budget: 100_000_000, NoWorkspace: true,
+				Tools: []chat.ToolDef{{Name: "bash"}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			step := 0
+			add := func() {
+				id := fmt.Sprintf("call_%d", step)
+				if err := e.Add(ctx, chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{
+					chat.ToolCall{ID: id, Name: "bash", Arguments: []byte(fmt.Sprintf(`{"command":"ls dir%d"}`, step%100))}}},
+					chat.NewToolResult(id, "bash", fmt.Sprintf("file%d.go\nfile%d_test.go", step, step), false)); err != nil {
+					b.Fatal(err)
+				}
+				step++
+			}
+			call := func() {
+				add()
+				if _, err := e.Request(ctx); err != nil {
+					b.Fatal(err)
+				}
+				if vs := e.Check(); len(vs) > 0 {
+					b.Fatal(vs)
+				}
+			}
+			_ = e.Add(ctx, chat.NewText(chat.RoleUser, "List every directory."))
+			for range n / 2 {
+				add()
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				call()
+			}
+		})
+	}
+}

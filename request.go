@@ -342,7 +342,7 @@ func (e *Engine) memText() string {
 	}
 	if e.compactions == 0 {
 		_, plan := e.active.Plan()
-		if !plan && e.active.Stats().Findings == 0 {
+		if !plan && e.active.Findings() == 0 {
 			return ""
 		}
 	}

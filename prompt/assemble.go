@@ -130,10 +130,7 @@ func Assemble(in Input) *Request {
 	base := len(msgs)
 	history := w.Len()
 	msgs = w.AppendMessages(slices.Grow(msgs, history+1)) // room for the tail's message
-	msgTokens := 0
-	for i := range history {
-		msgTokens += w.TokensAt(i)
-	}
+	msgTokens := w.MessageTokens()
 	req.Rows = append(req.Rows, Row{Name: PartMessages, Tokens: msgTokens})
 
 	var tail []reminder.Reminder
@@ -186,17 +183,26 @@ func Assemble(in Input) *Request {
 	}
 	// What a warm cache serves: everything up to the last breakpoint.
 	if n := len(req.CacheAfter); n > 0 {
-		end := req.CacheAfter[n-1]
+		end := min(req.CacheAfter[n-1], len(msgs)-1)
 		cached = in.ToolTokens
 		// Every message's size is known: the system messages' from
-		// above, the history's from the window.
-		for i := 0; i <= end && i < len(msgs); i++ {
-			switch {
-			case i < base:
-				cached += sizes[i]
-			case i-base < history && i != replaced:
-				cached += w.TokensAt(i - base)
-			default:
+		// above, the history's from the window. The breakpoint is at or
+		// next to the end of the history, so the history's part is its
+		// total less the few messages after the breakpoint: O(1), not
+		// O(messages), per request.
+		for i := 0; i <= end && i < base; i++ {
+			cached += sizes[i]
+		}
+		if end >= base {
+			hist := min(end-base, history-1) // the last history message cached
+			cached += msgTokens
+			for j := history - 1; j > hist; j-- {
+				cached -= w.TokensAt(j)
+			}
+			if replaced >= base && replaced <= end {
+				cached += token.Message(counter, ov, msgs[replaced]) - w.TokensAt(replaced-base)
+			}
+			for i := base + history; i <= end; i++ { // the tail's own message
 				cached += token.Message(counter, ov, msgs[i])
 			}
 		}

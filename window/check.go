@@ -2,6 +2,7 @@ package window
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/agentctx/agentctx/chat"
 )
@@ -32,10 +33,95 @@ func (v Violation) String() string {
 
 // Check verifies the window's invariants (see the package documentation)
 // and its accounting, and returns every violation found; none means the
-// window is sound. It also re-pairs tool results by id with [chat.Pair],
-// independently of the window's own bookkeeping. Tests run it after every
-// operation. O(n).
+// window is sound. It also re-pairs tool results by id, as [chat.Pair]
+// does, independently of the window's own bookkeeping.
+//
+// Check is incremental: it remembers the prefix of the window it verified
+// last and walks only the messages added since, so calling it after
+// every model call costs O(messages added) however large the window is,
+// and allocates nothing while the window is sound. A mutation inside the
+// verified prefix ([Window.Replace], [Window.Remove], [Window.SetNote]:
+// compaction) makes the next Check walk the whole window again, O(n).
+// [Window.CheckFull] always walks the whole window with fresh state; the
+// tests use it as the oracle Check is compared with.
 func (w *Window) Check() []Violation {
+	c := &w.chk
+	if c.stale || c.pos == nil {
+		c.reset(len(w.entries))
+	}
+	vs := c.extend(w)
+	if len(vs) > 0 {
+		// Report from scratch next time: a violation in the prefix is
+		// found again only by a full walk.
+		c.stale = true
+	}
+	return vs
+}
+
+// CheckFull is [Window.Check] without its memory: it walks every message
+// with fresh state, O(n) time and allocations. It is the oracle the
+// incremental Check is tested against, and what `agentctx replay
+// --check-every` runs.
+func (w *Window) CheckFull() []Violation {
+	var c checker
+	c.reset(len(w.entries))
+	return c.extend(w)
+}
+
+// checker is what [Window.Check] knows of the prefix entries[:n] it
+// verified last: enough to verify the entries after it without walking the
+// prefix again.
+type checker struct {
+	// n is the length of the verified prefix; stale is set by a mutation
+	// inside it (touch) or by a violation, and makes the next Check start
+	// over.
+	n     int
+	stale bool
+	sum   int    // tokens of the prefix
+	last  uint64 // seq of the prefix's last message that is not the note
+	user  bool   // the prefix holds the first user message
+	// pos maps the seq of each message of the prefix to its index.
+	pos map[uint64]int
+	// results counts the results of each call-holding message (by seq).
+	results map[uint64]int
+	// open counts the calls of each id not yet answered, for the
+	// re-pairing by id (chat.Pair's per-id stacks, as counts); orphans
+	// counts the results that found no open call of their id, first the
+	// index of the first one.
+	open    map[string]int
+	orphans int
+	first   int
+	// partial holds the assistant messages (by seq) with fewer results
+	// than calls: a call without a result is allowed only in the last
+	// round.
+	partial map[uint64]struct{}
+	// touched lists the assistant messages (by seq) a walk saw a result
+	// of, or saw added; scratch space kept between walks.
+	touched []uint64
+}
+
+// touch records that entry i changed other than by an append: when it is
+// inside the verified prefix, the next Check starts over.
+func (w *Window) touch(i int) {
+	if i < w.chk.n {
+		w.chk.stale = true
+	}
+}
+
+func (c *checker) reset(capacity int) {
+	*c = checker{
+		pos:     make(map[uint64]int, capacity),
+		results: map[uint64]int{},
+		open:    map[string]int{},
+		partial: map[uint64]struct{}{},
+		first:   -1,
+		touched: c.touched[:0],
+	}
+}
+
+// extend verifies entries[c.n:] given the state of the prefix, moves the
+// prefix to the whole window and returns every violation.
+func (c *checker) extend(w *Window) []Violation {
 	var vs []Violation
 	add := func(inv string, i int, f string, a ...any) {
 		vs = append(vs, Violation{Invariant: inv, Index: i, Detail: fmt.Sprintf(f, a...)})
@@ -43,48 +129,71 @@ func (w *Window) Check() []Violation {
 	if w.systemSeq != 0 && (len(w.entries) == 0 || w.entries[0].seq != w.systemSeq) {
 		add(InvariantSystemFirst, 0, "system prompt is not the first message")
 	}
-	pos := make(map[uint64]int, len(w.entries))
-	var last uint64
-	sum := 0
-	foundUser := w.firstUser == 0
-	for i := range w.entries {
+	c.touched = c.touched[:0]
+	for i := c.n; i < len(w.entries); i++ {
 		e := &w.entries[i]
-		sum += e.tokens
-		pos[e.seq] = i
+		c.sum += e.tokens
+		c.pos[e.seq] = i
 		if e.seq == w.firstUser {
-			foundUser = true
+			c.user = true
 		}
-		if e.note {
-			continue
+		if !e.note {
+			if e.seq <= c.last {
+				add(InvariantOrder, i, "message out of order")
+			}
+			c.last = e.seq
 		}
-		if e.seq <= last {
-			add(InvariantOrder, i, "message out of order")
+		switch e.msg.Role {
+		case chat.RoleAssistant:
+			calls := 0
+			for _, p := range e.msg.Parts {
+				if tc, ok := p.(chat.ToolCall); ok {
+					c.open[tc.ID]++
+					calls++
+				}
+			}
+			if calls > 0 || e.answered > 0 {
+				c.touched = append(c.touched, e.seq)
+			}
+		case chat.RoleTool:
+			if r, ok := e.msg.ToolResult(); !ok || c.open[r.ToolCallID] == 0 {
+				if c.orphans == 0 {
+					c.first = i
+				}
+				c.orphans++
+			} else if c.open[r.ToolCallID]--; c.open[r.ToolCallID] == 0 {
+				delete(c.open, r.ToolCallID)
+			}
 		}
-		last = e.seq
-	}
-	if !foundUser {
-		add(InvariantFirstUser, -1, "first user message was removed")
-	}
-	if sum != w.total {
-		add(InvariantAccounting, -1, "running total %d, sum of counts %d", w.total, sum)
-	}
-	results := map[uint64]int{}
-	for i := range w.entries {
-		e := &w.entries[i]
 		if e.call == 0 {
 			continue
 		}
-		c, ok := pos[e.call]
-		if !ok || c >= i {
+		if at, ok := c.pos[e.call]; !ok || at >= i {
 			add(InvariantOrphan, i, "tool result without its call")
 			continue
 		}
-		results[e.call]++
+		c.results[e.call]++
+		c.touched = append(c.touched, e.call)
 	}
-	for i := range w.entries {
+	if w.firstUser != 0 && !c.user {
+		add(InvariantFirstUser, -1, "first user message was removed")
+	}
+	if c.sum != w.total {
+		add(InvariantAccounting, -1, "running total %d, sum of counts %d", w.total, c.sum)
+	}
+	// A message whose results arrived since the last walk, or that is
+	// new, is checked again; the others were sound and nothing but an
+	// append (a result: touched) or a mutation (stale) changes them.
+	for _, seq := range c.touched {
+		i := c.pos[seq]
 		e := &w.entries[i]
-		if e.msg.Role == chat.RoleAssistant && e.answered != results[e.seq] {
-			add(InvariantRound, i, "round has %d of its %d results", results[e.seq], e.answered)
+		if e.answered != c.results[seq] {
+			add(InvariantRound, i, "round has %d of its %d results", c.results[seq], e.answered)
+		}
+		if callCount(e.msg) > e.answered {
+			c.partial[seq] = struct{}{}
+		} else {
+			delete(c.partial, seq)
 		}
 	}
 	// A call without a result is allowed only in the last round: once a
@@ -95,24 +204,42 @@ func (w *Window) Check() []Violation {
 	// A system message in mid-conversation (Codex's developer messages)
 	// does not end a round: the results that follow it still answer the
 	// call, and the Engine does not answer it as interrupted.
-	lastNonTool := -1
-	for i := len(w.entries) - 1; i >= 0; i-- {
-		if r := w.entries[i].msg.Role; r != chat.RoleTool && r != chat.RoleSystem {
-			lastNonTool = i
-			break
+	if len(c.partial) > 0 {
+		lastNonTool := -1
+		for i := len(w.entries) - 1; i >= 0; i-- {
+			if r := w.entries[i].msg.Role; r != chat.RoleTool && r != chat.RoleSystem {
+				lastNonTool = i
+				break
+			}
 		}
-	}
-	for i := range w.entries {
-		e := &w.entries[i]
-		if e.msg.Role != chat.RoleAssistant || i >= lastNonTool {
-			continue
+		var late []int
+		for seq := range c.partial {
+			if i := c.pos[seq]; i < lastNonTool {
+				late = append(late, i)
+			}
 		}
-		if n := len(e.msg.ToolCalls()); n > e.answered {
+		slices.Sort(late)
+		for _, i := range late {
+			e := &w.entries[i]
+			n := callCount(e.msg)
 			add(InvariantUnanswered, i, "%d of %d tool calls have no result and a later message follows", n-e.answered, n)
 		}
 	}
-	if p := chat.Pair(w.Messages()); len(p.Orphans) > 0 {
-		add(InvariantOrphan, p.Orphans[0], "%d tool results answer no earlier call by id", len(p.Orphans))
+	if c.orphans > 0 {
+		add(InvariantOrphan, c.first, "%d tool results answer no earlier call by id", c.orphans)
 	}
+	c.n = len(w.entries)
 	return vs
+}
+
+// callCount returns the number of tool calls m holds, without the slice
+// [chat.Message.ToolCalls] allocates.
+func callCount(m chat.Message) int {
+	n := 0
+	for _, p := range m.Parts {
+		if _, ok := p.(chat.ToolCall); ok {
+			n++
+		}
+	}
+	return n
 }

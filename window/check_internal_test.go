@@ -1,6 +1,7 @@
 package window
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -87,7 +88,7 @@ func TestCheckDetects(t *testing.T) {
 			w := corruptible(t)
 			tc.corrupt(w)
 			var got []string
-			for _, v := range w.Check() {
+			for _, v := range w.CheckFull() {
 				if v.String() == "" {
 					t.Errorf("empty Violation.String for %+v", v)
 				}
@@ -96,7 +97,67 @@ func TestCheckDetects(t *testing.T) {
 			slices.Sort(got)
 			got = slices.Compact(got)
 			if d := cmp.Diff(tc.want, got); d != "" {
-				t.Errorf("Check() invariants (-want +got):\n%s\nviolations: %v", d, w.Check())
+				t.Errorf("CheckFull() invariants (-want +got):\n%s\nviolations: %v", d, w.CheckFull())
+			}
+		})
+	}
+}
+
+// TestCheckIncrementalDetects corrupts what was appended after a Check:
+// the incremental Check, which walks only those entries, finds what the
+// full walk finds.
+func TestCheckIncrementalDetects(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		append func(w *Window)
+		want   string
+	}{
+		{"order", func(w *Window) {
+			e := entry{msg: chat.NewText(chat.RoleUser, "late"), tokens: 4, seq: w.entries[3].seq}
+			w.entries = append(w.entries, e)
+			w.total += e.tokens
+		}, InvariantOrder},
+		{"result without its call", func(w *Window) {
+			e := entry{msg: chat.NewToolResult("a", "read", "x", false), tokens: 1, seq: w.nextSeq, call: w.nextSeq + 100}
+			w.nextSeq++
+			w.entries = append(w.entries, e)
+			w.total += e.tokens
+		}, InvariantOrphan},
+		{"result not counted by its round", func(w *Window) {
+			call := entry{msg: chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: "z", Name: "read", Arguments: []byte(`{}`)}}}, tokens: 1, seq: w.nextSeq}
+			res := entry{msg: chat.NewToolResult("z", "read", "x", false), tokens: 1, seq: w.nextSeq + 1, call: w.nextSeq}
+			w.nextSeq += 2
+			w.entries = append(w.entries, call, res) // call.answered stays 0
+			w.total += 2
+		}, InvariantRound},
+		{"accounting", func(w *Window) {
+			w.entries = append(w.entries, entry{msg: chat.NewText(chat.RoleUser, "u"), tokens: 1, seq: w.nextSeq})
+			w.nextSeq++
+		}, InvariantAccounting},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := corruptible(t) // checked: the prefix is verified
+			if w.chk.n != len(w.entries) || w.chk.stale {
+				t.Fatalf("after Check: verified %d of %d (stale %v)", w.chk.n, len(w.entries), w.chk.stale)
+			}
+			tc.append(w)
+			inc := w.Check()
+			if full := w.CheckFull(); fmt.Sprint(inc) != fmt.Sprint(full) {
+				t.Errorf("Check() = %v, CheckFull() = %v", inc, full)
+			}
+			found := false
+			for _, v := range inc {
+				found = found || v.Invariant == tc.want
+			}
+			if !found {
+				t.Errorf("Check() = %v, want a %s violation", inc, tc.want)
+			}
+			// Once a violation is found the next Check walks everything.
+			if !w.chk.stale {
+				t.Error("a violation left the verified prefix in place")
 			}
 		})
 	}

@@ -102,6 +102,7 @@ func (w *Window) Replace(i int, m chat.Message) error {
 	w.total += n - w.entries[i].tokens
 	w.entries[i].msg = m
 	w.entries[i].tokens = n
+	w.touch(i)
 	return nil
 }
 
@@ -149,6 +150,7 @@ func (w *Window) Remove(start, end int) error {
 		}
 	}
 	w.entries = slices.Delete(w.entries, start, end)
+	w.touch(start)
 	return nil
 }
 
@@ -170,6 +172,7 @@ func (w *Window) SetNote(text string) int {
 			w.total += n - w.entries[i].tokens
 			w.entries[i].msg = m
 			w.entries[i].tokens = n
+			w.touch(i)
 			return i
 		}
 	}
@@ -187,6 +190,7 @@ func (w *Window) SetNote(text string) int {
 	w.nextSeq++
 	w.entries = slices.Insert(w.entries, pos, e)
 	w.total += n
+	w.touch(pos)
 	return pos
 }
 

@@ -104,6 +104,8 @@ type Window struct {
 	anchor token.Anchor
 
 	dropped Dropped
+	// chk is what Check verified last.
+	chk checker
 }
 
 // New returns an empty window configured by opts. It returns an error only
@@ -311,6 +313,11 @@ func (w *Window) SetReserved(tokens int) { w.reserved = max(tokens, 0) }
 func (w *Window) Tokens() int {
 	return w.reserved + w.total + w.overhead.ReplyPriming
 }
+
+// MessageTokens returns the tokens of the window's messages alone, each
+// with its framing: [Window.Tokens] without the reserved tokens and the
+// reply priming. O(1).
+func (w *Window) MessageTokens() int { return w.total }
 
 // Anchored returns the usage-anchored size in tokens: the prompt size the
 // provider reported for the last call, plus the local count of what was
