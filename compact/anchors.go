@@ -19,8 +19,7 @@ import (
 // summarizer the caller configured (the extractive one by default, so a
 // model-free comparison is about structure), and the window keeps its
 // invariants: a unit (a round, or one message) is removed whole, pinned
-// messages stay, a call still waiting for its result is never removed,
-// and a window left over budget runs the tiered levels ([Tiered]) so that
+// messages stay, and a window left over budget runs the tiered levels ([Tiered]) so that
 // no request goes out over budget when the pinned parts fit.
 
 // restoredMark starts the files [ClaudeCode] restores in the note, after
@@ -38,6 +37,10 @@ type spanSummary struct {
 	files FileAnalyzer
 	// logger receives the records; nil logs nothing.
 	logger *slog.Logger
+	// before, when positive, is the window's size before the strategy
+	// changed it ahead of the summary (Codex's cut of a user message), for
+	// the summary's record.
+	before int
 	// after, when set, returns text the note carries after the summary,
 	// from the messages the summary replaces (Claude Code's restored
 	// files).
@@ -46,15 +49,14 @@ type spanSummary struct {
 
 // run replaces the units of units (w's [window.Window.Units]) whose drop
 // entry is true with one summary, the window's compaction note (a
-// previous summary is rolled into it). Pinned units and units holding a
-// call still waiting for its result are kept whatever drop says. The
+// previous summary is rolled into it). Pinned units are kept whatever
+// drop says. The
 // summarizer chain is [Summarize]'s: the configured summarizer, then the
 // extractive one, then a note that says the summary failed and what was
 // removed. When w is still over budget afterwards, the tiered levels run.
 // It returns the summary's record (none when nothing could be removed)
 // followed by the tiered levels'; its error is ctx's.
 func (o spanSummary) run(ctx context.Context, w *window.Window, units []window.Unit, drop []bool) ([]Record, error) {
-	open := openCallIDs(w)
 	marked := slices.Clone(units)
 	var removed, kept []chat.Message
 	removedTokens := 0
@@ -62,7 +64,7 @@ func (o spanSummary) run(ctx context.Context, w *window.Window, units []window.U
 		if u.Pinned {
 			continue
 		}
-		if i >= len(drop) || !drop[i] || holdsCall(w, u, open) {
+		if i >= len(drop) || !drop[i] {
 			// Marked pinned: removeUnits keeps it and splits the removal
 			// around it.
 			marked[i].Pinned = true
@@ -88,6 +90,9 @@ func (o spanSummary) run(ctx context.Context, w *window.Window, units []window.U
 	}
 	budget := w.Budget()
 	rec := Record{Strategy: o.strategy, Level: LevelSummary, TokensBefore: w.Size(), Budget: budget}
+	if o.before > 0 {
+		rec.TokensBefore = o.before
+	}
 	files := o.files.Analyze(removed)
 	for _, f := range files {
 		rec.FilesIncluded = append(rec.FilesIncluded, f.Path)
@@ -149,37 +154,29 @@ func (o spanSummary) escalate(w *window.Window, rec *Record, removed []chat.Mess
 		}
 		recs = append(recs, t.escalate(w, lvl, o.strategy)...)
 	}
+	if n := w.Note(); n >= 0 && !w.Fits() {
+		// The note is pinned and too small for the cut: at a tiny budget
+		// the summary itself can be what does not fit. It is cut to what
+		// the budget leaves it.
+		cut := Record{Strategy: o.strategy, Level: LevelCut, TokensBefore: w.Size(), Budget: w.Budget(), MessagesCut: 1}
+		room := w.TokensAt(n) - (w.Size() - w.Budget()) - (w.TokensAt(n) - w.Counter().Count(w.At(n).Text()))
+		w.SetNote(cutWithMark(w, w.At(n).Text(), max(room, 0), "summary cut to fit the token budget"))
+		cut.TokensAfter = w.Size()
+		cut.OverBudget = !w.Fits()
+		cut.log(o.logger)
+		if last := len(recs) - 1; last >= 0 && recs[last].Level == LevelCut {
+			recs[last].MessagesCut++
+			recs[last].TokensAfter, recs[last].OverBudget = cut.TokensAfter, cut.OverBudget
+		} else {
+			recs = append(recs, cut)
+		}
+	}
 	if rec != nil {
 		r := MeasureRetention(ExtractFacts(removed), w.Messages())
 		recs[0].Retention = &r
 		(&Summarize{Logger: o.logger}).log(recs[0])
 	}
 	return recs
-}
-
-// openCallIDs returns the ids of the calls in w still waiting for their
-// result.
-func openCallIDs(w *window.Window) map[string]bool {
-	open := map[string]bool{}
-	for _, c := range w.Unanswered() {
-		open[c.ID] = true
-	}
-	return open
-}
-
-// holdsCall reports whether unit u of w holds a call whose id is in ids.
-func holdsCall(w *window.Window, u window.Unit, ids map[string]bool) bool {
-	if len(ids) == 0 {
-		return false
-	}
-	for j := u.Start; j < u.End; j++ {
-		for _, c := range w.At(j).ToolCalls() {
-			if ids[c.ID] {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // unitTokens returns the size in tokens of unit u of w.

@@ -70,6 +70,7 @@ func (c *Codex) Compact(ctx context.Context, w *window.Window) ([]Record, error)
 	if w.Budget() <= 0 || (w.Ratio() < c.ThresholdRatio() && w.Fits()) {
 		return nil, nil
 	}
+	before := w.Size()
 	units := w.Units()
 	drop := dropUnitsBefore(units, len(units))
 	left := int(orDefault(c.UserShare, DefaultCodexUserShare) * float64(w.Budget()))
@@ -101,7 +102,7 @@ func (c *Codex) Compact(ctx context.Context, w *window.Window) ([]Record, error)
 		drop[i] = false
 		left -= t
 	}
-	o := spanSummary{strategy: c.Name(), summarizer: c.Summarizer, files: c.Files, logger: c.Logger}
+	o := spanSummary{strategy: c.Name(), summarizer: c.Summarizer, files: c.Files, logger: c.Logger, before: before}
 	return o.run(ctx, w, units, drop)
 }
 

@@ -3,6 +3,7 @@ package compact
 import (
 	"context"
 	"log/slog"
+	"slices"
 
 	"github.com/agentctx/agentctx/window"
 )
@@ -11,7 +12,7 @@ import (
 // system prompt, the first user message (both pinned by the window) and
 // the newest messages that fit the budget, nothing else. It runs only
 // when the window is over budget, and then removes the oldest whole units
-// (a round is never split, a call waiting for its result never removed)
+// (a round is never split)
 // until the window fits; no note says what was removed, no summary is
 // written. When even the newest unit alone does not fit, its content is
 // cut ([LevelCut]) so that no request goes out over budget when the
@@ -38,36 +39,34 @@ func (t *Truncate) Name() string { return "truncate" }
 func (t *Truncate) ThresholdRatio() float64 { return 1 }
 
 // Compact removes the oldest unpinned units of w while it is over budget,
-// keeping at least its newest unit, then cuts content if it is still over
-// budget. It returns one [LevelTruncate] record (and a [LevelCut] one when
+// keeping at least its last assistant turn (a round or a reply) and what
+// follows it, then cuts content if it is still over budget. It returns one [LevelTruncate] record (and a [LevelCut] one when
 // content was cut), none when w fits. It never returns an error.
 func (t *Truncate) Compact(_ context.Context, w *window.Window) ([]Record, error) {
 	if w.Budget() <= 0 || w.Fits() {
 		return nil, nil
 	}
 	var recs []Record
-	units := w.Units()
-	open := openCallIDs(w)
-	last := lastUnpinned(units)
-	marked := make([]window.Unit, len(units))
-	copy(marked, units)
-	excess := w.Size() - w.Budget()
-	some := false
-	for i := range marked {
-		u := marked[i]
-		if u.Pinned {
-			continue
-		}
-		if excess <= 0 || i >= last || holdsCall(w, u, open) {
-			marked[i].Pinned = true
-			continue
-		}
-		excess -= unitTokens(w, u)
-		some = true
-	}
 	rec := Record{Strategy: t.Name(), Level: LevelTruncate, TokensBefore: w.Size(), Budget: w.Budget()}
-	if some {
-		rec.MessagesRemoved, rec.RoundsRemoved = removeUnits(w, marked)
+	// One unit at a time: a usage-anchored size does not fall by the
+	// counted size of what is removed.
+	for !w.Fits() {
+		units := w.Units()
+		stop := lastTurn(w) // the last assistant turn, and what follows, stays
+		i := slices.IndexFunc(units, func(u window.Unit) bool {
+			return u.End <= stop && !u.Pinned
+		})
+		if i < 0 {
+			break
+		}
+		m, r := removeUnits(w, units[i:i+1])
+		if m == 0 {
+			break
+		}
+		rec.MessagesRemoved += m
+		rec.RoundsRemoved += r
+	}
+	if rec.MessagesRemoved > 0 {
 		rec.TokensAfter = w.Size()
 		rec.OverBudget = !w.Fits()
 		rec.log(t.Logger)
