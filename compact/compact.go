@@ -21,19 +21,20 @@ type Level int
 // last resort that cuts message content when whole messages can no longer
 // be removed; [LevelMask] is observation masking.
 const (
-	LevelNone    Level = iota
-	LevelL1            // cut old tool results (60-80 % of the budget)
-	LevelL2            // replace all but the last 2 rounds with a note (80-95 %)
-	LevelL3            // keep system prompt, first user message, note, last round (> 95 %)
-	LevelCut           // cut the content of the largest messages to fit
-	LevelMask          // replace old tool results with placeholders
-	LevelSummary       // replace old history with a summary (seed 001's CompactionService)
+	LevelNone     Level = iota
+	LevelL1             // cut old tool results (60-80 % of the budget)
+	LevelL2             // replace all but the last 2 rounds with a note (80-95 %)
+	LevelL3             // keep system prompt, first user message, note, last round (> 95 %)
+	LevelCut            // cut the content of the largest messages to fit
+	LevelMask           // replace old tool results with placeholders
+	LevelSummary        // replace old history with a summary (seed 001's CompactionService)
+	LevelTruncate       // remove the oldest messages, without a note ([Truncate])
 )
 
-var levelNames = [...]string{"none", "L1", "L2", "L3", "cut", "mask", "summary"}
+var levelNames = [...]string{"none", "L1", "L2", "L3", "cut", "mask", "summary", "truncate"}
 
 // String returns the level's short name: "none", "L1", "L2", "L3", "cut",
-// "mask" or "summary".
+// "mask", "summary" or "truncate".
 func (l Level) String() string {
 	if l < 0 || int(l) >= len(levelNames) {
 		return fmt.Sprintf("Level(%d)", int(l))
@@ -57,7 +58,7 @@ func (l *Level) UnmarshalText(b []byte) error {
 
 // Levels lists every level in order, for reports.
 func Levels() []Level {
-	return []Level{LevelL1, LevelL2, LevelL3, LevelCut, LevelMask, LevelSummary}
+	return []Level{LevelL1, LevelL2, LevelL3, LevelCut, LevelMask, LevelSummary, LevelTruncate}
 }
 
 // Record says what one compaction level did to a window. Token counts are

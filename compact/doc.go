@@ -34,6 +34,43 @@
 //     belongs to one window.
 //   - [None] does nothing, as a baseline.
 //
+// # The anchors' strategies
+//
+// Other agents' documented compaction, each written from its source and
+// citing it (the file, the repository, the date read), so that agentctx's
+// own strategies can be measured against them on the same trajectories.
+// Their numbers are tokens of the agent's own window; here each is a share
+// of the window's budget (the budget is the window), and each file says
+// how it maps. Every summary is written by the summarizer the caller
+// configures ([BuildOptions].Summarizer; the extractive one by default,
+// so a model-free comparison is about structure), and every strategy
+// keeps the window's invariants and runs the tiered levels when it would
+// leave a request over budget:
+//
+//   - [ClaudeCode] ("claude-code"): at 83.5 % (the window minus the
+//     summary's output reserve and the 13,000-token buffer) the whole
+//     history becomes a summary, and up to 5 recently read files are
+//     restored after it, each within its token cap;
+//   - [Codex] ("codex"): at 94 % (auto_compact_token_limit) everything
+//     becomes a summary but the most recent user messages, up to
+//     COMPACT_USER_MESSAGE_MAX_TOKENS (7.35 % of the window);
+//   - [OpenCode] ("opencode"): before every call, tool outputs older than
+//     the last two user turns and the newest 20 % of tool output are
+//     erased (PRUNE_PROTECT, PRUNE_MINIMUM); at overflow (74 %) all but
+//     the most recent 7.5 % becomes a summary;
+//   - [OpenHands] ("openhands"): the LLM-summarizing condenser: past
+//     max_size = 100 messages, or over budget, the first messages and the
+//     recent half are kept and the middle summarized;
+//   - [GeminiCLI] ("gemini-cli"): at 50 % of the window, older tool
+//     outputs past 4.8 % are cut to their last 30 lines, the latest 30 %
+//     of the history is kept and the rest summarized;
+//   - [Truncate] ("truncate"): the system prompt, the first user message
+//     and the newest messages that fit: the floor every strategy must
+//     beat.
+//
+// [Mask] is the observation masking of the JetBrains study with its
+// window of M = 10 turns.
+//
 // # Extending
 //
 // A new strategy is one file in this package (or in the caller's own)

@@ -102,8 +102,11 @@ func checkRecords(t testing.TB, recs []compact.Record, strategy string, before i
 			t.Fatalf("record %d (%s): TokensBefore %d, want the previous size %d", i, r.Level, r.TokensBefore, prev)
 		}
 		ok := r.Level > last && r.Level >= compact.LevelL1 && r.Level <= compact.LevelCut
-		if r.Level == compact.LevelMask {
-			ok = i == 0 // masking comes first, then escalation
+		switch r.Level {
+		case compact.LevelMask, compact.LevelTruncate:
+			ok = i == 0 // masking (or opencode's prune) and truncation come first, then escalation
+		case compact.LevelSummary:
+			ok = last <= compact.LevelL1 // a summary comes after a prune or an L1 cut at most
 		}
 		if !ok {
 			t.Fatalf("record %d: level %s after %s", i, r.Level, last)
@@ -118,7 +121,11 @@ func checkRecords(t testing.TB, recs []compact.Record, strategy string, before i
 			t.Fatalf("record %d: TokensRemoved %d", i, r.TokensRemoved())
 		}
 		prev = r.TokensAfter
-		if r.Level != compact.LevelMask {
+		switch r.Level {
+		case compact.LevelMask:
+		case compact.LevelSummary, compact.LevelTruncate:
+			last = compact.LevelNone // the tiered levels may follow from L1
+		default:
 			last = r.Level
 		}
 	}

@@ -18,8 +18,11 @@ const DefaultMaskKeepRounds = 10
 // maskMark starts every placeholder [Mask] writes.
 const maskMark = "[agentctx: tool output elided"
 
-// Mask is observation masking (Lindenbauer et al., "The Complexity Trap",
-// JetBrains Research, 2025): the tool results of the last KeepRounds rounds
+// Mask is observation masking (Lindenbauer et al., "The Complexity Trap:
+// Simple Observation Masking Is as Efficient as LLM Summarization for
+// Agent Context Management", JetBrains Research, 2025, arXiv:2508.21433,
+// whose masking window keeps the latest M = 10 turns, this default): the
+// tool results of the last KeepRounds rounds
 // are kept verbatim and older ones are replaced by a one-line placeholder
 // that keeps the tool name and the size, while every call and every
 // assistant message stays. It runs before every model call, whatever the

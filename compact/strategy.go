@@ -112,6 +112,14 @@ var (
 		"mask":      buildMask,
 		"summarize": buildSummarize,
 		"none":      func(json.RawMessage, BuildOptions) (Strategy, error) { return None{}, nil },
+		// The anchors' strategies, written after other agents' documented
+		// compaction (anchors.go), and the floor they must all beat.
+		"claude-code": buildClaudeCode,
+		"codex":       buildCodex,
+		"opencode":    buildOpenCode,
+		"openhands":   buildOpenHands,
+		"gemini-cli":  buildGeminiCLI,
+		"truncate":    func(_ json.RawMessage, o BuildOptions) (Strategy, error) { return &Truncate{Logger: o.Logger}, nil },
 	}
 )
 
@@ -342,4 +350,15 @@ var (
 	_ Thresholder  = (*Tiered)(nil)
 	_ Configurable = (*Tiered)(nil)
 	_ Configurable = (*Mask)(nil)
+	_ Thresholder  = (*ClaudeCode)(nil)
+	_ Configurable = (*ClaudeCode)(nil)
+	_ Thresholder  = (*Codex)(nil)
+	_ Configurable = (*Codex)(nil)
+	_ Thresholder  = (*OpenCode)(nil)
+	_ Configurable = (*OpenCode)(nil)
+	_ Thresholder  = (*OpenHands)(nil)
+	_ Configurable = (*OpenHands)(nil)
+	_ Thresholder  = (*GeminiCLI)(nil)
+	_ Configurable = (*GeminiCLI)(nil)
+	_ Thresholder  = (*Truncate)(nil)
 )

@@ -572,7 +572,7 @@ func TestNone(t *testing.T) {
 
 func TestLevel(t *testing.T) {
 	t.Parallel()
-	want := []string{"L1", "L2", "L3", "cut", "mask", "summary"}
+	want := []string{"L1", "L2", "L3", "cut", "mask", "summary", "truncate"}
 	var got []string
 	for _, l := range compact.Levels() {
 		got = append(got, l.String())

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -116,7 +117,7 @@ func (f *replayFlags) addEngineFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&f.model, "model", "", "model to replay under (default: the model the transcript records, else "+replay.DefaultModel+")")
 	fl.IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the model's budget under --policy)")
 	fl.StringVar(&f.policy, "policy", "", "budget policy when --budget is not set: reserve or tiers (default "+model.DefaultPolicy.Name()+")")
-	fl.StringVar(&f.strategy, "strategy", "tiered", "compaction strategy: tiered, mask, summarize or none")
+	fl.StringVar(&f.strategy, "strategy", "tiered", "compaction strategy: "+strings.Join(compact.Names(), ", "))
 	fl.StringVar(&f.sum.kind, "summarizer", "auto", "with --strategy summarize, the "+summarizerHelp)
 	fl.StringVar(&f.sum.provider, "provider", "", "with --summarizer llm, the provider: openai or anthropic (default $AGENTCTX_PROVIDER, else by the API key set)")
 	fl.StringVar(&f.sum.model, "summary-model", "", "with --summarizer llm, the model that writes summaries (default $AGENTCTX_MODEL, else the provider's default)")
@@ -240,6 +241,24 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	return nil
 }
 
+// summarizes reports whether s writes summaries: its recorded
+// configuration names a summarizer (compact.Summarize and the anchors'
+// summarizing strategies).
+func summarizes(s compact.Strategy) bool {
+	c, ok := s.(compact.Configurable)
+	if !ok {
+		return false
+	}
+	b, err := c.Config()
+	if err != nil {
+		return false
+	}
+	var cfg struct {
+		Summarizer string `json:"summarizer"`
+	}
+	return json.Unmarshal(b, &cfg) == nil && cfg.Summarizer != ""
+}
+
 // options checks the flags and returns the replay's options (without a
 // store) and the transcript format they force ("" to detect it). Bad
 // flags are usage errors.
@@ -254,10 +273,15 @@ func (f replayFlags) options(e *env) (replay.Options, transcript.Format, error) 
 	if err != nil {
 		return replay.Options{}, "", usageError{err}
 	}
-	if s, ok := strategy.(*compact.Summarize); ok {
-		// Only a summarizing strategy needs the summarizer, and its flags.
-		if s.Summarizer, err = f.sum.summarizer(); err != nil {
+	if summarizes(strategy) {
+		// Only a summarizing strategy needs the summarizer, and its flags:
+		// it is built again with it.
+		sum, err := f.sum.summarizer()
+		if err != nil {
 			return replay.Options{}, "", err
+		}
+		if strategy, err = compact.Build(strategy.Name(), nil, compact.BuildOptions{Summarizer: sum, Logger: e.logger}); err != nil {
+			return replay.Options{}, "", usageError{err}
 		}
 	}
 	var policy model.Policy
