@@ -363,8 +363,11 @@ func TextRefs(text string) []Ref {
 	}
 	for _, w := range strings.Fields(text) {
 		ticked := strings.HasPrefix(w, "`")
-		w = strings.Trim(w, "`'\"()[]{}<>,;!?*")
-		w = strings.TrimRight(w, ".:")
+		for prev := ""; prev != w; {
+			prev = w
+			w = strings.Trim(w, "`'\"()[]{}<>,;!?*")
+			w = strings.TrimRight(w, ".:")
+		}
 		if w == "" || strings.Contains(w, "://") {
 			continue
 		}
