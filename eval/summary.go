@@ -23,9 +23,11 @@ type Summary struct {
 	// the strategy an Engine uses when none is given.
 	Strategy string `json:"strategy"`
 	Default  bool   `json:"default"`
-	// Trajectories counts the trajectories replayed, MeasuredCalls the
-	// calls measured over all of them.
+	// Trajectories counts the trajectories replayed, Measured those with
+	// at least one measured call (the bootstrap's sample size), and
+	// MeasuredCalls the calls measured over all of them.
 	Trajectories  int `json:"trajectories"`
+	Measured      int `json:"measured_trajectories"`
 	MeasuredCalls int `json:"measured_calls"`
 	// NextActionSupport is the mean support, NextActionCI its bootstrap
 	// 95 % confidence interval over trajectories ([Bootstrap]).
@@ -55,6 +57,10 @@ type Summary struct {
 	// prompt cache would serve (replay's cache simulation).
 	TokensSent float64 `json:"tokens_sent"`
 	CacheReuse float64 `json:"cache_reuse"`
+	// CacheAdjustedTokens is TokensSent priced with cache reads at
+	// [CacheReadPrice] of an uncached input token: the spend a provider
+	// bills, in uncached-token equivalents.
+	CacheAdjustedTokens float64 `json:"cache_adjusted_tokens"`
 	// ModelCalls, Compactions (every level applied), SummaryCalls and
 	// SummaryTokens (the summaries' sizes, in tokens) and CallsOverBudget
 	// are sums over the trajectories.
@@ -64,6 +70,12 @@ type Summary struct {
 	SummaryTokens   int `json:"summary_tokens"`
 	CallsOverBudget int `json:"calls_over_budget"`
 }
+
+// CacheReadPrice is the price of a cached input token as a share of an
+// uncached one: Anthropic bills cache reads at 0.1× the base input price
+// (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching);
+// cache writes' surcharge is left out.
+const CacheReadPrice = 0.1
 
 // BootstrapResamples and BootstrapSeed fix [Summarize]'s confidence
 // interval: the same trajectories give the same interval.
@@ -85,6 +97,9 @@ func Summarize(budget int, strategy string, ts []*Trajectory) Summary {
 		}
 		s.Trajectories++
 		s.MeasuredCalls += len(t.Calls)
+		if len(t.Calls) > 0 {
+			s.Measured++
+		}
 		r := t.Result
 		s.ModelCalls += r.ModelCalls
 		prompt += r.PromptTokens
@@ -110,6 +125,7 @@ func Summarize(budget int, strategy string, ts []*Trajectory) Summary {
 	if prompt > 0 {
 		s.CacheReuse = float64(cached) / float64(prompt)
 	}
+	s.CacheAdjustedTokens = s.TokensSent * (1 - s.CacheReuse*(1-CacheReadPrice))
 	if ret != nil {
 		s.Retention = &ret.Overall
 	}

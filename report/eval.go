@@ -15,9 +15,11 @@ type EvalRow struct {
 	Strategy string `json:"strategy"`
 	Default  bool   `json:"default"`
 	// TokensSent is the mean request size in tokens; CacheReuse the share
-	// of them a prompt cache would serve.
+	// of them a prompt cache would serve; CacheAdjusted the tokens priced
+	// with cache reads discounted, in uncached-token equivalents.
 	TokensSent          float64     `json:"tokens_sent"`
 	CacheReuse          float64     `json:"cache_reuse"`
+	CacheAdjusted       float64     `json:"cache_adjusted_tokens"`
 	Support             *float64    `json:"support"`
 	SupportCI           *[2]float64 `json:"support_ci"`
 	EditSupport         *float64    `json:"edit_support"`
@@ -73,7 +75,7 @@ td:first-child,th:first-child,td:nth-child(2),th:nth-child(2){text-align:left}
 <div class="charts"><div><h2>Next-action support vs tokens sent</h2><div id="support"></div></div>
 <div><h2>Edit support vs tokens sent</h2><div id="edits"></div></div></div>
 <h2>Table</h2><table id="rows"><thead><tr><th>budget</th><th>strategy</th><th>support</th><th>95% CI</th><th>edits</th>
-<th>recoverable</th><th>instructions</th><th>tokens sent</th><th>cache reuse</th><th>compactions</th><th>summaries</th><th>over budget</th></tr></thead><tbody></tbody></table>
+<th>recoverable</th><th>instructions</th><th>tokens sent</th><th>cache reuse</th><th>cache-adjusted</th><th>compactions</th><th>summaries</th><th>over budget</th></tr></thead><tbody></tbody></table>
 <p class="note">Charts: uPlot {{.UPlotVersion}} (MIT), embedded.</p>
 <script type="application/json" id="data">{{.Page}}</script>
 <script>{{.UPlotJS}}</script>
@@ -85,7 +87,7 @@ function pc(x){return x==null?"–":(100*x).toFixed(1)+"%"}
 var tb=document.querySelector("#rows tbody");
 rows.forEach(function(r){var tr=document.createElement("tr");
 [r.budget,r.strategy+(r.default?" (default)":""),pc(r.support),r.support_ci?pc(r.support_ci[0])+"–"+pc(r.support_ci[1]):"–",
-pc(r.edit_support),pc(r.recoverable),pc(r.instruction_survival),Math.round(r.tokens_sent),pc(r.cache_reuse),
+pc(r.edit_support),pc(r.recoverable),pc(r.instruction_survival),Math.round(r.tokens_sent),pc(r.cache_reuse),Math.round(r.cache_adjusted_tokens),
 r.compactions,r.summary_calls,r.calls_over_budget].forEach(function(v){var td=document.createElement("td");td.textContent=v;tr.appendChild(td)});
 tb.appendChild(tr)});
 var names=[];rows.forEach(function(r){if(names.indexOf(r.strategy)<0)names.push(r.strategy)});

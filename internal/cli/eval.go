@@ -58,7 +58,8 @@ One table per budget, one row per strategy:
                present in each later request
   RETENTION    replay's retention over summarizing compactions
   TOKENS       mean request size in tokens; CACHE the share a prompt
-               cache would serve
+               cache would serve; COST the tokens priced with cache reads
+               at 0.1 of an input token (Anthropic's price)
   COMP, SUMM   compactions; summaries and their tokens; OVER calls over
                the budget
 
@@ -305,10 +306,10 @@ func printEval(w io.Writer, sums []eval.Summary, budgets []int) {
 		if len(rows) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "budget %s tokens: %d trajectories, %s measured calls (history over the budget)\n",
-			num(b), rows[0].Trajectories, num(rows[0].MeasuredCalls))
+		fmt.Fprintf(w, "budget %s tokens: %d trajectories, %s calls measured (the history over the budget) in %d of them\n",
+			num(b), rows[0].Trajectories, num(rows[0].MeasuredCalls), rows[0].Measured)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "STRATEGY\tSUPPORT\t95% CI\tLATEST\tOLDER\tEDITS\tRECOV\tINSTR\tRETENTION\tTOKENS\tCACHE\tCOMP\tSUMM (TOK)\tOVER\t")
+		fmt.Fprintln(tw, "STRATEGY\tSUPPORT\t95% CI\tLATEST\tOLDER\tEDITS\tRECOV\tINSTR\tRETENTION\tTOKENS\tCACHE\tCOST\tCOMP\tSUMM (TOK)\tOVER\t")
 		for _, s := range rows {
 			name := s.Strategy
 			if s.Default {
@@ -318,10 +319,10 @@ func printEval(w io.Writer, sums []eval.Summary, budgets []int) {
 			if s.NextActionCI != nil {
 				ci = fmt.Sprintf("%s–%s", pct(s.NextActionCI[0]), pct(s.NextActionCI[1]))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d (%s)\t%d\t\n", name,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d (%s)\t%d\t\n", name,
 				share(s.NextActionSupport), ci, share(s.LatestSupport), share(s.OlderSupport), share(s.EditSupport),
 				share(s.Recoverable), share(s.InstructionSurvival), share(s.Retention), num(int(s.TokensSent+0.5)),
-				pct(s.CacheReuse), s.Compactions, s.SummaryCalls, num(s.SummaryTokens), s.CallsOverBudget)
+				pct(s.CacheReuse), num(int(s.CacheAdjustedTokens+0.5)), s.Compactions, s.SummaryCalls, num(s.SummaryTokens), s.CallsOverBudget)
 		}
 		_ = tw.Flush()
 		fmt.Fprintln(w)
@@ -346,7 +347,7 @@ func writeEvalPage(path, fileSet string, sums []eval.Summary) error {
 	}
 	for _, s := range sums {
 		p.Rows = append(p.Rows, report.EvalRow{
-			Budget: s.Budget, Strategy: s.Strategy, Default: s.Default, TokensSent: s.TokensSent, CacheReuse: s.CacheReuse,
+			Budget: s.Budget, Strategy: s.Strategy, Default: s.Default, TokensSent: s.TokensSent, CacheReuse: s.CacheReuse, CacheAdjusted: s.CacheAdjustedTokens,
 			Support: s.NextActionSupport, SupportCI: s.NextActionCI, EditSupport: s.EditSupport, Recoverable: s.Recoverable,
 			InstructionSurvival: s.InstructionSurvival, Compactions: s.Compactions, SummaryCalls: s.SummaryCalls,
 			CallsOverBudget: s.CallsOverBudget,
