@@ -88,6 +88,8 @@ func readAiderChat(text, name string) ([]*Trajectory, error) {
 		if len(user) > 0 && t != nil {
 			if s, ok := aiderUserText(strings.Join(user, "\n")); ok {
 				t.Messages = append(t.Messages, chat.NewText(chat.RoleUser, s))
+			} else {
+				aiderNonContext.count(t, "command")
 			}
 		}
 		user = nil
@@ -113,6 +115,9 @@ func readAiderChat(text, name string) ([]*Trajectory, error) {
 			user = append(user, strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(line, "####"), " "), "  "))
 		case strings.HasPrefix(line, "> ") || line == ">":
 			flush()
+			if kind != '>' {
+				aiderNonContext.count(t, "notice")
+			}
 			kind = '>'
 			aiderNotice(t, strings.TrimSpace(strings.TrimPrefix(line, ">")))
 		default:
@@ -131,6 +136,13 @@ func readAiderChat(text, name string) ([]*Trajectory, error) {
 		return nil, &ParseError{File: name, Line: 1, Reason: `no "# aider chat started at" heading`}
 	}
 	return out, nil
+}
+
+// aiderNonContext is what an aider chat history holds beside the
+// conversation, never sent to the model: the known non-context kinds.
+var aiderNonContext = nonContextTable{
+	"notice":  `a block of aider's own "> " notices (files added, edits applied, token reports; read for usage and the model)`,
+	"command": "an aider command typed by the user (/add, /run, …), run by aider",
 }
 
 // aiderUserText returns the text a user input sends to the model, and

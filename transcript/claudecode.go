@@ -70,15 +70,32 @@ type ccBlock struct {
 // and are not sent back to the model, so the reader skips them.
 const syntheticModel = "<synthetic>"
 
-// ccKnownTypes are the line types Claude Code writes. Besides the
-// conversation's, the known non-context ones are skipped: progress, file
-// history snapshots, queue operations, summaries, and (2.1.3xx) the
-// api-request-blob and api-request-shape records of what was sent.
-var ccKnownTypes = map[string]bool{
-	"user": true, "assistant": true, "system": true, "progress": true,
-	"file-history-snapshot": true, "queue-operation": true, "summary": true,
-	"api-request-blob": true, "api-request-shape": true,
+// ccNonContext is what Claude Code writes beside the conversation and
+// never sends to the model: the known non-context kinds, by line type
+// (a "system" line other than a compact boundary by "system/SUBTYPE",
+// which are all the CLI's own notices). The api-request-* lines (Claude
+// Code 2.1.3xx) record each request beside the messages it was built
+// from.
+var ccNonContext = nonContextTable{
+	"progress":              "a tool's or hook's progress line, shown while it runs",
+	"file-history-snapshot": "the checkpoint of edited files, for /rewind",
+	"queue-operation":       "a prompt queued while the model was busy (sent later as a user line)",
+	"summary":               "a session title for the /resume list",
+	"api-request-blob":      "a blob of a request's bytes, recorded beside the messages it was built from",
+	"api-request-shape":     "a request's system prompt and tool list (read for the first call's system prompt and tools)",
+	"system":                "a CLI notice (system line other than a compact boundary): local commands, hook summaries, turn durations, API errors",
+	"synthetic assistant":   "an assistant line the CLI generated itself (model <synthetic>): an API error notice",
 }
+
+// ccKnownTypes are the line types Claude Code writes: the conversation's
+// and those of [ccNonContext].
+var ccKnownTypes = func() map[string]bool {
+	m := map[string]bool{"user": true, "assistant": true, "system": true}
+	for k := range ccNonContext {
+		m[k] = true
+	}
+	return m
+}()
 
 // readClaudeCode reads a Claude Code session (or side-chain) JSONL file.
 //
@@ -172,6 +189,9 @@ func (c *ccRun) add(r *ccRecord) {
 	md.stamp(len(t.Messages), time.Time{})
 	switch r.Type {
 	case "system":
+		if r.Subtype != "compact_boundary" {
+			ccNonContext.count(t, "system")
+		}
 		if r.Subtype == "compact_boundary" {
 			c := Compaction{At: len(t.Messages)}
 			if m := r.CompactMetadata; m != nil {
@@ -185,7 +205,7 @@ func (c *ccRun) add(r *ccRecord) {
 	case "assistant":
 		b.assistant(*r)
 	default:
-		if !ccKnownTypes[r.Type] && r.Message != nil && r.Message.Role != "" {
+		if !ccNonContext.count(t, r.Type) && r.Message != nil && r.Message.Role != "" {
 			b.d.add(kindOf(dropRecord, r.Type))
 		}
 	}
@@ -470,6 +490,7 @@ func (b *ccBuilder) assistant(r ccRecord) {
 		m = *r.Message
 	}
 	if m.Model == syntheticModel {
+		ccNonContext.count(b.t, "synthetic assistant")
 		return
 	}
 	t := b.t

@@ -120,6 +120,20 @@ func (l *cxItemList) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
+// cxNonContext is what a Codex rollout records beside the conversation
+// and Codex leaves out of the prompt: the known non-context kinds, by
+// response item type, "event_msg" for the events the reader does not
+// use, and "record" for the
+// state lines of early rollouts ({"record_type": "state"}). The
+// model-visible history is the response items; event_msg lines are for
+// the UI (FORMATS.md §6).
+var cxNonContext = nonContextTable{
+	"additional_tools": "the tool list (Codex 0.169 records it as an input item beside the conversation)",
+	"ghost_snapshot":   "Codex's own undo snapshot, left out of the prompt",
+	"record":           "an early rollout's state line",
+	"event_msg":        "an event for the UI (copies of messages, turn markers, errors shown); the prompt is built from response items only. token_count and context_compacted events are read, not counted here",
+}
+
 var cxItemTypes = map[string]bool{
 	"message": true, "reasoning": true, "function_call": true, "function_call_output": true,
 	"custom_tool_call": true, "custom_tool_call_output": true, "local_shell_call": true,
@@ -181,11 +195,13 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 			recognized++
 		case l.RecordType != "":
 			recognized++
+			cxNonContext.count(t, "record")
 			continue
 		case cxItemTypes[l.Type]:
 			recognized++
 			var it cxItem
 			_ = decodeLoose(rec.raw, &it)
+			cxNonContext.count(t, it.Type)
 			c.item(it)
 			continue
 		case l.Type == "" && l.ID != "":
@@ -217,6 +233,7 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 				c.model, t.Model = p.Model, p.Model
 			}
 		case "response_item":
+			cxNonContext.count(t, p.Type)
 			c.item(p.cxItem)
 		case "event_msg":
 			switch p.Type {
@@ -239,6 +256,8 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 				t.Compactions = append(t.Compactions, Compaction{At: len(c.msgs)})
 				eventIdx = len(t.Compactions) - 1
 				c.open = -1
+			default:
+				cxNonContext.count(t, "event_msg")
 			}
 		case "compacted":
 			var repl []chat.Message
@@ -383,9 +402,7 @@ func (c *cxConv) item(it cxItem) {
 		c.msgs = append(c.msgs, chat.NewToolResult(it.CallID, "", content, isErr))
 		c.open = -1
 	case "additional_tools", "ghost_snapshot":
-		// Not conversation: the tool list (Codex 0.169's default models
-		// send it as an input item) and Codex's own undo snapshots,
-		// which it leaves out of the prompt.
+		// Known non-context (cxNonContext), counted by the caller.
 	default:
 		c.d.add(kindOf(dropItem, it.Type))
 	}

@@ -236,6 +236,13 @@ type Trajectory struct {
 	// nothing was. See [Trajectory.MoreThanTrace]. An input where more
 	// than half is dropped is refused ([FormatError]).
 	Dropped map[string]int
+	// NonContext counts, by kind, the records the agent wrote but never
+	// sends to the model, which the reader skipped as such: the known
+	// non-context kinds of the reader's table ([NonContextKinds]:
+	// progress lines, request blobs, undo snapshots, UI events, CLI
+	// notices). Unlike Dropped, nothing of the conversation is missing.
+	// Nil when none.
+	NonContext map[string]int
 	// Orphans counts the tool results that answered no earlier
 	// unanswered call (their call missing, or after them: out-of-order
 	// lines) and were turned into user text; FORMATS.md's invariant

@@ -63,10 +63,13 @@ closest format and what did not match), is an error, as is a forced
 --format that finds nothing. Each failure is printed once; the run exits
 1 at the end.
 
-What a reader skipped or left out is reported per trajectory: malformed
-lines ("problems"), items it did not understand ("dropped", by kind, with
-a warning line on stderr) and tool results without a call
-("orphan_results"), in the PROBLEMS column of the table and in --json.
+What a reader skipped or left out is reported per trajectory, in three
+kinds kept apart: records the agent wrote but never sends to the model
+("non_context", by kind: progress lines, request blobs, undo snapshots, UI
+events; never a --strict failure), conversation it could not map
+("dropped", by kind, with a warning line on stderr) and malformed lines
+("problems"); and tool results without a call ("orphan_results"). The
+last three are in the PROBLEMS column of the table, all in --json.
 
 With --strategy summarize, old history is replaced by a summary (seed 001's
 CompactionService): by the extractive summarizer, which needs no model,
@@ -101,7 +104,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	f.addEngineFlags(fl)
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per trajectory (JSON Lines)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print a per-step table (step, role, tokens added, prompt tokens, usage %, provider's count, action)")
-	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, an invariant broke, a tool result had no call, or the reader left out more than a trace (over 1% of the messages, or any tool call or result)")
+	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, an invariant broke, a tool result had no call, a malformed line was skipped, or the reader left out more than a trace (over 1% of the messages, or any tool call or result); known non-context records never fail it")
 	fl.BoolVar(&f.save, "save", false, "store each replayed trajectory as a session and print its id")
 	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
 	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
@@ -375,6 +378,9 @@ func strictCheck(results []*replay.Result) error {
 		if r.DroppedOverTrace {
 			why = append(why, "the reader left out "+dropSummary(r.Dropped))
 		}
+		if n := len(r.Problems); n > 0 {
+			why = append(why, fmt.Sprintf("%d malformed lines skipped", n))
+		}
 		if len(why) > 0 {
 			bad = append(bad, fmt.Sprintf("%s#%d (%s)", r.File, r.Index, strings.Join(why, "; ")))
 		}
@@ -609,6 +615,9 @@ func printSummary(w io.Writer, r *replay.Result) {
 	}
 	if len(r.DroppedUsage) > 0 {
 		fmt.Fprintf(w, "  dropped      %d implausible usage records: %s\n", len(r.DroppedUsage), strings.Join(r.DroppedUsage[:min(len(r.DroppedUsage), 3)], "; "))
+	}
+	if len(r.NonContext) > 0 {
+		fmt.Fprintf(w, "  not context  %s (recorded by the agent, never sent to the model)\n", dropSummary(r.NonContext))
 	}
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(w, "  left out     %s (not understood by the %s reader)\n", dropSummary(r.Dropped), r.Format)

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReplayStrictSkippedKinds: the three kinds of skipped input are
+// reported apart. Known non-context records (a Claude Code progress line,
+// an api-request-blob line) are counted per kind in --json and never fail
+// --strict; malformed lines do: a file with 10 of its 12 lines torn exits
+// 1 under --strict (issue 28).
+func TestReplayStrictSkippedKinds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	user := `{"type":"user","sessionId":"s","uuid":"u1","message":{"role":"user","content":"hi"}}`
+	asst := `{"type":"assistant","sessionId":"s","uuid":"a1","parentUuid":"u1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"ok"}]}}`
+	clean := filepath.Join(dir, "clean.jsonl")
+	writeTestFile(t, clean, user+"\n"+
+		`{"type":"progress","sessionId":"s","uuid":"p1","data":{"type":"hook_progress"}}`+"\n"+
+		`{"type":"api-request-blob","sessionId":"s","uuid":"b1"}`+"\n"+
+		asst+"\n")
+	code, out, errOut := run(t, "replay", "--json", "--strict", clean)
+	if code != ExitOK {
+		t.Fatalf("known non-context only: exit %d, stderr %s", code, errOut)
+	}
+	var res struct {
+		NonContext map[string]int `json:"non_context"`
+		Dropped    map[string]int `json:"dropped"`
+		Problems   []string       `json:"problems"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.NonContext["progress"] != 1 || res.NonContext["api-request-blob"] != 1 || len(res.Dropped) != 0 || len(res.Problems) != 0 {
+		t.Errorf("non_context %v, dropped %v, problems %v; want 1 progress and 1 api-request-blob, nothing else", res.NonContext, res.Dropped, res.Problems)
+	}
+
+	torn := filepath.Join(dir, "torn.jsonl")
+	lines := []string{user, asst}
+	for i := range 10 {
+		lines = append(lines, `{"type":"user","uuid":"x`+string(rune('a'+i))+`","mess`)
+	}
+	writeTestFile(t, torn, strings.Join(lines, "\n")+"\n")
+	code, _, errOut = run(t, "replay", "--strict", torn)
+	if code != ExitError || !strings.Contains(errOut, "10 malformed lines skipped") {
+		t.Errorf("10 of 12 lines torn: exit %d, stderr %q; want exit 1 naming the 10 lines", code, errOut)
+	}
+	if code, _, errOut = run(t, "replay", torn); code != ExitOK {
+		t.Errorf("10 of 12 lines torn, without --strict: exit %d, stderr %q; want 0", code, errOut)
+	}
+}
