@@ -357,19 +357,14 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 		return parse(data, name, opts)
 	}
 	br = bufio.NewReaderSize(br, bufSize(size))
-	var head []byte
-	if f == "" {
-		var (
-			complete bool
-			err      error
-		)
-		head, complete, err = readHead(br, size)
-		if err != nil {
-			return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), err)
-		}
-		if !complete {
-			f = detectHead(head)
-		}
+	// The head is read to detect the format, and under a forced format
+	// to name the right one should the forced one read no model call.
+	head, complete, err := readHead(br, size)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), err)
+	}
+	if f == "" && !complete {
+		f = detectHead(head)
 	}
 	lines := linesReaderFor(f)
 	if lines == nil {
@@ -389,7 +384,50 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 	if err != nil {
 		return nil, forcedError(err, opts.Format != "")
 	}
-	return finish(trajs, name, f, opts.Format != "")
+	if trajs, err = finish(trajs, name, f, opts.Format != ""); err != nil {
+		return nil, err
+	}
+	if err := refuseNoCalls(trajs, head, name, opts.Format); err != nil {
+		return nil, err
+	}
+	return trajs, nil
+}
+
+// refuseNoCalls returns a [*FormatError] naming the format of data when
+// forced, the format [Options].Format forced, read no model call from
+// trajs while the format detection finds in data (the input, or the head
+// of a streamed one) reads some (issue 28: --format swe-agent on an
+// OpenHands file read 0 calls and exited 0); else nil.
+func refuseNoCalls(trajs []*Trajectory, data []byte, name string, forced Format) error {
+	if forced == "" || modelCalls(trajs) > 0 {
+		return nil
+	}
+	g, _ := detect(data)
+	if g == "" || g == forced {
+		return nil
+	}
+	read := readerFor(g)
+	if read == nil {
+		return nil
+	}
+	other, err := read(data, name)
+	if err != nil || modelCalls(other) == 0 {
+		return nil
+	}
+	return &FormatError{File: name, Closest: g, Reason: fmt.Sprintf("--format %s read no model call, the %s reader reads %d", forced, g, modelCalls(other))}
+}
+
+// modelCalls counts the assistant messages of trajs: one per model call.
+func modelCalls(trajs []*Trajectory) int {
+	n := 0
+	for _, t := range trajs {
+		for _, m := range t.Messages {
+			if m.Role == chat.RoleAssistant {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 var bom = []byte("\xef\xbb\xbf")
@@ -608,7 +646,13 @@ func parse(data []byte, name string, opts Options) ([]*Trajectory, error) {
 	if err != nil {
 		return nil, forcedError(err, opts.Format != "")
 	}
-	return finish(trajs, name, f, opts.Format != "")
+	if trajs, err = finish(trajs, name, f, opts.Format != ""); err != nil {
+		return nil, err
+	}
+	if err := refuseNoCalls(trajs, data, name, opts.Format); err != nil {
+		return nil, err
+	}
+	return trajs, nil
 }
 
 // finish completes what a reader of format f returned: it refuses an

@@ -60,7 +60,8 @@ file found in a folder that no reader claims (a stray manifest.json) is
 skipped and reported. A file a reader claimed and could not read, or
 refused (its shape is close to a format but not of it: the error names the
 closest format and what did not match), is an error, as is a forced
---format that finds nothing. Each failure is printed once; the run exits
+--format that finds nothing, or no model call where the format the
+content shows reads some (the error names it). Each failure is printed once; the run exits
 1 at the end.
 
 What a reader skipped or left out is reported per trajectory, in three

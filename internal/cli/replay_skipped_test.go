@@ -2,9 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentctx/agentctx/internal/sharedtest"
 )
 
 // TestReplayStrictSkippedKinds: the three kinds of skipped input are
@@ -50,5 +53,32 @@ func TestReplayStrictSkippedKinds(t *testing.T) {
 	}
 	if code, _, errOut = run(t, "replay", torn); code != ExitOK {
 		t.Errorf("10 of 12 lines torn, without --strict: exit %d, stderr %q; want 0", code, errOut)
+	}
+}
+
+// TestReplayForcedFormatNoCalls: a forced --format that reads no model
+// call from a file whose content holds another format's calls is refused,
+// the error naming that format (issue 28: --format claude-code on a Gemini
+// CLI JSONL file, --format swe-agent on an OpenHands trajectory exited 0).
+func TestReplayForcedFormatNoCalls(t *testing.T) {
+	t.Parallel()
+	gemini := filepath.Join("..", "..", "transcript", "testdata", "gemini-cli", "session-2025-11-20T09-15-c0ffee12.jsonl")
+	code, _, errOut := run(t, "replay", "--strict", "--format", "claude-code", gemini)
+	if code != ExitError || !strings.Contains(errOut, "closest format gemini-cli") {
+		t.Errorf("--format claude-code on Gemini CLI JSONL: exit %d, stderr %q; want 1 naming gemini-cli", code, errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(sharedtest.Dir(t), "openhands", "output.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	one := filepath.Join(t.TempDir(), "one.json")
+	writeTestFile(t, one, first)
+	code, _, errOut = run(t, "replay", "--strict", "--format", "swe-agent", one)
+	if code != ExitError || !strings.Contains(errOut, "closest format openhands") {
+		t.Errorf("--format swe-agent on an OpenHands trajectory: exit %d, stderr %q; want 1 naming openhands", code, errOut)
+	}
+	if code, _, errOut = run(t, "replay", "--format", "openhands", one); code != ExitOK {
+		t.Errorf("--format openhands on it: exit %d, stderr %q", code, errOut)
 	}
 }
