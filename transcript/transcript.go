@@ -728,18 +728,39 @@ func settle(msgs []chat.Message) ([]chat.Message, int) {
 }
 
 // Collect expands paths into the transcript files they name, sorted and
-// without duplicates. A file is taken as is, whatever its extension; a
-// folder is walked recursively for files ending in .jsonl, .json or .traj
-// and for Aider's .aider.chat.history.md and .aider.llm.history and the
-// crush.db and opencode.db stores, skipping other files (notes such as
-// .md) and hidden folders other than .crush and .opencode. A path
-// that does not exist or cannot be walked does not stop the others: the
-// files found are returned with an error for each such path, joined
-// (errors.Join), each naming its path.
+// without duplicates: the files of [Scan], without what it skipped.
 func Collect(paths []string) ([]string, error) {
+	files, _, err := Scan(paths)
+	return files, err
+}
+
+// Skipped is a file [Scan] found in a folder and left out: Path, and
+// Reason, why (a sentence fragment).
+type Skipped struct {
+	Path   string
+	Reason string
+}
+
+// Scan expands paths into the transcript files they name, sorted and
+// without duplicates, and the files of their folders it left out, with
+// why. A file named in paths is taken as is, whatever it holds. A
+// folder is walked recursively, skipping hidden folders other than
+// .crush and .opencode (crush's and opencode's stores); a file found in
+// it is taken when a reader may accept it by its content, whatever its
+// name: it opens with "{" or "[" (JSON or JSONL), is a SQLite database
+// (crush, opencode: "*-crush.db" as well as crush.db), or an aider
+// history (its first line aider's "# aider chat started at" heading or a
+// "TO LLM" block: "*.aider.chat.history.md" as well). A file ending in
+// .jsonl, .json or .traj is taken whatever it holds (its reader says
+// what is wrong). Any other file is skipped, and so is a file that
+// cannot be opened. A path that does not exist or cannot be walked does
+// not stop the others: the files found are returned with an error for
+// each such path, joined (errors.Join), each naming its path.
+func Scan(paths []string) ([]string, []Skipped, error) {
 	var (
-		out  []string
-		errs []error
+		out     []string
+		skipped []Skipped
+		errs    []error
 	)
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -762,9 +783,18 @@ func Collect(paths []string) ([]string, error) {
 				}
 				return nil
 			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
 			if isTranscriptName(d.Name()) {
 				found = append(found, q)
+				return nil
 			}
+			if why := sniff(q); why != "" {
+				skipped = append(skipped, Skipped{Path: q, Reason: why})
+				return nil
+			}
+			found = append(found, q)
 			return nil
 		})
 		if err != nil {
@@ -773,23 +803,53 @@ func Collect(paths []string) ([]string, error) {
 		out = append(out, found...)
 	}
 	slices.Sort(out)
-	return slices.Compact(out), errors.Join(errs...)
+	out = slices.Compact(out)
+	slices.SortFunc(skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
+	skipped = slices.CompactFunc(skipped, func(a, b Skipped) bool { return a.Path == b.Path })
+	skipped = slices.DeleteFunc(skipped, func(s Skipped) bool { _, ok := slices.BinarySearch(out, s.Path); return ok })
+	return out, skipped, errors.Join(errs...)
 }
 
-// agentDirs are the hidden folders [Collect] walks: where crush and
+// sniffBytes is how much of a file [sniff] reads: enough for a SQLite
+// header, an aider heading or a "TO LLM" line.
+const sniffBytes = 4 << 10
+
+// sniff returns "" when the file at path may be a transcript by its
+// content (see [Scan]), else why not.
+func sniff(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "cannot be opened: " + err.Error()
+	}
+	defer f.Close()
+	buf := make([]byte, sniffBytes)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "cannot be read: " + err.Error()
+	}
+	head := buf[:n]
+	if isSQLite(head) {
+		return ""
+	}
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	switch {
+	case len(head) == 0:
+		return "empty"
+	case head[0] == '{' || head[0] == '[':
+		return ""
+	case isAider(head):
+		return ""
+	}
+	return "not a transcript by its name or content (not JSON, JSONL, SQLite or an aider history)"
+}
+
+// agentDirs are the hidden folders [Scan] walks: where crush and
 // opencode keep their SQLite stores.
 var agentDirs = map[string]bool{".crush": true, ".opencode": true}
 
-// agentFiles are the file names [Collect] takes whatever their
-// extension: Aider's histories, crush's and opencode's stores.
-var agentFiles = map[string]bool{
-	".aider.chat.history.md": true, ".aider.llm.history": true, "crush.db": true, "opencode.db": true,
-}
-
+// isTranscriptName reports whether a file named name is taken whatever
+// it holds: a .jsonl, .json or .traj file.
 func isTranscriptName(name string) bool {
-	if agentFiles[name] {
-		return true
-	}
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".jsonl", ".json", ".traj":
 		return true

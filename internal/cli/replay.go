@@ -54,7 +54,10 @@ tokens removed, invariant violations and, where the transcript recorded the
 provider's usage, agentctx's count beside the provider's.
 
 Formats (auto-detected, or forced with --format): ` + formatNames() + `.
-A folder is searched recursively for .jsonl, .json and .traj files. A path
+A folder is searched recursively for the files a reader may accept by
+their content, whatever their names (JSON or JSONL, a SQLite store, an
+aider history), and .jsonl, .json and .traj files; every other file is
+skipped with one line on stderr saying why. A path
 that does not exist is reported and the other files are still replayed; a
 file found in a folder that no reader claims (a stray manifest.json) is
 skipped and reported. A file a reader claimed and could not read, or
@@ -145,17 +148,20 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	}
 	// A path that does not exist is reported and the others replayed:
 	// the run fails at the end.
-	files, cerr := transcript.Collect(args)
+	files, passed, cerr := transcript.Scan(args)
 	failed := 0
 	for _, err := range splitErrors(cerr) {
 		fmt.Fprintf(e.stderr, "agentctx: replay: %v\n", err)
 		failed++
 	}
+	for _, s := range passed {
+		fmt.Fprintf(e.stderr, "agentctx: replay: skipped %s: %s (found in a folder)\n", s.Path, s.Reason)
+	}
 	if len(files) == 0 {
 		if failed > 0 {
 			return errReported
 		}
-		return fmt.Errorf("replay: no trajectory files (.jsonl, .json, .traj) in %s", strings.Join(args, ", "))
+		return fmt.Errorf("replay: no transcript files (JSON, JSONL, SQLite or aider histories) in %s", strings.Join(args, ", "))
 	}
 	explicit := explicitFiles(args)
 	if f.save {

@@ -82,3 +82,25 @@ func TestReplayForcedFormatNoCalls(t *testing.T) {
 		t.Errorf("--format openhands on it: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestReplayFolderByContent: replay DIR and sessions import DIR find the
+// files a reader accepts by content, not only by the agents' default
+// names (issue 28: a renamed aider chat history was passed over), and say
+// in one stderr line per file what they skipped and why.
+func TestReplayFolderByContent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "proj.aider.chat.history.md"), "# aider chat started at 2025-01-31 10:20:30\n\n#### add a test\n\nHere is the test.\n\n> Tokens: 1.2k sent, 40 received.\n")
+	writeTestFile(t, filepath.Join(dir, "notes.txt"), "not a transcript\n")
+	code, out, errOut := run(t, "replay", "--strict", dir)
+	if code != ExitOK || !strings.Contains(out, "aider") {
+		t.Errorf("replay DIR: exit %d, stdout %q, stderr %q; want the aider history replayed", code, out, errOut)
+	}
+	if want := "skipped " + filepath.Join(dir, "notes.txt") + ": not a transcript by its name or content"; !strings.Contains(errOut, want) {
+		t.Errorf("replay DIR stderr %q lacks %q", errOut, want)
+	}
+	code, out, errOut = run(t, "sessions", "import", "--home", t.TempDir(), dir)
+	if code != ExitOK || !strings.Contains(out, "1 imported") || !strings.Contains(errOut, "notes.txt: not a transcript") {
+		t.Errorf("sessions import DIR: exit %d, stdout %q, stderr %q; want the aider history imported, notes.txt skipped", code, out, errOut)
+	}
+}
