@@ -83,8 +83,8 @@ type cxPayloadFields struct {
 	BaseInstructions *struct {
 		Text string `json:"text"`
 	} `json:"base_instructions"`
-	CWD       string `json:"cwd"`
-	Git       *struct {
+	CWD string `json:"cwd"`
+	Git *struct {
 		Branch string `json:"branch"`
 	} `json:"git"`
 	// turn_context

@@ -19,15 +19,15 @@ func cxTokens(in, cached, out, reasoning, totalIn int) string {
 }
 
 const (
-	cxMeta    = `{"timestamp":"t","type":"session_meta","payload":{"id":"sess-1","cwd":"/x","cli_version":"0.104.0"}}`
+	cxMeta = `{"timestamp":"t","type":"session_meta","payload":{"id":"sess-1","cwd":"/x","cli_version":"0.104.0"}}`
 	// cxMetaInstr is a session header with the system prompt Codex sends
 	// as the request's instructions (codex-rs/protocol SessionMeta
 	// base_instructions), and cxMetaOld the earlier field.
 	cxMetaInstr = `{"timestamp":"t","type":"session_meta","payload":{"id":"sess-2","cwd":"/x","cli_version":"0.169.0","base_instructions":{"text":"You are Codex, a coding agent."}}}`
 	cxMetaOld   = `{"timestamp":"t","type":"session_meta","payload":{"id":"sess-3","cwd":"/x","cli_version":"0.30.0","instructions":"You are Codex (old)."}}`
-	cxTurn    = `{"timestamp":"t","type":"turn_context","payload":{"cwd":"/x","model":"gpt-5.3-codex"}}`
-	cxNullTok = `{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{}}}`
-	cxZeroTok = `{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"last_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"model_context_window":940499}}}`
+	cxTurn      = `{"timestamp":"t","type":"turn_context","payload":{"cwd":"/x","model":"gpt-5.3-codex"}}`
+	cxNullTok   = `{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{}}}`
+	cxZeroTok   = `{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"last_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"model_context_window":940499}}}`
 )
 
 func TestReadCodex(t *testing.T) {
