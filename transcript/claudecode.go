@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,15 @@ type ccRecord struct {
 		Trigger   string `json:"trigger"`
 		PreTokens count  `json:"preTokens"`
 	} `json:"compactMetadata"`
+	// api-request-shape (Claude Code 2.1.3xx): the request's system
+	// prompt (a string or text blocks) and tool definitions, at the top
+	// of the line or under "request".
+	System  ccContent       `json:"system"`
+	Tools   json.RawMessage `json:"tools"`
+	Request *struct {
+		System ccContent       `json:"system"`
+		Tools  json.RawMessage `json:"tools"`
+	} `json:"request"`
 }
 
 type ccMessage struct {
@@ -122,9 +132,11 @@ func readClaudeCode(data []byte, name string) ([]*Trajectory, error) {
 
 // ccRun is one reading of a Claude Code file's lines into a trajectory.
 type ccRun struct {
-	t  *Trajectory
-	b  ccBuilder
-	md meta
+	t      *Trajectory
+	b      ccBuilder
+	md     meta
+	shaped bool   // an api-request-shape line was read
+	system string // the first api-request-shape's system prompt
 }
 
 func newCCRun() *ccRun {
@@ -204,6 +216,11 @@ func (c *ccRun) add(r *ccRecord) {
 		b.user(*r)
 	case "assistant":
 		b.assistant(*r)
+	case "api-request-shape":
+		ccNonContext.count(t, r.Type)
+		if !c.shaped {
+			c.shape(r)
+		}
 	default:
 		if !ccNonContext.count(t, r.Type) && r.Message != nil && r.Message.Role != "" {
 			b.d.add(kindOf(dropRecord, r.Type))
@@ -312,9 +329,40 @@ func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 // ccTypeList names the Claude Code record types, for errors.
 const ccTypeList = "user, assistant, system, progress, summary, …"
 
-// done completes the run's trajectory: its times, model and drops.
+// shape takes the system prompt and tools of the run's first request
+// from api-request-shape line r: Claude Code records them there (2.1.3xx)
+// and nowhere else, so the first call is counted with them, as the
+// provider counted it; later requests resend the same.
+func (c *ccRun) shape(r *ccRecord) {
+	system, tools := r.System, r.Tools
+	if q := r.Request; q != nil && len(tools) == 0 && !system.array && system.s == "" {
+		system, tools = q.System, q.Tools
+	}
+	text := ccResultText(system)
+	defs := toolDefs(tools)
+	if text == "" && len(defs) == 0 {
+		return
+	}
+	c.shaped, c.system = true, text
+	if len(c.t.Tools) == 0 {
+		c.t.Tools = defs
+	}
+}
+
+// done completes the run's trajectory: its times, model and drops, and
+// the system prompt of its first request shape, before its messages.
 func (c *ccRun) done() *Trajectory {
 	c.md.finish(len(c.t.Messages))
+	if c.system != "" && len(c.t.Messages) > 0 {
+		t := c.t
+		t.Messages = slices.Insert(t.Messages, 0, chat.Message{Role: chat.RoleSystem, Parts: []chat.Part{chat.Text{Text: c.system}}})
+		if t.Times != nil {
+			t.Times = slices.Insert(t.Times, 0, t.Times[0])
+		}
+		for i := range t.Compactions {
+			t.Compactions[i].At++
+		}
+	}
 	c.t.Model = c.b.model()
 	if len(c.b.d) > 0 {
 		c.t.Dropped = c.b.d

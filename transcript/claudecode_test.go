@@ -158,3 +158,28 @@ func TestReadClaudeCodeNothingUsable(t *testing.T) {
 		t.Errorf("err does not wrap ErrMalformed")
 	}
 }
+
+// TestReadClaudeCodeRequestShape: the first api-request-shape line's
+// system prompt and tools are the first call's (issue 28: the first call
+// was counted 12,500-22,000 tokens below the provider's figure). Lines
+// built after the record the issue describes, not a real session.
+func TestReadClaudeCodeRequestShape(t *testing.T) {
+	t.Parallel()
+	input := lines(
+		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-11-27T00:00:00Z","message":{"role":"user","content":"fix"}}`,
+		`{"type":"api-request-shape","uuid":"r1","sessionId":"s","timestamp":"2026-11-27T00:00:01Z","system":[{"type":"text","text":"You are Claude Code."},{"type":"text","text":"Be brief."}],"tools":[{"name":"Bash","description":"Run a command","input_schema":{"type":"object","properties":{"command":{"type":"string"}}}}]}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-11-27T00:00:02Z","message":{"id":"m1","role":"assistant","model":"claude-opus-5-5","content":[{"type":"text","text":"Done"}],"usage":{"input_tokens":10,"output_tokens":2}}}`,
+		`{"type":"api-request-shape","uuid":"r2","sessionId":"s","timestamp":"2026-11-27T00:00:03Z","system":"a later request","tools":[]}`,
+	)
+	tr := readOne(t, transcript.FormatClaudeCode, input)
+	want := []string{`system text="You are Claude Code.\nBe brief."`, `user text="fix"`, `assistant text="Done" usage=in10/out2/cr0/cw0/r0`}
+	if diff := cmp.Diff(want, render(tr.Messages)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(tr.Tools) != 1 || tr.Tools[0].Name != "Bash" || len(tr.Tools[0].Parameters) == 0 {
+		t.Errorf("tools %+v, want Bash with its schema", tr.Tools)
+	}
+	if len(tr.Times) != len(tr.Messages) || tr.NonContext["api-request-shape"] != 2 {
+		t.Errorf("times %d for %d messages, non-context %v", len(tr.Times), len(tr.Messages), tr.NonContext)
+	}
+}

@@ -139,9 +139,10 @@ func TestCurrentAgentRecordsNotDropped(t *testing.T) {
 	for _, c := range []struct {
 		f     transcript.Format
 		input string
-	}{{transcript.FormatCodex, codex}, {transcript.FormatClaudeCode, claude}} {
+		msgs  int // the request shape's system prompt is one
+	}{{transcript.FormatCodex, codex, 2}, {transcript.FormatClaudeCode, claude, 3}} {
 		tr := readOne(t, c.f, c.input)
-		if len(tr.Dropped) > 0 || len(tr.Messages) != 2 {
+		if len(tr.Dropped) > 0 || len(tr.Messages) != c.msgs {
 			t.Errorf("%s: dropped %v, %d messages", c.f, tr.Dropped, len(tr.Messages))
 		}
 	}
