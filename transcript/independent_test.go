@@ -198,7 +198,8 @@ func cxCount(t *testing.T, path string) counts {
 }
 
 // miniCount counts a mini-swe-agent v2 file (FORMATS.md §2): messages[]
-// but the exit record; a model call per assistant message, which
+// but the exit record; a model call per assistant message and per
+// format-error feedback holding the discarded response, which
 // info.model_stats.api_calls must equal; tool_calls; role tool results.
 func miniCount(t *testing.T, path string) counts {
 	doc := jsonDoc(t, path)
@@ -212,6 +213,13 @@ func miniCount(t *testing.T, path string) counts {
 			c.ToolCalls += len(arr(field(m, "tool_calls")))
 		case "tool":
 			c.ToolResults++
+		case "user":
+			// A format-error retry: the discarded response in extra
+			// (mini-swe-agent ≥ 2.0), a model call of its own.
+			if x := field(m, "extra"); str(field(x, "interrupt_type")) == "FormatError" && field(x, "response") != nil {
+				c.ModelCalls++
+				c.Messages++
+			}
 		}
 		c.Messages++
 	}
@@ -388,6 +396,7 @@ func TestIndependentCounts(t *testing.T) {
 	files := []file{
 		{"testdata/cline/1764201600000/api_conversation_history.json", one(clineCount)},
 		{"testdata/cline/1732612800000/api_conversation_history.json", one(clineCount)},
+		{"testdata/mini-swe-agent/format-retry.traj.json", one(miniCount)},
 	}
 	cp, _ := filepath.Glob("testdata/copilot-cli/*/events.jsonl")
 	for _, p := range cp {
