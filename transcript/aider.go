@@ -193,8 +193,8 @@ var aiderConfirm = regexp.MustCompile(`^(Add (file|URL|command output) to the ch
 // conversation, never sent to the model: the known non-context kinds.
 var aiderNonContext = nonContextTable{
 	"confirmation": "the user's answer to one of aider's questions (Add file to the chat? …), written as a #### input",
-	"notice":  `a block of aider's own "> " notices (files added, edits applied, token reports; read for usage and the model)`,
-	"command": "an aider command typed by the user (/add, /run, …), run by aider",
+	"notice":       `a block of aider's own "> " notices (files added, edits applied, token reports; read for usage and the model)`,
+	"command":      "an aider command typed by the user (/add, /run, …), run by aider",
 }
 
 // aiderUserText returns the text a user input sends to the model, and
