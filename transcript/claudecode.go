@@ -95,7 +95,13 @@ var ccNonContext = nonContextTable{
 	"api-request-shape":     "a request's system prompt and tool list (read for the first call's system prompt and tools)",
 	"system":                "a CLI notice (system line other than a compact boundary): local commands, hook summaries, turn durations, API errors",
 	"synthetic assistant":   "an assistant line the CLI generated itself (model <synthetic>): an API error notice",
+	ccRepeated:              "a copy of what a line already read holds (its uuid, or the same tool call, block or tool result of the same response): a resumed session's file holds its chain again",
 }
+
+// ccRepeated is the known non-context kind of a line that repeats one
+// already read. Claude Code sends the chain from the newest leaf along
+// parentUuid once: the copies a resume appends add nothing to it.
+const ccRepeated = "repeated line"
 
 // ccKnownTypes are the line types Claude Code writes: the conversation's
 // and those of [ccNonContext].
@@ -141,7 +147,8 @@ type ccRun struct {
 
 func newCCRun() *ccRun {
 	t := &Trajectory{}
-	return &ccRun{t: t, b: ccBuilder{t: t, byID: map[string]int{}, models: map[string]int{}, lastSeen: map[string]int{}, pending: -1, d: drops{}}, md: meta{t: t}}
+	return &ccRun{t: t, b: ccBuilder{t: t, byID: map[string]int{}, models: map[string]int{}, lastSeen: map[string]int{}, pending: -1, d: drops{},
+		seen: map[string]bool{}, answered: map[string]bool{}}, md: meta{t: t}}
 }
 
 // sideRuns reads the inline side chains of a main session, each into a
@@ -212,10 +219,19 @@ func (c *ccRun) add(r *ccRecord) {
 			t.Compactions = append(t.Compactions, c)
 			b.pending = len(t.Compactions) - 1
 		}
-	case "user":
-		b.user(*r)
-	case "assistant":
-		b.assistant(*r)
+	case "user", "assistant":
+		if r.UUID != "" && b.seen[r.UUID] {
+			ccNonContext.count(t, ccRepeated)
+			break
+		}
+		if r.UUID != "" {
+			b.seen[r.UUID] = true
+		}
+		if r.Type == "user" {
+			b.user(*r)
+		} else {
+			b.assistant(*r)
+		}
 	case "api-request-shape":
 		ccNonContext.count(t, r.Type)
 		if !c.shaped {
@@ -378,6 +394,10 @@ type ccBuilder struct {
 	seq      int
 	pending  int   // index in t.Compactions of a boundary awaiting its summary, or -1
 	d        drops // what was left out
+	// seen holds the uuids of the user and assistant lines read, and
+	// answered the tool_use ids a tool_result answered: a resumed
+	// session's file can hold its chain again, whose copies add nothing.
+	seen, answered map[string]bool
 }
 
 func (b *ccBuilder) model() string {
@@ -484,9 +504,20 @@ func (b *ccBuilder) user(r ccRecord) {
 			parts = nil
 		}
 	}
+	repeated := false // a tool result of the line was a copy
+	defer func() {
+		if repeated {
+			ccNonContext.count(t, ccRepeated)
+		}
+	}()
 	for _, bl := range blocks {
 		switch bl.Type {
 		case "tool_result":
+			if bl.ToolUseID != "" && b.answered[bl.ToolUseID] {
+				repeated = true
+				continue
+			}
+			b.answered[bl.ToolUseID] = true
 			flush()
 			t.Messages = append(t.Messages, chat.Message{Role: chat.RoleTool, ID: r.UUID, Parts: []chat.Part{chat.ToolResult{
 				ToolCallID: bl.ToolUseID, Content: ccResultText(bl.Content), IsError: bl.IsError,
@@ -506,6 +537,39 @@ func (b *ccBuilder) user(r ccRecord) {
 		}
 	}
 	flush()
+}
+
+// open marks the tool calls of parts as awaiting their result: an id
+// reused by a later response is answered again.
+func (b *ccBuilder) open(parts []chat.Part) {
+	for _, p := range parts {
+		if c, ok := p.(chat.ToolCall); ok {
+			delete(b.answered, c.ID)
+		}
+	}
+}
+
+// ccHasPart reports whether parts holds p already: a tool call of its id,
+// or a text or thinking part equal to it (the lines of one response hold
+// one block each; a second line with the same block is a copy).
+func ccHasPart(parts []chat.Part, p chat.Part) bool {
+	for _, q := range parts {
+		switch p := p.(type) {
+		case chat.ToolCall:
+			if c, ok := q.(chat.ToolCall); ok && c.ID == p.ID && p.ID != "" {
+				return true
+			}
+		case chat.Text:
+			if x, ok := q.(chat.Text); ok && x.Text == p.Text && p.Text != "" {
+				return true
+			}
+		case chat.Thinking:
+			if x, ok := q.(chat.Thinking); ok && x.Text == p.Text && x.Signature == p.Signature && x.Encrypted == p.Encrypted {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ccResultText is a tool_result's content: the string, or the text of its
@@ -589,6 +653,12 @@ func (b *ccBuilder) assistant(r ccRecord) {
 	}
 	if m.ID != "" {
 		if i, ok := b.byID[m.ID]; ok {
+			n := len(parts)
+			parts = slices.DeleteFunc(parts, func(p chat.Part) bool { return ccHasPart(t.Messages[i].Parts, p) })
+			if len(parts) < n {
+				ccNonContext.count(t, ccRepeated)
+			}
+			b.open(parts)
 			t.Messages[i].Parts = append(t.Messages[i].Parts, parts...)
 			if usage != nil {
 				t.Messages[i].Usage = usage
@@ -597,5 +667,6 @@ func (b *ccBuilder) assistant(r ccRecord) {
 		}
 		b.byID[m.ID] = len(t.Messages)
 	}
+	b.open(parts)
 	t.Messages = append(t.Messages, chat.Message{Role: chat.RoleAssistant, Parts: parts, ID: m.ID, Model: m.Model, Usage: usage})
 }

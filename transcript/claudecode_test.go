@@ -183,3 +183,35 @@ func TestReadClaudeCodeRequestShape(t *testing.T) {
 		t.Errorf("times %d for %d messages, non-context %v", len(tr.Times), len(tr.Messages), tr.NonContext)
 	}
 }
+
+// TestReadClaudeCodeResumed: a resumed session's file holding its chain
+// twice reads as one history (issue 28: one assistant message carried the
+// same tool calls three times, with orphan results and interrupted
+// calls). Claude Code sends the chain once; the copies (the same uuids,
+// or the same response's tool calls and results) are counted as known
+// non-context. The fixture is built after the documented line format,
+// not a real session.
+func TestReadClaudeCodeResumed(t *testing.T) {
+	t.Parallel()
+	trs, err := transcript.ReadFile("testdata/claude-code/resumed.jsonl", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trs[0]
+	want := []string{
+		`user text="fix the failing test"`,
+		`assistant call=toolu_1/Bash{"command":"go test ./..."} usage=in1200/out30/cr0/cw0/r0`,
+		`tool result=toolu_1/Bash="FAIL: TestAdd"!`,
+		`assistant text="TestAdd fails; the sum is off by one." usage=in1260/out12/cr0/cw0/r0`,
+		`user text="fix it then"`,
+		`assistant call=toolu_2/Edit{"file_path":"/w/add.go","old_string":"a + b + 1","new_string":"a + b"} usage=in1300/out40/cr0/cw0/r0`,
+		`tool result=toolu_2/Edit="The file /w/add.go has been updated."`,
+		`assistant text="Fixed." usage=in1360/out3/cr0/cw0/r0`,
+	}
+	if diff := cmp.Diff(want, render(tr.Messages)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if tr.Orphans != 0 || tr.NonContext["repeated line"] != 4 {
+		t.Errorf("orphans %d, non-context %v; want 0 and 4 repeated lines", tr.Orphans, tr.NonContext)
+	}
+}

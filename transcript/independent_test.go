@@ -93,7 +93,9 @@ func field(v any, k string) any {
 // tool call per tool_use block, one result per tool_result block; a user
 // line's other blocks (or string content) one user message per run
 // between results; the first api-request-shape's system prompt one
-// system message.
+// system message. A line of a uuid already read, a tool call of a
+// response already read and a second result of a call are copies (a
+// resumed file's).
 func ccCount(t *testing.T, path string) counts {
 	lines := jsonLines(t, path)
 	main := false
@@ -104,10 +106,19 @@ func ccCount(t *testing.T, path string) counts {
 	}
 	var c counts
 	ids := map[string]bool{}
+	seen, calls, answered := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	shaped := false
 	for _, l := range lines {
 		if main && l["isSidechain"] == true {
 			continue
+		}
+		// A resumed file's copies: a line of a uuid already read, a
+		// tool call or result already read.
+		if t := str(l["type"]); (t == "user" || t == "assistant") && str(l["uuid"]) != "" {
+			if seen[str(l["uuid"])] {
+				continue
+			}
+			seen[str(l["uuid"])] = true
 		}
 		msg, _ := l["message"].(obj)
 		switch str(l["type"]) {
@@ -126,7 +137,9 @@ func ccCount(t *testing.T, path string) counts {
 				c.Messages++
 			}
 			for _, b := range arr(msg["content"]) {
-				if str(field(b, "type")) == "tool_use" {
+				if id := str(field(b, "id")); str(field(b, "type")) == "tool_use" && !calls[str(msg["id"])+"/"+id] {
+					calls[str(msg["id"])+"/"+id] = true
+					delete(answered, id)
 					c.ToolCalls++
 				}
 			}
@@ -140,6 +153,10 @@ func ccCount(t *testing.T, path string) counts {
 			run := false
 			for _, b := range arr(content) {
 				if str(field(b, "type")) == "tool_result" {
+					if answered[str(field(b, "tool_use_id"))] {
+						continue
+					}
+					answered[str(field(b, "tool_use_id"))] = true
 					c.ToolResults++
 					c.Messages++
 					run = false
@@ -397,6 +414,7 @@ func TestIndependentCounts(t *testing.T) {
 		{"testdata/cline/1764201600000/api_conversation_history.json", one(clineCount)},
 		{"testdata/cline/1732612800000/api_conversation_history.json", one(clineCount)},
 		{"testdata/mini-swe-agent/format-retry.traj.json", one(miniCount)},
+		{"testdata/claude-code/resumed.jsonl", one(ccCount)},
 	}
 	cp, _ := filepath.Glob("testdata/copilot-cli/*/events.jsonl")
 	for _, p := range cp {
