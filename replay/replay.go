@@ -168,8 +168,8 @@ type Result struct {
 	UsageDiff *UsageDiff `json:"usage_diff"`
 	// Problems lists malformed input the reader skipped (a torn or
 	// garbage line, a line that is not a record of the format), one
-	// line each naming the line and byte offset. For a file of several
-	// trajectories they are on the first.
+	// line each naming the line and byte offset; any fails --strict. For
+	// a file of several trajectories they are on the first.
 	Problems []string `json:"problems,omitempty"`
 	// Dropped counts what the reader read but did not understand and
 	// left out, by kind ([transcript.Trajectory].Dropped: `content block
@@ -179,6 +179,11 @@ type Result struct {
 	// result), which fails --strict.
 	Dropped          map[string]int `json:"dropped,omitempty"`
 	DroppedOverTrace bool           `json:"dropped_over_trace,omitempty"`
+	// NonContext counts, by kind, what the reader skipped as known
+	// non-context: records the agent wrote but never sends to the model
+	// ([transcript.Trajectory].NonContext, [transcript.NonContextKinds]).
+	// Nothing of the conversation is missing; never a --strict failure.
+	NonContext map[string]int `json:"non_context,omitempty"`
 	// Notes says where the messages replayed differ from what the
 	// provider was sent, or what else the file held
 	// ([transcript.Trajectory].Notes).
@@ -436,6 +441,9 @@ func newResult(tr *transcript.Trajectory, n int, opts Options) *Result {
 			continue
 		}
 		res.Problems = append(res.Problems, fmt.Sprintf("line %d (byte %d): %v", p.Line, p.Offset, p.Err))
+	}
+	if len(tr.NonContext) > 0 {
+		res.NonContext = maps.Clone(tr.NonContext)
 	}
 	if len(tr.Dropped) > 0 {
 		res.Dropped = maps.Clone(tr.Dropped)

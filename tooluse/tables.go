@@ -66,11 +66,14 @@ var tables = []table{
 		"shell":        {KindShell, shellArgs},
 		"local_shell":  {KindShell, shellArgs},
 		"exec_command": {KindShell, shellArgs},
-		"write_stdin":  {KindOther, nil},
-		"apply_patch":  {KindEdit, patchArgs},
-		"update_plan":  {KindTodo, nil},
-		"view_image":   {KindRead, readPath("path")},
-		"web_search":   {KindWeb, webSearch},
+		// shell_command {command: string, workdir}: the shell tool of
+		// newer Codex models (codex-rs/core/src/tools/spec.rs).
+		"shell_command": {KindShell, shellArgs},
+		"write_stdin":   {KindOther, nil},
+		"apply_patch":   {KindEdit, patchArgs},
+		"update_plan":   {KindTodo, nil},
+		"view_image":    {KindRead, readPath("path")},
+		"web_search":    {KindWeb, webSearch},
 	}},
 	{"openhands", "https://github.com/OpenHands/OpenHands (openhands/agenthub/codeact_agent/tools: bash.py, str_replace_editor.py, task_tracker.py, think.py, finish.py, browser.py, ipython.py, llm_based_edit.py) and https://github.com/OpenHands/software-agent-sdk (terminal, file_editor)", map[string]tool{
 		"execute_bash":         {KindShell, shellArgs},
@@ -105,11 +108,31 @@ var tables = []table{
 	{"mini-swe-agent", "https://github.com/SWE-agent/mini-swe-agent (one bash action per step, in a markdown block)", map[string]tool{
 		"bash": {KindShell, shellArgs},
 	}},
+	{"cline", "https://github.com/cline/cline (the tools of its system prompt, src/core/prompts: write_to_file {path, content}, replace_in_file {path, diff}, execute_command {command, requires_approval}, search_files {path, regex, file_pattern}, list_files {path, recursive}, read_file {path}, list_code_definition_names {path}); Roo Code keeps these names", map[string]tool{
+		"write_to_file":              {KindWrite, writePath(OpWrite, "path")},
+		"replace_in_file":            {KindEdit, writePath(OpEdit, "path")},
+		"execute_command":            {KindShell, shellArgs},
+		"search_files":               {KindSearch, searchArgs},
+		"list_files":                 {KindList, nil},
+		"list_code_definition_names": {KindSearch, searchArgs},
+		"ask_followup_question":      {KindOther, nil},
+		"attempt_completion":         {KindOther, nil},
+		"plan_mode_respond":          {KindOther, nil},
+		"new_task":                   {KindTask, nil},
+		"browser_action":             {KindWeb, nil},
+		"web_fetch":                  {KindWeb, nil},
+		"use_mcp_tool":               {KindOther, nil},
+		"access_mcp_resource":        {KindOther, nil},
+	}},
+	// read_file and write_file are also Gemini CLI's: read_file {file_path}
+	// (absolute_path in its earlier versions), write_file {file_path,
+	// content} (https://github.com/google-gemini/gemini-cli, docs/tools/
+	// file-system.md); Cline's read_file takes {path}.
 	{"seed", "../shared/seeds/000 (read_file {path}, search {query}, run_command {command}) and 001 (write_file {path, content})", map[string]tool{
-		"read_file":   {KindRead, readPath("path")},
+		"read_file":   {KindRead, readPath("path", "file_path", "absolute_path")},
 		"search":      {KindSearch, searchArgs},
 		"run_command": {KindShell, shellArgs},
-		"write_file":  {KindWrite, writePath(OpWrite, "path")},
+		"write_file":  {KindWrite, writePath(OpWrite, "path", "file_path")},
 	}},
 	{"reference", "the reference agent's tools (agentctx's own: recall_output in ../recall.go)", map[string]tool{
 		"edit_file":     {KindEdit, writePath(OpEdit, "path")},
@@ -151,7 +174,7 @@ type AgentTable struct {
 }
 
 // Agents returns a copy of the tables [Classify] looks names up in, in
-// lookup order: claude-code, codex, openhands, swe-agent, mini-swe-agent,
+// lookup order: claude-code, codex, openhands, swe-agent, mini-swe-agent, cline,
 // seed, reference, and last "alias". Names shared by agents (bash,
 // str_replace_editor, edit_file) appear in each agent's table and
 // classify the same.

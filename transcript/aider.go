@@ -70,7 +70,11 @@ func readAider(data []byte, name string) ([]*Trajectory, error) {
 // rounds counts above 1,000 to 0.1k, above 10,000 to 1k), and
 // "Model: NAME" or "Main model: NAME" the model. A user input that is an
 // aider command is dropped, except /ask, /code, /architect and /context,
-// whose text is sent. The file does not record what aider sends besides
+// whose text is sent; so is an answer to aider's questions ("Add file to
+// the chat? … all"). The feedback of an edit aider could not apply (the
+// notice after "The LLM did not conform to the edit format." and its
+// URL, whose lines after the first are not quoted) is a user message:
+// aider sends it to the model. The file does not record what aider sends besides
 // (system prompt, repository map, file contents, lint and test output it
 // feeds back): .aider.llm.history does.
 func readAiderChat(text, name string) ([]*Trajectory, error) {
@@ -86,14 +90,40 @@ func readAiderChat(text, name string) ([]*Trajectory, error) {
 	}
 	flushUser := func() {
 		if len(user) > 0 && t != nil {
-			if s, ok := aiderUserText(strings.Join(user, "\n")); ok {
+			s, ok := aiderUserText(strings.Join(user, "\n"))
+			switch {
+			case ok && aiderConfirm.MatchString(s):
+				aiderNonContext.count(t, "confirmation")
+			case ok:
 				t.Messages = append(t.Messages, chat.NewText(chat.RoleUser, s))
+			default:
+				aiderNonContext.count(t, "command")
 			}
 		}
 		user = nil
 	}
 	flush := func() { flushUser(); flushReply() }
+	// The feedback of an edit aider could not apply: the notice after
+	// "The LLM did not conform to the edit format." and the URL, of one
+	// or more lines (only the first is quoted; the last ends in aider's
+	// "  " line break). Aider sends it to the model as the next user
+	// message (base_coder.py apply_updates: reflected_message).
+	expect, open := false, false
+	var feedback []string
+	endFeedback := func() {
+		if s := strings.TrimSpace(strings.Join(feedback, "\n")); s != "" && t != nil {
+			t.Messages = append(t.Messages, chat.NewText(chat.RoleUser, s))
+		}
+		feedback, open = nil, false
+	}
 	for _, line := range strings.Split(text, "\n") {
+		if open {
+			feedback = append(feedback, strings.TrimSuffix(line, "  "))
+			if strings.HasSuffix(line, "  ") {
+				endFeedback()
+			}
+			continue
+		}
 		if m := aiderStarted.FindStringSubmatch(strings.TrimRight(line, " \t")); m != nil {
 			flush()
 			t = &Trajectory{Index: len(out), Started: parseAiderTime(m[1])}
@@ -113,8 +143,22 @@ func readAiderChat(text, name string) ([]*Trajectory, error) {
 			user = append(user, strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(line, "####"), " "), "  "))
 		case strings.HasPrefix(line, "> ") || line == ">":
 			flush()
+			notice := strings.TrimSpace(strings.TrimPrefix(line, ">"))
+			if expect && notice != "" && !strings.HasPrefix(notice, "http") {
+				expect = false
+				feedback = []string{notice}
+				if open = !strings.HasSuffix(line, "  "); !open {
+					endFeedback()
+				}
+				kind = '>'
+				continue
+			}
+			if kind != '>' {
+				aiderNonContext.count(t, "notice")
+			}
 			kind = '>'
-			aiderNotice(t, strings.TrimSpace(strings.TrimPrefix(line, ">")))
+			expect = expect || notice == aiderEditFailed
+			aiderNotice(t, notice)
 		default:
 			if kind == 'u' {
 				flushUser()
@@ -126,11 +170,31 @@ func readAiderChat(text, name string) ([]*Trajectory, error) {
 			reply = append(reply, line)
 		}
 	}
+	if open {
+		endFeedback()
+	}
 	flush()
 	if len(out) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Reason: `no "# aider chat started at" heading`}
 	}
 	return out, nil
+}
+
+// aiderEditFailed is the notice aider writes before the feedback of an
+// edit it could not apply (aider/coders/base_coder.py, apply_updates).
+const aiderEditFailed = "The LLM did not conform to the edit format."
+
+// aiderConfirm matches the questions of aider's confirm_ask (aider/
+// coders/base_coder.py, aider/commands.py, aider/main.py …), which a
+// history may hold as a "#### " input with the answer: never sent.
+var aiderConfirm = regexp.MustCompile(`^(Add (file|URL|command output) to the chat\?|Allow edits to file|Create new file\?|Attempt to fix (lint|test) errors\?|Edit the files\?|Run shell commands?\?|Try to proceed anyway\?|Run pip install\?|Install playwright\?|No git repo found)|\(Y\)es/\(N\)o`)
+
+// aiderNonContext is what an aider chat history holds beside the
+// conversation, never sent to the model: the known non-context kinds.
+var aiderNonContext = nonContextTable{
+	"confirmation": "the user's answer to one of aider's questions (Add file to the chat? …), written as a #### input",
+	"notice":       `a block of aider's own "> " notices (files added, edits applied, token reports; read for usage and the model)`,
+	"command":      "an aider command typed by the user (/add, /run, …), run by aider",
 }
 
 // aiderUserText returns the text a user input sends to the model, and

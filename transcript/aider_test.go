@@ -140,3 +140,35 @@ func FuzzReadAider(f *testing.F) {
 	f.Add(mustReadF(f, aiderLLM))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, transcript.FormatAider, data) })
 }
+
+// TestReadAiderEditFeedback: the feedback of an edit aider could not
+// apply is the user message aider sends, not a reply of the model (issue
+// 28: 3 phantom calls), and an answer to aider's "Add file to the chat?"
+// written as a #### input is no user message. The fixture is built from
+// aider's source (io.py append_chat_history, base_coder.py
+// apply_updates), not a real history.
+func TestReadAiderEditFeedback(t *testing.T) {
+	t.Parallel()
+	trs, err := transcript.ReadFile("testdata/aider/edit-retry.aider.chat.history.md", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trs[0]
+	var roles []string
+	for _, m := range tr.Messages {
+		roles = append(roles, string(m.Role))
+	}
+	if diff := cmp.Diff([]string{"user", "assistant", "user", "assistant"}, roles); diff != "" {
+		t.Fatalf("roles (-want +got):\n%s", diff)
+	}
+	fb := tr.Messages[2].Text()
+	if !strings.HasPrefix(fb, "# 1 SEARCH/REPLACE block failed to match!") || !strings.HasSuffix(fb, "docstrings, etc") {
+		t.Errorf("feedback = %q", fb)
+	}
+	if u := tr.Messages[3].Usage; u == nil || u.InputTokens != 2300 {
+		t.Errorf("second reply's usage %+v, want 2.3k sent", u)
+	}
+	if tr.NonContext["confirmation"] != 1 {
+		t.Errorf("non-context %v, want 1 confirmation", tr.NonContext)
+	}
+}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,15 @@ type ccRecord struct {
 		Trigger   string `json:"trigger"`
 		PreTokens count  `json:"preTokens"`
 	} `json:"compactMetadata"`
+	// api-request-shape (Claude Code 2.1.3xx): the request's system
+	// prompt (a string or text blocks) and tool definitions, at the top
+	// of the line or under "request".
+	System  ccContent       `json:"system"`
+	Tools   json.RawMessage `json:"tools"`
+	Request *struct {
+		System ccContent       `json:"system"`
+		Tools  json.RawMessage `json:"tools"`
+	} `json:"request"`
 }
 
 type ccMessage struct {
@@ -70,15 +80,38 @@ type ccBlock struct {
 // and are not sent back to the model, so the reader skips them.
 const syntheticModel = "<synthetic>"
 
-// ccKnownTypes are the line types Claude Code writes. Besides the
-// conversation's, the known non-context ones are skipped: progress, file
-// history snapshots, queue operations, summaries, and (2.1.3xx) the
-// api-request-blob and api-request-shape records of what was sent.
-var ccKnownTypes = map[string]bool{
-	"user": true, "assistant": true, "system": true, "progress": true,
-	"file-history-snapshot": true, "queue-operation": true, "summary": true,
-	"api-request-blob": true, "api-request-shape": true,
+// ccNonContext is what Claude Code writes beside the conversation and
+// never sends to the model: the known non-context kinds, by line type
+// (a "system" line other than a compact boundary by "system/SUBTYPE",
+// which are all the CLI's own notices). The api-request-* lines (Claude
+// Code 2.1.3xx) record each request beside the messages it was built
+// from.
+var ccNonContext = nonContextTable{
+	"progress":              "a tool's or hook's progress line, shown while it runs",
+	"file-history-snapshot": "the checkpoint of edited files, for /rewind",
+	"queue-operation":       "a prompt queued while the model was busy (sent later as a user line)",
+	"summary":               "a session title for the /resume list",
+	"api-request-blob":      "a blob of a request's bytes, recorded beside the messages it was built from",
+	"api-request-shape":     "a request's system prompt and tool list (read for the first call's system prompt and tools)",
+	"system":                "a CLI notice (system line other than a compact boundary): local commands, hook summaries, turn durations, API errors",
+	"synthetic assistant":   "an assistant line the CLI generated itself (model <synthetic>): an API error notice",
+	ccRepeated:              "a copy of what a line already read holds (its uuid, or the same tool call, block or tool result of the same response): a resumed session's file holds its chain again",
 }
+
+// ccRepeated is the known non-context kind of a line that repeats one
+// already read. Claude Code sends the chain from the newest leaf along
+// parentUuid once: the copies a resume appends add nothing to it.
+const ccRepeated = "repeated line"
+
+// ccKnownTypes are the line types Claude Code writes: the conversation's
+// and those of [ccNonContext].
+var ccKnownTypes = func() map[string]bool {
+	m := map[string]bool{"user": true, "assistant": true, "system": true}
+	for k := range ccNonContext {
+		m[k] = true
+	}
+	return m
+}()
 
 // readClaudeCode reads a Claude Code session (or side-chain) JSONL file.
 //
@@ -105,14 +138,17 @@ func readClaudeCode(data []byte, name string) ([]*Trajectory, error) {
 
 // ccRun is one reading of a Claude Code file's lines into a trajectory.
 type ccRun struct {
-	t  *Trajectory
-	b  ccBuilder
-	md meta
+	t      *Trajectory
+	b      ccBuilder
+	md     meta
+	shaped bool   // an api-request-shape line was read
+	system string // the first api-request-shape's system prompt
 }
 
 func newCCRun() *ccRun {
 	t := &Trajectory{}
-	return &ccRun{t: t, b: ccBuilder{t: t, byID: map[string]int{}, models: map[string]int{}, lastSeen: map[string]int{}, pending: -1, d: drops{}}, md: meta{t: t}}
+	return &ccRun{t: t, b: ccBuilder{t: t, byID: map[string]int{}, models: map[string]int{}, lastSeen: map[string]int{}, pending: -1, d: drops{},
+		seen: map[string]bool{}, answered: map[string]bool{}}, md: meta{t: t}}
 }
 
 // sideRuns reads the inline side chains of a main session, each into a
@@ -172,6 +208,9 @@ func (c *ccRun) add(r *ccRecord) {
 	md.stamp(len(t.Messages), time.Time{})
 	switch r.Type {
 	case "system":
+		if r.Subtype != "compact_boundary" {
+			ccNonContext.count(t, "system")
+		}
 		if r.Subtype == "compact_boundary" {
 			c := Compaction{At: len(t.Messages)}
 			if m := r.CompactMetadata; m != nil {
@@ -180,12 +219,26 @@ func (c *ccRun) add(r *ccRecord) {
 			t.Compactions = append(t.Compactions, c)
 			b.pending = len(t.Compactions) - 1
 		}
-	case "user":
-		b.user(*r)
-	case "assistant":
-		b.assistant(*r)
+	case "user", "assistant":
+		if r.UUID != "" && b.seen[r.UUID] {
+			ccNonContext.count(t, ccRepeated)
+			break
+		}
+		if r.UUID != "" {
+			b.seen[r.UUID] = true
+		}
+		if r.Type == "user" {
+			b.user(*r)
+		} else {
+			b.assistant(*r)
+		}
+	case "api-request-shape":
+		ccNonContext.count(t, r.Type)
+		if !c.shaped {
+			c.shape(r)
+		}
 	default:
-		if !ccKnownTypes[r.Type] && r.Message != nil && r.Message.Role != "" {
+		if !ccNonContext.count(t, r.Type) && r.Message != nil && r.Message.Role != "" {
 			b.d.add(kindOf(dropRecord, r.Type))
 		}
 	}
@@ -292,9 +345,40 @@ func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 // ccTypeList names the Claude Code record types, for errors.
 const ccTypeList = "user, assistant, system, progress, summary, …"
 
-// done completes the run's trajectory: its times, model and drops.
+// shape takes the system prompt and tools of the run's first request
+// from api-request-shape line r: Claude Code records them there (2.1.3xx)
+// and nowhere else, so the first call is counted with them, as the
+// provider counted it; later requests resend the same.
+func (c *ccRun) shape(r *ccRecord) {
+	system, tools := r.System, r.Tools
+	if q := r.Request; q != nil && len(tools) == 0 && !system.array && system.s == "" {
+		system, tools = q.System, q.Tools
+	}
+	text := ccResultText(system)
+	defs := toolDefs(tools)
+	if text == "" && len(defs) == 0 {
+		return
+	}
+	c.shaped, c.system = true, text
+	if len(c.t.Tools) == 0 {
+		c.t.Tools = defs
+	}
+}
+
+// done completes the run's trajectory: its times, model and drops, and
+// the system prompt of its first request shape, before its messages.
 func (c *ccRun) done() *Trajectory {
 	c.md.finish(len(c.t.Messages))
+	if c.system != "" && len(c.t.Messages) > 0 {
+		t := c.t
+		t.Messages = slices.Insert(t.Messages, 0, chat.Message{Role: chat.RoleSystem, Parts: []chat.Part{chat.Text{Text: c.system}}})
+		if t.Times != nil {
+			t.Times = slices.Insert(t.Times, 0, t.Times[0])
+		}
+		for i := range t.Compactions {
+			t.Compactions[i].At++
+		}
+	}
 	c.t.Model = c.b.model()
 	if len(c.b.d) > 0 {
 		c.t.Dropped = c.b.d
@@ -310,6 +394,10 @@ type ccBuilder struct {
 	seq      int
 	pending  int   // index in t.Compactions of a boundary awaiting its summary, or -1
 	d        drops // what was left out
+	// seen holds the uuids of the user and assistant lines read, and
+	// answered the tool_use ids a tool_result answered: a resumed
+	// session's file can hold its chain again, whose copies add nothing.
+	seen, answered map[string]bool
 }
 
 func (b *ccBuilder) model() string {
@@ -416,9 +504,20 @@ func (b *ccBuilder) user(r ccRecord) {
 			parts = nil
 		}
 	}
+	repeated := false // a tool result of the line was a copy
+	defer func() {
+		if repeated {
+			ccNonContext.count(t, ccRepeated)
+		}
+	}()
 	for _, bl := range blocks {
 		switch bl.Type {
 		case "tool_result":
+			if bl.ToolUseID != "" && b.answered[bl.ToolUseID] {
+				repeated = true
+				continue
+			}
+			b.answered[bl.ToolUseID] = true
 			flush()
 			t.Messages = append(t.Messages, chat.Message{Role: chat.RoleTool, ID: r.UUID, Parts: []chat.Part{chat.ToolResult{
 				ToolCallID: bl.ToolUseID, Content: ccResultText(bl.Content), IsError: bl.IsError,
@@ -438,6 +537,39 @@ func (b *ccBuilder) user(r ccRecord) {
 		}
 	}
 	flush()
+}
+
+// open marks the tool calls of parts as awaiting their result: an id
+// reused by a later response is answered again.
+func (b *ccBuilder) open(parts []chat.Part) {
+	for _, p := range parts {
+		if c, ok := p.(chat.ToolCall); ok {
+			delete(b.answered, c.ID)
+		}
+	}
+}
+
+// ccHasPart reports whether parts holds p already: a tool call of its id,
+// or a text or thinking part equal to it (the lines of one response hold
+// one block each; a second line with the same block is a copy).
+func ccHasPart(parts []chat.Part, p chat.Part) bool {
+	for _, q := range parts {
+		switch p := p.(type) {
+		case chat.ToolCall:
+			if c, ok := q.(chat.ToolCall); ok && c.ID == p.ID && p.ID != "" {
+				return true
+			}
+		case chat.Text:
+			if x, ok := q.(chat.Text); ok && x.Text == p.Text && p.Text != "" {
+				return true
+			}
+		case chat.Thinking:
+			if x, ok := q.(chat.Thinking); ok && x.Text == p.Text && x.Signature == p.Signature && x.Encrypted == p.Encrypted {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ccResultText is a tool_result's content: the string, or the text of its
@@ -470,6 +602,7 @@ func (b *ccBuilder) assistant(r ccRecord) {
 		m = *r.Message
 	}
 	if m.Model == syntheticModel {
+		ccNonContext.count(b.t, "synthetic assistant")
 		return
 	}
 	t := b.t
@@ -520,6 +653,12 @@ func (b *ccBuilder) assistant(r ccRecord) {
 	}
 	if m.ID != "" {
 		if i, ok := b.byID[m.ID]; ok {
+			n := len(parts)
+			parts = slices.DeleteFunc(parts, func(p chat.Part) bool { return ccHasPart(t.Messages[i].Parts, p) })
+			if len(parts) < n {
+				ccNonContext.count(t, ccRepeated)
+			}
+			b.open(parts)
 			t.Messages[i].Parts = append(t.Messages[i].Parts, parts...)
 			if usage != nil {
 				t.Messages[i].Usage = usage
@@ -528,5 +667,6 @@ func (b *ccBuilder) assistant(r ccRecord) {
 		}
 		b.byID[m.ID] = len(t.Messages)
 	}
+	b.open(parts)
 	t.Messages = append(t.Messages, chat.Message{Role: chat.RoleAssistant, Parts: parts, ID: m.ID, Model: m.Model, Usage: usage})
 }

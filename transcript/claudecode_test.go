@@ -158,3 +158,60 @@ func TestReadClaudeCodeNothingUsable(t *testing.T) {
 		t.Errorf("err does not wrap ErrMalformed")
 	}
 }
+
+// TestReadClaudeCodeRequestShape: the first api-request-shape line's
+// system prompt and tools are the first call's (issue 28: the first call
+// was counted 12,500-22,000 tokens below the provider's figure). Lines
+// built after the record the issue describes, not a real session.
+func TestReadClaudeCodeRequestShape(t *testing.T) {
+	t.Parallel()
+	input := lines(
+		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-11-27T00:00:00Z","message":{"role":"user","content":"fix"}}`,
+		`{"type":"api-request-shape","uuid":"r1","sessionId":"s","timestamp":"2026-11-27T00:00:01Z","system":[{"type":"text","text":"You are Claude Code."},{"type":"text","text":"Be brief."}],"tools":[{"name":"Bash","description":"Run a command","input_schema":{"type":"object","properties":{"command":{"type":"string"}}}}]}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-11-27T00:00:02Z","message":{"id":"m1","role":"assistant","model":"claude-opus-5-5","content":[{"type":"text","text":"Done"}],"usage":{"input_tokens":10,"output_tokens":2}}}`,
+		`{"type":"api-request-shape","uuid":"r2","sessionId":"s","timestamp":"2026-11-27T00:00:03Z","system":"a later request","tools":[]}`,
+	)
+	tr := readOne(t, transcript.FormatClaudeCode, input)
+	want := []string{`system text="You are Claude Code.\nBe brief."`, `user text="fix"`, `assistant text="Done" usage=in10/out2/cr0/cw0/r0`}
+	if diff := cmp.Diff(want, render(tr.Messages)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(tr.Tools) != 1 || tr.Tools[0].Name != "Bash" || len(tr.Tools[0].Parameters) == 0 {
+		t.Errorf("tools %+v, want Bash with its schema", tr.Tools)
+	}
+	if len(tr.Times) != len(tr.Messages) || tr.NonContext["api-request-shape"] != 2 {
+		t.Errorf("times %d for %d messages, non-context %v", len(tr.Times), len(tr.Messages), tr.NonContext)
+	}
+}
+
+// TestReadClaudeCodeResumed: a resumed session's file holding its chain
+// twice reads as one history (issue 28: one assistant message carried the
+// same tool calls three times, with orphan results and interrupted
+// calls). Claude Code sends the chain once; the copies (the same uuids,
+// or the same response's tool calls and results) are counted as known
+// non-context. The fixture is built after the documented line format,
+// not a real session.
+func TestReadClaudeCodeResumed(t *testing.T) {
+	t.Parallel()
+	trs, err := transcript.ReadFile("testdata/claude-code/resumed.jsonl", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trs[0]
+	want := []string{
+		`user text="fix the failing test"`,
+		`assistant call=toolu_1/Bash{"command":"go test ./..."} usage=in1200/out30/cr0/cw0/r0`,
+		`tool result=toolu_1/Bash="FAIL: TestAdd"!`,
+		`assistant text="TestAdd fails; the sum is off by one." usage=in1260/out12/cr0/cw0/r0`,
+		`user text="fix it then"`,
+		`assistant call=toolu_2/Edit{"file_path":"/w/add.go","old_string":"a + b + 1","new_string":"a + b"} usage=in1300/out40/cr0/cw0/r0`,
+		`tool result=toolu_2/Edit="The file /w/add.go has been updated."`,
+		`assistant text="Fixed." usage=in1360/out3/cr0/cw0/r0`,
+	}
+	if diff := cmp.Diff(want, render(tr.Messages)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if tr.Orphans != 0 || tr.NonContext["repeated line"] != 4 {
+		t.Errorf("orphans %d, non-context %v; want 0 and 4 repeated lines", tr.Orphans, tr.NonContext)
+	}
+}

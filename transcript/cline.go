@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
@@ -102,8 +104,11 @@ func isClineArray(items []json.RawMessage) bool {
 // thinking, redacted_thinking and tool_use blocks become [chat.Text],
 // [chat.Thinking] and [chat.ToolCall] parts. A user message's tool_result
 // blocks become tool messages (text blocks joined by "\n", an image block
-// noted as "[image]"), in block order, and its text, image and document
-// blocks a user message. Blocks of another type are dropped and each is
+// noted as "[image]"), in block order, and so do its "[NAME for '…']
+// Result:" text blocks, Cline's results sent as text, each answering the
+// first unanswered call of that name of the assistant message before it
+// (see [clineUser]); its other text, image and document blocks make a
+// user message. Blocks of another type are dropped and each is
 // reported as a [Problem]; so is an element without role user or
 // assistant.
 //
@@ -148,7 +153,7 @@ func readCline(data []byte, name string) ([]*Trajectory, error) {
 				models[m.ModelInfo.ModelID]++
 			}
 		case "user":
-			t.Messages = clineUser(t.Messages, m, func(what string) { drop(i, what) })
+			t.Messages = clineUser(t.Messages, m, clinePending(t.Messages), func(what string) { drop(i, what) })
 		default:
 			drop(i, fmt.Sprintf("a message with role %q", m.Role))
 		}
@@ -220,10 +225,54 @@ func clineAssistant(m clineMsg, drop func(string)) chat.Message {
 	return out
 }
 
+// clineResultHead is the text block Cline puts before a tool's result
+// when it sends the result as user text rather than a tool_result block
+// (the provider gave the call no id, or the call was written as XML in
+// the text): "[NAME for 'PARAM'] Result:" or "[NAME] Result:"
+// (github.com/cline/cline, src/core/task/ToolExecutor.ts and
+// src/core/task/tools/utils/ToolResultUtils.ts: the tool's description
+// followed by " Result:", then the result as text blocks).
+var clineResultHead = regexp.MustCompile(`^\[([A-Za-z0-9_.:-]+)(?: for '(?s:.*?)')?\] Result:`)
+
+// clineToolError starts the result text of a tool that failed
+// (src/core/prompts/responses.ts, formatResponse.toolError).
+const clineToolError = "The tool execution failed"
+
+// clinePending returns the tool calls of the last assistant message in
+// msgs that no tool message after it answers yet, in call order.
+func clinePending(msgs []chat.Message) []chat.ToolCall {
+	last := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == chat.RoleAssistant {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	answered := map[string]bool{}
+	for _, m := range msgs[last+1:] {
+		if r, ok := m.ToolResult(); ok {
+			answered[r.ToolCallID] = true
+		}
+	}
+	var out []chat.ToolCall
+	for _, p := range msgs[last].Parts {
+		if c, ok := p.(chat.ToolCall); ok && !answered[c.ID] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // clineUser appends the messages of the user message m to out: a tool
-// message per tool_result block and a user message for the blocks
-// between them.
-func clineUser(out []chat.Message, m clineMsg, drop func(string)) []chat.Message {
+// message per tool_result block, a tool message per "[NAME …] Result:"
+// text block that answers one of pending (the unanswered calls of the
+// assistant message before m: the first of that name; its result is the
+// text after the head and the text blocks up to the next head or the
+// environment details), and a user message for the blocks between them.
+func clineUser(out []chat.Message, m clineMsg, pending []chat.ToolCall, drop func(string)) []chat.Message {
 	if !m.Content.array {
 		return append(out, chat.Message{Role: chat.RoleUser, ID: m.ID, Parts: textParts(m.Content.s, nil)})
 	}
@@ -234,7 +283,39 @@ func clineUser(out []chat.Message, m clineMsg, drop func(string)) []chat.Message
 			parts = nil
 		}
 	}
+	result := -1 // index in out of the tool message text blocks go to, or -1
+	answer := func(name string) (chat.ToolCall, bool) {
+		for i, c := range pending {
+			if c.Name == name {
+				pending = append(pending[:i:i], pending[i+1:]...)
+				return c, true
+			}
+		}
+		return chat.ToolCall{}, false
+	}
 	for _, bl := range m.Content.blocks {
+		if bl.Type == "text" && len(pending) > 0 {
+			text := string(bl.Text)
+			if h := clineResultHead.FindStringSubmatchIndex(text); h != nil {
+				if c, ok := answer(text[h[2]:h[3]]); ok {
+					flush()
+					rest := strings.TrimLeft(text[h[1]:], " \n")
+					out = append(out, chat.Message{Role: chat.RoleTool, ID: m.ID, Parts: []chat.Part{chat.ToolResult{
+						ToolCallID: c.ID, ToolName: c.Name, Content: rest, IsError: strings.HasPrefix(rest, clineToolError),
+					}}})
+					result = len(out) - 1
+					continue
+				}
+			}
+		}
+		if bl.Type == "text" && result >= 0 && !strings.HasPrefix(strings.TrimSpace(string(bl.Text)), "<environment_details>") {
+			r, _ := out[result].ToolResult()
+			r.Content = joinNonEmpty(r.Content, string(bl.Text))
+			r.IsError = r.IsError || strings.HasPrefix(r.Content, clineToolError)
+			out[result].Parts[0] = r
+			continue
+		}
+		result = -1
 		switch bl.Type {
 		case "tool_result":
 			flush()

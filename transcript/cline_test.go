@@ -176,3 +176,36 @@ func FuzzReadCline(f *testing.F) {
 	f.Add([]byte(`[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}],"metrics":{"tokens":{"prompt":5,"completion":1,"cached":9}}},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"image"}]}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, transcript.FormatCline, data) })
 }
+
+// TestReadClineTextResults: Cline sends a tool's result as user text
+// blocks "[NAME for '…'] Result:" + the result when the call has no
+// tool_result block (issue 28: every call was left unanswered, 231
+// interrupted calls and 0 results). The fixture is built from Cline's
+// source (ToolExecutor, formatResponse.toolError), not a real task.
+func TestReadClineTextResults(t *testing.T) {
+	t.Parallel()
+	trs, err := transcript.ReadFile("testdata/cline/1764201600000/api_conversation_history.json", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trs[0]
+	want := []string{
+		`user text="<task>\nAdd a greeting to hello.py\n</task>" text="<environment_details>\n# Current Working Directory (/w) Files\nhello.py\n</environment_details>"`,
+		`assistant text="I'll read the file first." call=toolu_read_1/read_file{"path":"hello.py"} call=toolu_list_1/list_files{"path":".","recursive":"false"}`,
+		`tool result=toolu_read_1/read_file="def main():\n    pass\n"`,
+		`tool result=toolu_list_1/list_files="hello.py"`,
+		`user text="<environment_details>\n# Current Time\n2025-11-27 00:00:02\n</environment_details>"`,
+		`assistant call=toolu_write_1/write_to_file{"path":"hello.py","content":"def main():\n    print('hello')\n"}`,
+		`tool result=toolu_write_1/write_to_file="The content was successfully saved to hello.py."`,
+		`user text="<environment_details>\n# Current Time\n2025-11-27 00:00:04\n</environment_details>"`,
+		`assistant call=toolu_cmd_1/execute_command{"command":"python hello.py","requires_approval":"false"}`,
+		`tool result=toolu_cmd_1/execute_command="The tool execution failed with the following error:\n<error>\nCommand timed out\n</error>"!`,
+		`assistant call=toolu_done_1/attempt_completion{"result":"Added the greeting."}`,
+	}
+	if diff := cmp.Diff(want, render(tr.Messages)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if tr.Orphans != 0 || len(tr.Dropped) != 0 {
+		t.Errorf("orphans %d, dropped %v", tr.Orphans, tr.Dropped)
+	}
+}

@@ -3,7 +3,6 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -75,10 +74,17 @@ func (p *cxPayload) UnmarshalJSON(raw []byte) error {
 
 type cxPayloadFields struct {
 	cxItem
-	// session_meta (its id is cxItem's ID)
-	Timestamp string `json:"timestamp"`
-	CWD       string `json:"cwd"`
-	Git       *struct {
+	// session_meta (its id is cxItem's ID). The system prompt Codex
+	// sends as the request's instructions: base_instructions.text, or
+	// instructions in earlier rollouts (codex-rs/protocol/src/protocol.rs,
+	// SessionMeta).
+	Timestamp        string `json:"timestamp"`
+	Instructions     string `json:"instructions"`
+	BaseInstructions *struct {
+		Text string `json:"text"`
+	} `json:"base_instructions"`
+	CWD string `json:"cwd"`
+	Git *struct {
 		Branch string `json:"branch"`
 	} `json:"git"`
 	// turn_context
@@ -120,6 +126,20 @@ func (l *cxItemList) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
+// cxNonContext is what a Codex rollout records beside the conversation
+// and Codex leaves out of the prompt: the known non-context kinds, by
+// response item type, "event_msg" for the events the reader does not
+// use, and "record" for the
+// state lines of early rollouts ({"record_type": "state"}). The
+// model-visible history is the response items; event_msg lines are for
+// the UI (FORMATS.md §6).
+var cxNonContext = nonContextTable{
+	"additional_tools": "the tool list (Codex 0.169 records it as an input item beside the conversation)",
+	"ghost_snapshot":   "Codex's own undo snapshot, left out of the prompt",
+	"record":           "an early rollout's state line",
+	"event_msg":        "an event for the UI (copies of messages, turn markers, errors shown); the prompt is built from response items only. token_count and context_compacted events are read, not counted here",
+}
+
 var cxItemTypes = map[string]bool{
 	"message": true, "reasoning": true, "function_call": true, "function_call_output": true,
 	"custom_tool_call": true, "custom_tool_call_output": true, "local_shell_call": true,
@@ -139,7 +159,13 @@ var cxLineTypes = map[string]bool{
 // one holds only reasoning; a function_call / custom_tool_call /
 // local_shell_call / web_search_call joins the open assistant message if no
 // tool output or other message came since, else opens a new one with empty
-// content. event_msg token_count gives the usage of the call that just
+// content. A web_search_call, run by the provider within the response,
+// is a [chat.Opaque] part of it (Kind "web_search_call", Text its query),
+// not a tool call: no result follows it (FORMATS.md reads it as a call
+// without a result, which replay answered as interrupted). The session
+// header's base_instructions.text (instructions in earlier rollouts), the
+// system prompt Codex sends as the request's instructions, is the first
+// message, a system message. event_msg token_count gives the usage of the call that just
 // ended: it goes on the most recent assistant message when that has none
 // yet; records with info null, an all-zero last_token_usage (unknown, not
 // an empty prompt) or a total repeating the previous record (Codex writes
@@ -181,11 +207,13 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 			recognized++
 		case l.RecordType != "":
 			recognized++
+			cxNonContext.count(t, "record")
 			continue
 		case cxItemTypes[l.Type]:
 			recognized++
 			var it cxItem
 			_ = decodeLoose(rec.raw, &it)
+			cxNonContext.count(t, it.Type)
 			c.item(it)
 			continue
 		case l.Type == "" && l.ID != "":
@@ -212,11 +240,22 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 			if st := parseTime(p.Timestamp); !st.IsZero() {
 				t.Started = st
 			}
+			instr := p.Instructions
+			if b := p.BaseInstructions; b != nil && b.Text != "" {
+				instr = b.Text
+			}
+			if instr != "" && len(c.msgs) == 0 {
+				// The first call's system prompt, sent as the
+				// request's instructions: counted in that call as
+				// the provider counted it.
+				c.msgs = append(c.msgs, chat.Message{Role: chat.RoleSystem, Parts: textParts(instr, nil)})
+			}
 		case "turn_context":
 			if p.Model != "" {
 				c.model, t.Model = p.Model, p.Model
 			}
 		case "response_item":
+			cxNonContext.count(t, p.Type)
 			c.item(p.cxItem)
 		case "event_msg":
 			switch p.Type {
@@ -239,6 +278,8 @@ func readCodexLines(lr *lineReader, name string) ([]*Trajectory, error) {
 				t.Compactions = append(t.Compactions, Compaction{At: len(c.msgs)})
 				eventIdx = len(t.Compactions) - 1
 				c.open = -1
+			default:
+				cxNonContext.count(t, "event_msg")
 			}
 		case "compacted":
 			var repl []chat.Message
@@ -284,7 +325,6 @@ type cxConv struct {
 	msgs  []chat.Message
 	open  int // index of the open assistant message, or -1
 	model string
-	seq   int   // for synthesized ids
 	d     drops // what was left out; nil for a replacement history
 }
 
@@ -299,8 +339,8 @@ func (c *cxConv) joinable() bool {
 	for _, p := range c.msgs[c.open].Parts {
 		switch p := p.(type) {
 		case chat.Thinking:
-		case chat.ToolCall:
-			if p.Name != webSearch {
+		case chat.Opaque:
+			if p.Kind != webSearchCall {
 				return false
 			}
 		default:
@@ -310,8 +350,10 @@ func (c *cxConv) joinable() bool {
 	return true
 }
 
-// webSearch is the name of the tool call a web_search_call item becomes.
-const webSearch = "web_search"
+// webSearchCall is the item type, and the [chat.Opaque] kind, of a web
+// search the provider ran within a response (the Responses API's hosted
+// web_search tool): a call that needs no result, for none follows it.
+const webSearchCall = "web_search_call"
 
 // assistant returns the index of the assistant message new parts go to:
 // the open one when join allows it, else a new one.
@@ -370,25 +412,38 @@ func (c *cxConv) item(it cxItem) {
 		}
 		c.assistant(true)
 		c.add(chat.ToolCall{ID: id, Name: "local_shell", Arguments: parseArgs(it.Action)})
-	case "web_search_call":
-		id := it.ID
-		if id == "" {
-			c.seq++
-			id = webSearch + "-" + strconv.Itoa(c.seq)
-		}
+	case webSearchCall:
+		// Run by the provider within the response: kept as what it
+		// is, an item of the response, not a tool call awaiting a
+		// result (a call would be answered as interrupted).
+		raw, _ := json.Marshal(struct {
+			Type   string          `json:"type"`
+			ID     string          `json:"id,omitempty"`
+			Action json.RawMessage `json:"action,omitempty"`
+		}{webSearchCall, it.ID, parseArgs(it.Action)})
 		c.assistant(true)
-		c.add(chat.ToolCall{ID: id, Name: webSearch, Arguments: parseArgs(it.Action)})
+		c.add(chat.Opaque{Wire: chat.WireResponses, Kind: webSearchCall, Raw: raw, Text: cxSearchQuery(it.Action)})
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		content, isErr := cxOutput(it.Output)
 		c.msgs = append(c.msgs, chat.NewToolResult(it.CallID, "", content, isErr))
 		c.open = -1
 	case "additional_tools", "ghost_snapshot":
-		// Not conversation: the tool list (Codex 0.169's default models
-		// send it as an input item) and Codex's own undo snapshots,
-		// which it leaves out of the prompt.
+		// Known non-context (cxNonContext), counted by the caller.
 	default:
 		c.d.add(kindOf(dropItem, it.Type))
 	}
+}
+
+// cxSearchQuery returns the query of a web_search_call's action
+// ({"type": "search", "query": "…"}), or "".
+func cxSearchQuery(action json.RawMessage) string {
+	var a struct {
+		Query string `json:"query"`
+	}
+	if rawObject(action) && decodeLoose(action, &a) == nil {
+		return a.Query
+	}
+	return ""
 }
 
 // cxCustomInput wraps a custom tool call's free-text input as

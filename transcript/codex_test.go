@@ -19,10 +19,15 @@ func cxTokens(in, cached, out, reasoning, totalIn int) string {
 }
 
 const (
-	cxMeta    = `{"timestamp":"t","type":"session_meta","payload":{"id":"sess-1","cwd":"/x","cli_version":"0.104.0"}}`
-	cxTurn    = `{"timestamp":"t","type":"turn_context","payload":{"cwd":"/x","model":"gpt-5.3-codex"}}`
-	cxNullTok = `{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{}}}`
-	cxZeroTok = `{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"last_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"model_context_window":940499}}}`
+	cxMeta = `{"timestamp":"t","type":"session_meta","payload":{"id":"sess-1","cwd":"/x","cli_version":"0.104.0"}}`
+	// cxMetaInstr is a session header with the system prompt Codex sends
+	// as the request's instructions (codex-rs/protocol SessionMeta
+	// base_instructions), and cxMetaOld the earlier field.
+	cxMetaInstr = `{"timestamp":"t","type":"session_meta","payload":{"id":"sess-2","cwd":"/x","cli_version":"0.169.0","base_instructions":{"text":"You are Codex, a coding agent."}}}`
+	cxMetaOld   = `{"timestamp":"t","type":"session_meta","payload":{"id":"sess-3","cwd":"/x","cli_version":"0.30.0","instructions":"You are Codex (old)."}}`
+	cxTurn      = `{"timestamp":"t","type":"turn_context","payload":{"cwd":"/x","model":"gpt-5.3-codex"}}`
+	cxNullTok   = `{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{}}}`
+	cxZeroTok   = `{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"last_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"model_context_window":940499}}}`
 )
 
 func TestReadCodex(t *testing.T) {
@@ -67,7 +72,7 @@ func TestReadCodex(t *testing.T) {
 				`tool result=c3/apply_patch="failed"!`,
 				`assistant call=c4/exec_command"[REDACTED_ARGUMENTS len=4]"`,
 				`tool result=c4/exec_command="out\n[image: image/png]"`,
-				`assistant call=web_search-1/web_search{"type":"search","query":"go"} text="Done" usage=in2100/out5/cr0/cw0/r0`,
+				`assistant opaque=web_search_call/{"type":"web_search_call","action":{"type":"search","query":"go"}}go text="Done" usage=in2100/out5/cr0/cw0/r0`,
 			},
 		},
 		{
@@ -134,10 +139,41 @@ func TestCurrentAgentRecordsNotDropped(t *testing.T) {
 	for _, c := range []struct {
 		f     transcript.Format
 		input string
-	}{{transcript.FormatCodex, codex}, {transcript.FormatClaudeCode, claude}} {
+		msgs  int // the request shape's system prompt is one
+	}{{transcript.FormatCodex, codex, 2}, {transcript.FormatClaudeCode, claude, 3}} {
 		tr := readOne(t, c.f, c.input)
-		if len(tr.Dropped) > 0 || len(tr.Messages) != 2 {
+		if len(tr.Dropped) > 0 || len(tr.Messages) != c.msgs {
 			t.Errorf("%s: dropped %v, %d messages", c.f, tr.Dropped, len(tr.Messages))
+		}
+	}
+}
+
+// TestReadCodexIssue28: the session header's system prompt is the first
+// message (the first call is counted with it, as the provider counted
+// it), and a web_search_call is part of the response that ran it, not a
+// tool call left without a result (issue 28: replay answered it as
+// interrupted).
+func TestReadCodexIssue28(t *testing.T) {
+	t.Parallel()
+	body := []string{
+		cxItem(`{"type":"message","role":"user","content":[{"type":"input_text","text":"news?"}]}`),
+		cxItem(`{"type":"reasoning","summary":[],"content":null,"encrypted_content":"E"}`),
+		cxItem(`{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"go 1.26"}}`),
+		cxItem(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Go 1.26 is out."}]}`),
+		cxTokens(500, 0, 20, 0, 500),
+	}
+	for _, tc := range []struct{ meta, system string }{
+		{cxMetaInstr, "You are Codex, a coding agent."},
+		{cxMetaOld, "You are Codex (old)."},
+	} {
+		tr := readOne(t, transcript.FormatCodex, lines(append([]string{tc.meta}, body...)...))
+		want := []string{
+			`system text="` + tc.system + `"`,
+			`user text="news?"`,
+			`assistant think=""/enc=E opaque=web_search_call/{"type":"web_search_call","id":"ws_1","action":{"type":"search","query":"go 1.26"}}go 1.26 text="Go 1.26 is out." usage=in500/out20/cr0/cw0/r0`,
+		}
+		if diff := cmp.Diff(want, render(tr.Messages)); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
 		}
 	}
 }

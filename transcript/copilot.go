@@ -66,6 +66,22 @@ var cpTypes = map[string]bool{
 	"session.shutdown": true, "user.message": true, "assistant.turn_start": true, "assistant.message": true,
 	"assistant.turn_end": true, "assistant.reasoning": true, "tool.execution_start": true,
 	"tool.execution_complete": true, "session.compaction_start": true, "session.compaction_complete": true,
+	"system.message": true,
+}
+
+// cpNonContext is what Copilot CLI logs beside the conversation, never
+// sent to the model: the known non-context kinds, by event type, and
+// "sub-agent" for a sub-agent's events (agentId or parentToolCallId set:
+// its own conversation). Event types outside cpTypes that carry content
+// are counted as dropped (`record "TYPE"`).
+var cpNonContext = nonContextTable{
+	"session.info":             "a notice shown to the user",
+	"session.shutdown":         "the session's end, with its totals",
+	"assistant.turn_start":     "a turn's start marker",
+	"assistant.turn_end":       "a turn's end marker",
+	"tool.execution_start":     "a tool's start (its call is read from assistant.message)",
+	"session.compaction_start": "a compaction's start (compaction_complete is read)",
+	"sub-agent":                "an event of a sub-agent's own conversation",
 }
 
 // isCopilotEvent reports whether m, the keys of a JSON object with type
@@ -77,7 +93,8 @@ func isCopilotEvent(typ string, m map[string]json.RawMessage) bool {
 
 // readCopilot reads a Copilot CLI events.jsonl.
 //
-// Rules: user.message is a user message (its transformedContent, the
+// Rules: system.message is a system message (the system prompt Copilot
+// sent, its role "system" or "developer"); user.message is a user message (its transformedContent, the
 // text sent to the model, else its content). assistant.message is one
 // model response: reasoningText as [chat.Thinking] (an
 // assistant.reasoning event just before it as well), content as text,
@@ -104,6 +121,7 @@ func readCopilot(data []byte, name string) ([]*Trajectory, error) {
 	var thinking []chat.Part
 	lastCall := "" // apiCallId of the last message when it is an assistant message
 	items := 0
+	dropped := drops{}
 	for {
 		rec, ok := lr.next()
 		if !ok {
@@ -121,6 +139,7 @@ func readCopilot(data []byte, name string) ([]*Trajectory, error) {
 		items++
 		d := &e.Data
 		if e.AgentID != "" || d.ParentToolCallID != "" {
+			cpNonContext.count(t, "sub-agent")
 			continue
 		}
 		ts := parseTime(e.Timestamp)
@@ -146,6 +165,11 @@ func readCopilot(data []byte, name string) ([]*Trajectory, error) {
 			if d.Content != "" {
 				thinking = append(thinking, chat.Thinking{Text: d.Content})
 			}
+		case "system.message":
+			// The system prompt (role "system", or "developer"), as
+			// sent (session-events.ts: SystemMessageData).
+			t.Messages = append(t.Messages, chat.Message{Role: chat.RoleSystem, ID: e.ID, Parts: textParts(d.Content, nil)})
+			lastCall = ""
 		case "user.message":
 			text := d.TransformedContent
 			if text == "" {
@@ -192,6 +216,10 @@ func readCopilot(data []byte, name string) ([]*Trajectory, error) {
 			}
 			t.Messages = append(t.Messages, chat.Message{Role: chat.RoleTool, ID: e.ID, Parts: []chat.Part{r}})
 			lastCall = ""
+		default:
+			if !cpNonContext.count(t, e.Type) && d.Content != "" {
+				dropped.add(kindOf(dropRecord, e.Type))
+			}
 		}
 		md.line("", "", ts)
 		md.stamp(len(t.Messages), ts)
@@ -208,5 +236,8 @@ func readCopilot(data []byte, name string) ([]*Trajectory, error) {
 	}
 	sortProblems(probs)
 	t.Problems = probs
+	if len(dropped) > 0 {
+		t.Dropped = dropped
+	}
 	return []*Trajectory{t}, nil
 }

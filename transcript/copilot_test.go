@@ -120,3 +120,22 @@ func FuzzReadCopilot(f *testing.F) {
 	f.Add(mustReadF(f, copilotExample))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, transcript.FormatCopilotCLI, data) })
 }
+
+// TestReadCopilotSystemMessage: a system.message event is the system
+// prompt Copilot CLI sent (issue 28: it was dropped silently, the peak
+// prompt half its true size). Events built from the session-events
+// schema (github.com/github/copilot-sdk, SystemMessageData).
+func TestReadCopilotSystemMessage(t *testing.T) {
+	t.Parallel()
+	input := lines(
+		`{"type":"session.start","id":"e1","timestamp":"2026-11-27T00:00:00Z","data":{"sessionId":"s1","startTime":"2026-11-27T00:00:00Z"}}`,
+		`{"type":"system.message","id":"e2","timestamp":"2026-11-27T00:00:01Z","data":{"role":"system","content":"You are the GitHub Copilot CLI."}}`,
+		`{"type":"user.message","id":"e3","timestamp":"2026-11-27T00:00:02Z","data":{"content":"hi"}}`,
+		`{"type":"assistant.message","id":"e4","timestamp":"2026-11-27T00:00:03Z","data":{"messageId":"m1","content":"hello"}}`,
+	)
+	tr := readOne(t, transcript.FormatCopilotCLI, input)
+	want := []string{`system text="You are the GitHub Copilot CLI."`, `user text="hi"`, `assistant text="hello"`}
+	if diff := cmp.Diff(want, render(tr.Messages)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -365,7 +365,8 @@ func gmSession(t *Trajectory, msgs []gmMsg, name string) []Problem {
 		case "user":
 			text, imgs, _ := gmParts(m.Content)
 			if c := strings.TrimSpace(text); strings.HasPrefix(c, "/") || strings.HasPrefix(c, "?") {
-				break // a CLI command, never sent to the model
+				gmNonContext.count(t, "command")
+				break
 			}
 			t.Messages = append(t.Messages, chat.Message{Role: chat.RoleUser, ID: m.ID, Parts: textParts(text, imgs)})
 		case "gemini":
@@ -386,7 +387,7 @@ func gmSession(t *Trajectory, msgs []gmMsg, name string) []Problem {
 				}}})
 			}
 		case "info", "error", "warning":
-			// The CLI's notices: shown, never sent to the model.
+			gmNonContext.count(t, m.Type)
 		default:
 			probs = append(probs, Problem{Err: &ParseError{File: name, Reason: fmt.Sprintf("message %d: type %q is not a Gemini CLI message type, dropped", i, m.Type)}})
 		}
@@ -420,6 +421,17 @@ func gmAssistant(m gmMsg) chat.Message {
 		}
 	}
 	return out
+}
+
+// gmNonContext is what a Gemini CLI chat recording holds beside the
+// conversation, never sent to the model: the known non-context kinds, by
+// message type, and "command" for a user input that is a CLI command
+// ("/…" or "?…").
+var gmNonContext = nonContextTable{
+	"info":    "a notice of the CLI, shown to the user",
+	"error":   "an error shown to the user",
+	"warning": "a warning shown to the user",
+	"command": "a CLI command typed by the user (/… or ?…), run by the CLI",
 }
 
 // gmParts reads a PartListUnion (a string, a part, or an array of parts

@@ -37,6 +37,8 @@ func render(msgs []chat.Message) []string {
 				}
 			case chat.Image:
 				fmt.Fprintf(&b, " image=%s/%d", p.Source, p.Bytes)
+			case chat.Opaque:
+				fmt.Fprintf(&b, " opaque=%s/%s%s", p.Kind, p.Raw, p.Text)
 			}
 		}
 		if u := m.Usage; u != nil {

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -107,7 +108,11 @@ var bashBlock = regexp.MustCompile("(?s)```(?:bash|mswea_bash_command)[ \t]*\r?\
 // its text without that block, and the next
 // user message that is not an injected interrupt (extra.interrupt_type)
 // is its result; a response with no or several blocks was a format error
-// and stays text.
+// and stays text. A user message with interrupt_type "FormatError" and
+// the discarded response in extra.response (mini-swe-agent ≥ 2.0) follows
+// a model call that left no assistant message: that call is an assistant
+// message without parts, with the response's usage, before it (so that
+// the model calls match info.model_stats.api_calls).
 func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	doc, msgs, err := decodeMini(data, name)
 	if err != nil {
@@ -152,6 +157,7 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	var pending []string  // text style: synthesized calls awaiting results
 	var resp miniResponse // each assistant message's, decoded into one value
 	d := drops{}
+	retries := 0
 	for i, m := range msgs {
 		content, imgs := oaContentD(m.Content, d)
 		switch m.Role {
@@ -213,6 +219,20 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 		case "tool":
 			out = append(out, chat.NewToolResult(m.ToolCallID, "", content, miniFailed(m)))
 		default:
+			if m.Extra != nil && m.Extra.InterruptType == miniFormatError && rawObject(m.Extra.Response) {
+				// A format-error retry: the model was called, its
+				// response discarded (not sent again) and this
+				// feedback sent instead. The call is an assistant
+				// message without parts, with the response's usage.
+				resp = miniResponse{}
+				_ = decodeLoose(m.Extra.Response, &resp)
+				call := chat.Message{Role: chat.RoleAssistant, ID: resp.ID, Model: resp.Model}
+				if resp.Usage.ok {
+					call.Usage = resp.Usage.v.toChat()
+				}
+				out = append(out, call)
+				retries++
+			}
 			interrupt := m.Extra != nil && m.Extra.InterruptType != ""
 			if len(pending) > 0 && !interrupt {
 				out = append(out, chat.NewToolResult(pending[0], "", content, miniFailed(m)))
@@ -228,8 +248,19 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	if len(d) > 0 {
 		t.Dropped = d
 	}
+	if retries > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d format-error retries: model calls whose response mini-swe-agent discarded, each an assistant message without content before its feedback", retries))
+	}
 	return []*Trajectory{t}, nil
 }
+
+// miniFormatError is the interrupt_type of the user message
+// mini-swe-agent sends back when a response is not in the expected format;
+// its extra holds the discarded response and its cost
+// (github.com/SWE-agent/mini-swe-agent, src/minisweagent/models/
+// litellm_model.py query: "all model.query() implementations must persist
+// the response and cost on FormatError"; models/utils/actions_toolcall.py).
+const miniFormatError = "FormatError"
 
 func miniFailed(m miniMsg) bool {
 	return m.Extra != nil && m.Extra.Returncode != 0

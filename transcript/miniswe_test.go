@@ -3,6 +3,8 @@ package transcript_test
 import (
 	"testing"
 
+	"github.com/agentctx/agentctx/chat"
+
 	"github.com/agentctx/agentctx/transcript"
 )
 
@@ -80,5 +82,33 @@ func TestReadMiniSWEAgentMetadata(t *testing.T) {
 	tr := readOne(t, transcript.FormatMiniSWEAgent, `{"info":{"config":{"model":{"model_name":"m/x"}}},"messages":[{"role":"user","content":"x"}],"instance_id":"i-1"}`)
 	if tr.ID != "i-1" || tr.Model != "m/x" {
 		t.Errorf("ID, Model = %q, %q", tr.ID, tr.Model)
+	}
+}
+
+// TestReadMiniSWEAgentFormatRetry: a format-error retry is a model call
+// (issue 28: one file reported 22 calls where info.model_stats.api_calls
+// says 114). Fixture built from mini-swe-agent's source (FormatError
+// carries the discarded response in extra), not a real run.
+func TestReadMiniSWEAgentFormatRetry(t *testing.T) {
+	t.Parallel()
+	trs, err := transcript.ReadFile("testdata/mini-swe-agent/format-retry.traj.json", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trs[0]
+	calls := 0
+	for _, m := range tr.Messages {
+		if m.Role == chat.RoleAssistant {
+			calls++
+		}
+	}
+	if calls != 3 {
+		t.Errorf("%d model calls, want 3 (info.model_stats.api_calls)", calls)
+	}
+	if u := tr.Messages[2].Usage; tr.Messages[2].Role != chat.RoleAssistant || len(tr.Messages[2].Parts) != 0 || u == nil || u.InputTokens+u.CacheReadTokens != 120 {
+		t.Errorf("message 2 = %+v, want the discarded call: no parts, 120 prompt tokens", tr.Messages[2])
+	}
+	if tr.Messages[3].Role != chat.RoleUser {
+		t.Errorf("message 3 role %s, want the format error feedback as user", tr.Messages[3].Role)
 	}
 }

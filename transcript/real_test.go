@@ -50,9 +50,9 @@ var realStats = map[string][]stats{
 	"claude-code/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-acompact-f46190.jsonl": {{Messages: 7, User: 6, Assistant: 1, Usage: 1}},
 	"claude-code/short.jsonl":      {{Messages: 5, User: 2, Assistant: 1, Tool: 2, Calls: 2, Usage: 1}},
 	"claude-code/tool_heavy.jsonl": {{Messages: 17, User: 7, Assistant: 4, Tool: 6, Calls: 6, Usage: 4}},
-	"codex/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl": {{Messages: 153, System: 4, User: 3, Assistant: 28, Tool: 118, Calls: 118, Usage: 28}},
-	"codex/rollout-2026-02-23T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl": {{Messages: 254, System: 15, User: 13, Assistant: 83, Tool: 143, Calls: 144, Usage: 83}},
-	"codex/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl": {{Messages: 9, System: 4, User: 4, Assistant: 1, Calls: 1, Usage: 1}},
+	"codex/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl": {{Messages: 154, System: 5, User: 3, Assistant: 28, Tool: 118, Calls: 118, Usage: 28}},
+	"codex/rollout-2026-02-23T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl": {{Messages: 255, System: 16, User: 13, Assistant: 83, Tool: 143, Calls: 144, Usage: 83}},
+	"codex/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl": {{Messages: 10, System: 5, User: 4, Assistant: 1, Calls: 1, Usage: 1}},
 	// 122 records: 121 messages and the exit record.
 	"mini-swe-agent/deepseek_bench_dev/pydicom__pydicom-1694.traj.json": {{Messages: 121, System: 1, User: 1, Assistant: 60, Tool: 59, Calls: 60, Usage: 60}},
 	// 3 runs, 23 + 33 + 49 = 105 tool calls.

@@ -236,6 +236,13 @@ type Trajectory struct {
 	// nothing was. See [Trajectory.MoreThanTrace]. An input where more
 	// than half is dropped is refused ([FormatError]).
 	Dropped map[string]int
+	// NonContext counts, by kind, the records the agent wrote but never
+	// sends to the model, which the reader skipped as such: the known
+	// non-context kinds of the reader's table ([NonContextKinds]:
+	// progress lines, request blobs, undo snapshots, UI events, CLI
+	// notices). Unlike Dropped, nothing of the conversation is missing.
+	// Nil when none.
+	NonContext map[string]int
 	// Orphans counts the tool results that answered no earlier
 	// unanswered call (their call missing, or after them: out-of-order
 	// lines) and were turned into user text; FORMATS.md's invariant
@@ -350,19 +357,14 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 		return parse(data, name, opts)
 	}
 	br = bufio.NewReaderSize(br, bufSize(size))
-	var head []byte
-	if f == "" {
-		var (
-			complete bool
-			err      error
-		)
-		head, complete, err = readHead(br, size)
-		if err != nil {
-			return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), err)
-		}
-		if !complete {
-			f = detectHead(head)
-		}
+	// The head is read to detect the format, and under a forced format
+	// to name the right one should the forced one read no model call.
+	head, complete, err := readHead(br, size)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), err)
+	}
+	if f == "" && !complete {
+		f = detectHead(head)
 	}
 	lines := linesReaderFor(f)
 	if lines == nil {
@@ -382,7 +384,50 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 	if err != nil {
 		return nil, forcedError(err, opts.Format != "")
 	}
-	return finish(trajs, name, f, opts.Format != "")
+	if trajs, err = finish(trajs, name, f, opts.Format != ""); err != nil {
+		return nil, err
+	}
+	if err := refuseNoCalls(trajs, head, name, opts.Format); err != nil {
+		return nil, err
+	}
+	return trajs, nil
+}
+
+// refuseNoCalls returns a [*FormatError] naming the format of data when
+// forced, the format [Options].Format forced, read no model call from
+// trajs while the format detection finds in data (the input, or the head
+// of a streamed one) reads some (issue 28: --format swe-agent on an
+// OpenHands file read 0 calls and exited 0); else nil.
+func refuseNoCalls(trajs []*Trajectory, data []byte, name string, forced Format) error {
+	if forced == "" || modelCalls(trajs) > 0 {
+		return nil
+	}
+	g, _ := detect(data)
+	if g == "" || g == forced {
+		return nil
+	}
+	read := readerFor(g)
+	if read == nil {
+		return nil
+	}
+	other, err := read(data, name)
+	if err != nil || modelCalls(other) == 0 {
+		return nil
+	}
+	return &FormatError{File: name, Closest: g, Reason: fmt.Sprintf("--format %s read no model call, the %s reader reads %d", forced, g, modelCalls(other))}
+}
+
+// modelCalls counts the assistant messages of trajs: one per model call.
+func modelCalls(trajs []*Trajectory) int {
+	n := 0
+	for _, t := range trajs {
+		for _, m := range t.Messages {
+			if m.Role == chat.RoleAssistant {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 var bom = []byte("\xef\xbb\xbf")
@@ -601,7 +646,13 @@ func parse(data []byte, name string, opts Options) ([]*Trajectory, error) {
 	if err != nil {
 		return nil, forcedError(err, opts.Format != "")
 	}
-	return finish(trajs, name, f, opts.Format != "")
+	if trajs, err = finish(trajs, name, f, opts.Format != ""); err != nil {
+		return nil, err
+	}
+	if err := refuseNoCalls(trajs, data, name, opts.Format); err != nil {
+		return nil, err
+	}
+	return trajs, nil
 }
 
 // finish completes what a reader of format f returned: it refuses an
@@ -677,18 +728,39 @@ func settle(msgs []chat.Message) ([]chat.Message, int) {
 }
 
 // Collect expands paths into the transcript files they name, sorted and
-// without duplicates. A file is taken as is, whatever its extension; a
-// folder is walked recursively for files ending in .jsonl, .json or .traj
-// and for Aider's .aider.chat.history.md and .aider.llm.history and the
-// crush.db and opencode.db stores, skipping other files (notes such as
-// .md) and hidden folders other than .crush and .opencode. A path
-// that does not exist or cannot be walked does not stop the others: the
-// files found are returned with an error for each such path, joined
-// (errors.Join), each naming its path.
+// without duplicates: the files of [Scan], without what it skipped.
 func Collect(paths []string) ([]string, error) {
+	files, _, err := Scan(paths)
+	return files, err
+}
+
+// Skipped is a file [Scan] found in a folder and left out: Path, and
+// Reason, why (a sentence fragment).
+type Skipped struct {
+	Path   string
+	Reason string
+}
+
+// Scan expands paths into the transcript files they name, sorted and
+// without duplicates, and the files of their folders it left out, with
+// why. A file named in paths is taken as is, whatever it holds. A
+// folder is walked recursively, skipping hidden folders other than
+// .crush and .opencode (crush's and opencode's stores); a file found in
+// it is taken when a reader may accept it by its content, whatever its
+// name: it opens with "{" or "[" (JSON or JSONL), is a SQLite database
+// (crush, opencode: "*-crush.db" as well as crush.db), or an aider
+// history (its first line aider's "# aider chat started at" heading or a
+// "TO LLM" block: "*.aider.chat.history.md" as well). A file ending in
+// .jsonl, .json or .traj is taken whatever it holds (its reader says
+// what is wrong). Any other file is skipped, and so is a file that
+// cannot be opened. A path that does not exist or cannot be walked does
+// not stop the others: the files found are returned with an error for
+// each such path, joined (errors.Join), each naming its path.
+func Scan(paths []string) ([]string, []Skipped, error) {
 	var (
-		out  []string
-		errs []error
+		out     []string
+		skipped []Skipped
+		errs    []error
 	)
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -711,9 +783,18 @@ func Collect(paths []string) ([]string, error) {
 				}
 				return nil
 			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
 			if isTranscriptName(d.Name()) {
 				found = append(found, q)
+				return nil
 			}
+			if why := sniff(q); why != "" {
+				skipped = append(skipped, Skipped{Path: q, Reason: why})
+				return nil
+			}
+			found = append(found, q)
 			return nil
 		})
 		if err != nil {
@@ -722,23 +803,53 @@ func Collect(paths []string) ([]string, error) {
 		out = append(out, found...)
 	}
 	slices.Sort(out)
-	return slices.Compact(out), errors.Join(errs...)
+	out = slices.Compact(out)
+	slices.SortFunc(skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
+	skipped = slices.CompactFunc(skipped, func(a, b Skipped) bool { return a.Path == b.Path })
+	skipped = slices.DeleteFunc(skipped, func(s Skipped) bool { _, ok := slices.BinarySearch(out, s.Path); return ok })
+	return out, skipped, errors.Join(errs...)
 }
 
-// agentDirs are the hidden folders [Collect] walks: where crush and
+// sniffBytes is how much of a file [sniff] reads: enough for a SQLite
+// header, an aider heading or a "TO LLM" line.
+const sniffBytes = 4 << 10
+
+// sniff returns "" when the file at path may be a transcript by its
+// content (see [Scan]), else why not.
+func sniff(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "cannot be opened: " + err.Error()
+	}
+	defer f.Close()
+	buf := make([]byte, sniffBytes)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "cannot be read: " + err.Error()
+	}
+	head := buf[:n]
+	if isSQLite(head) {
+		return ""
+	}
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	switch {
+	case len(head) == 0:
+		return "empty"
+	case head[0] == '{' || head[0] == '[':
+		return ""
+	case isAider(head):
+		return ""
+	}
+	return "not a transcript by its name or content (not JSON, JSONL, SQLite or an aider history)"
+}
+
+// agentDirs are the hidden folders [Scan] walks: where crush and
 // opencode keep their SQLite stores.
 var agentDirs = map[string]bool{".crush": true, ".opencode": true}
 
-// agentFiles are the file names [Collect] takes whatever their
-// extension: Aider's histories, crush's and opencode's stores.
-var agentFiles = map[string]bool{
-	".aider.chat.history.md": true, ".aider.llm.history": true, "crush.db": true, "opencode.db": true,
-}
-
+// isTranscriptName reports whether a file named name is taken whatever
+// it holds: a .jsonl, .json or .traj file.
 func isTranscriptName(name string) bool {
-	if agentFiles[name] {
-		return true
-	}
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".jsonl", ".json", ".traj":
 		return true

@@ -150,18 +150,41 @@ func TestReadLargeLines(t *testing.T) {
 	}
 }
 
+// TestCollect: a folder's files are found by content as well as by name
+// (issue 28: *.aider.chat.history.md, *-crush.db and *-opencode.db were
+// passed over); what is skipped is said, with why.
 func TestCollect(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, p := range []string{"b.jsonl", "a.traj", "notes.md", "sub/c.json", "sub/deep/d.JSONL", ".hidden/e.jsonl", "sub/f.txt",
-		".aider.chat.history.md", ".crush/crush.db", ".git/x.json"} {
+	sqlite := "SQLite format 3\x00" + strings.Repeat("\x00", 84)
+	aider := "# aider chat started at 2025-01-31 10:20:30\n\n#### hi\n"
+	for p, text := range map[string]string{
+		"b.jsonl": "{}", "a.traj": "{}", "notes.md": "# Notes\n", "sub/c.json": "{}", "sub/deep/d.JSONL": "{}",
+		".hidden/e.jsonl": "{}", "sub/f.txt": "plain text", "sub/run.log": `{"type":"user"}` + "\n",
+		".aider.chat.history.md": aider, "proj.aider.chat.history.md": aider, ".aider.llm.history": "TO LLM 2025-01-31T10:20:30\n",
+		".crush/crush.db": sqlite, "old-crush.db": sqlite, "x-opencode.db": sqlite, "empty.dat": "", ".git/x.json": "{}",
+	} {
 		p = filepath.Join(dir, p)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	_, skipped, err := transcript.Scan([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skip []string
+	for _, s := range skipped {
+		rel, _ := filepath.Rel(dir, s.Path)
+		skip = append(skip, rel+": "+s.Reason)
+	}
+	wantSkip := []string{"empty.dat: empty", "notes.md: not a transcript by its name or content (not JSON, JSONL, SQLite or an aider history)",
+		"sub/f.txt: not a transcript by its name or content (not JSON, JSONL, SQLite or an aider history)"}
+	if diff := cmp.Diff(wantSkip, skip); diff != "" {
+		t.Errorf("Scan skipped (-want +got):\n%s", diff)
 	}
 	explicit := filepath.Join(dir, "sub", "f.txt")
 	got, err := transcript.Collect([]string{dir, explicit, filepath.Join(dir, "b.jsonl")})
@@ -171,7 +194,8 @@ func TestCollect(t *testing.T) {
 	for i := range got {
 		got[i], _ = filepath.Rel(dir, got[i])
 	}
-	want := []string{".aider.chat.history.md", ".crush/crush.db", "a.traj", "b.jsonl", "sub/c.json", "sub/deep/d.JSONL", "sub/f.txt"}
+	want := []string{".aider.chat.history.md", ".aider.llm.history", ".crush/crush.db", "a.traj", "b.jsonl", "old-crush.db", "proj.aider.chat.history.md",
+		"sub/c.json", "sub/deep/d.JSONL", "sub/f.txt", "sub/run.log", "x-opencode.db"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Collect (-want +got):\n%s", diff)
 	}

@@ -68,8 +68,12 @@ lines older versions kept in the main file) are skipped unless --sidechains
 is given; then each is stored as its own session, id <session>-<file name>
 or <session>-sidechain-<n>, with metadata sidechain_of naming its parent.
 
-A file no reader claims (a stray manifest.json) is skipped with a note when
-it was found in a folder, an error when named on the command line. A path
+A folder is searched recursively for the files a reader may accept by
+their content, whatever their names (JSON or JSONL, a SQLite store, an
+aider history); every other file is skipped with one line on stderr
+saying why. A file no reader claims (a stray manifest.json) is skipped
+with a note when it was found in a folder, an error when named on the
+command line. A path
 that does not exist is reported and the others are still imported; the
 command then exits 1.`,
 		Example: `  agentctx sessions import --from claude
@@ -137,17 +141,20 @@ func runImport(ctx context.Context, e *env, home string, f importFlags, args []s
 	explicit := explicitFiles(args)
 	// A path that does not exist is reported and the others imported:
 	// the command fails at the end.
-	files, cerr := transcript.Collect(args)
+	files, passed, cerr := transcript.Scan(args)
 	failed := 0
 	for _, err := range splitErrors(cerr) {
 		fmt.Fprintf(e.stderr, "agentctx: sessions import: %v\n", err)
 		failed++
 	}
+	for _, s := range passed {
+		fmt.Fprintf(e.stderr, "agentctx: sessions import: skipped %s: %s (found in a folder)\n", s.Path, s.Reason)
+	}
 	if len(files) == 0 {
 		if failed > 0 {
 			return errReported
 		}
-		return fmt.Errorf("sessions import: no transcript files (.jsonl, .json, .traj) in %s", strings.Join(args, ", "))
+		return fmt.Errorf("sessions import: no transcript files (JSON, JSONL, SQLite or aider histories) in %s", strings.Join(args, ", "))
 	}
 	ss, err := openSessions(e, home)
 	if err != nil {

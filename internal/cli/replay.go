@@ -55,19 +55,26 @@ tokens removed, invariant violations and, where the transcript recorded the
 provider's usage, agentctx's count beside the provider's.
 
 Formats (auto-detected, or forced with --format): ` + formatNames() + `.
-A folder is searched recursively for .jsonl, .json and .traj files. A path
+A folder is searched recursively for the files a reader may accept by
+their content, whatever their names (JSON or JSONL, a SQLite store, an
+aider history), and .jsonl, .json and .traj files; every other file is
+skipped with one line on stderr saying why. A path
 that does not exist is reported and the other files are still replayed; a
 file found in a folder that no reader claims (a stray manifest.json) is
 skipped and reported. A file a reader claimed and could not read, or
 refused (its shape is close to a format but not of it: the error names the
 closest format and what did not match), is an error, as is a forced
---format that finds nothing. Each failure is printed once; the run exits
+--format that finds nothing, or no model call where the format the
+content shows reads some (the error names it). Each failure is printed once; the run exits
 1 at the end.
 
-What a reader skipped or left out is reported per trajectory: malformed
-lines ("problems"), items it did not understand ("dropped", by kind, with
-a warning line on stderr) and tool results without a call
-("orphan_results"), in the PROBLEMS column of the table and in --json.
+What a reader skipped or left out is reported per trajectory, in three
+kinds kept apart: records the agent wrote but never sends to the model
+("non_context", by kind: progress lines, request blobs, undo snapshots, UI
+events; never a --strict failure), conversation it could not map
+("dropped", by kind, with a warning line on stderr) and malformed lines
+("problems"); and tool results without a call ("orphan_results"). The
+last three are in the PROBLEMS column of the table, all in --json.
 
 With --strategy summarize, old history is replaced by a summary (seed 001's
 CompactionService): by the extractive summarizer, which needs no model,
@@ -102,7 +109,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	f.addEngineFlags(fl)
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per trajectory (JSON Lines)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print a per-step table (step, role, tokens added, prompt tokens, usage %, provider's count, action)")
-	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, an invariant broke, a tool result had no call, or the reader left out more than a trace (over 1% of the messages, or any tool call or result)")
+	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, an invariant broke, a tool result had no call, a malformed line was skipped, or the reader left out more than a trace (over 1% of the messages, or any tool call or result); known non-context records never fail it")
 	fl.BoolVar(&f.save, "save", false, "store each replayed trajectory as a session and print its id")
 	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
 	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
@@ -142,17 +149,20 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	}
 	// A path that does not exist is reported and the others replayed:
 	// the run fails at the end.
-	files, cerr := transcript.Collect(args)
+	files, passed, cerr := transcript.Scan(args)
 	failed := 0
 	for _, err := range splitErrors(cerr) {
 		fmt.Fprintf(e.stderr, "agentctx: replay: %v\n", err)
 		failed++
 	}
+	for _, s := range passed {
+		fmt.Fprintf(e.stderr, "agentctx: replay: skipped %s: %s (found in a folder)\n", s.Path, s.Reason)
+	}
 	if len(files) == 0 {
 		if failed > 0 {
 			return errReported
 		}
-		return fmt.Errorf("replay: no trajectory files (.jsonl, .json, .traj) in %s", strings.Join(args, ", "))
+		return fmt.Errorf("replay: no transcript files (JSON, JSONL, SQLite or aider histories) in %s", strings.Join(args, ", "))
 	}
 	explicit := explicitFiles(args)
 	if f.save {
@@ -399,6 +409,9 @@ func strictCheck(results []*replay.Result) error {
 		if r.DroppedOverTrace {
 			why = append(why, "the reader left out "+dropSummary(r.Dropped))
 		}
+		if n := len(r.Problems); n > 0 {
+			why = append(why, fmt.Sprintf("%d malformed lines skipped", n))
+		}
 		if len(why) > 0 {
 			bad = append(bad, fmt.Sprintf("%s#%d (%s)", r.File, r.Index, strings.Join(why, "; ")))
 		}
@@ -633,6 +646,9 @@ func printSummary(w io.Writer, r *replay.Result) {
 	}
 	if len(r.DroppedUsage) > 0 {
 		fmt.Fprintf(w, "  dropped      %d implausible usage records: %s\n", len(r.DroppedUsage), strings.Join(r.DroppedUsage[:min(len(r.DroppedUsage), 3)], "; "))
+	}
+	if len(r.NonContext) > 0 {
+		fmt.Fprintf(w, "  not context  %s (recorded by the agent, never sent to the model)\n", dropSummary(r.NonContext))
 	}
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(w, "  left out     %s (not understood by the %s reader)\n", dropSummary(r.Dropped), r.Format)
