@@ -84,7 +84,7 @@ func (c *OpenHands) Compact(ctx context.Context, w *window.Window) ([]Record, er
 		target = min(target, max(maxSize/2-pinned-1, 0))
 	}
 	room := w.Budget() - pinnedTokens - int(DefaultSummaryRatio*float64(w.Budget()))
-	from := len(units)
+	var from int
 	for {
 		count, tokens := 0, 0
 		from = len(units)
