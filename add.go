@@ -118,6 +118,7 @@ func (e *Engine) Add(ctx context.Context, msgs ...chat.Message) error {
 // summarizing guard's spacing): one per request committed, or per reply
 // to a request this engine did not commit.
 func (e *Engine) countCall() {
+	e.modelCalls++
 	if st, ok := e.strategy.(compact.Stateful); ok {
 		st.SetCalls(st.Calls() + 1)
 	}

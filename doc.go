@@ -38,7 +38,22 @@
 //     with nothing but the store continues byte-identically.
 //   - Recall. With [RecallTool] among the tools, the limiter's note on a
 //     cut tool result names the call, and [Engine.HandleRecall] answers
-//     the model's recall_output calls with the lines it asks for.
+//     the model's recall_output calls with the lines it asks for. Every
+//     summary names the spans of history it replaced ("s1", "s2"…); the
+//     engine keeps them (in memory and in the session's compact
+//     boundaries), and recall_output with span_id reads one back, whole,
+//     by lines or by query. [Engine.Recoverable] lists what can be read
+//     back this way.
+//   - Instructions. [Engine.Pin] keeps a user instruction verbatim in
+//     every later request (and across a resume); without pins, every
+//     summary carries the user's instruction sentences under a "User
+//     instructions" section (compact.CarriedInstructions), so they
+//     survive any number of compactions.
+//   - Thrashing. A compaction that comes within [RefillCalls] model calls
+//     of the previous one records what regrew (compact.Record's Refill);
+//     the [ThrashCompactions]-th in a row sets [Request].Thrash to an
+//     error wrapping [ErrCompactionThrash], for the agent to show, as
+//     Claude Code does.
 //
 // The sub-packages are usable on their own:
 //

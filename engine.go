@@ -101,7 +101,19 @@ type Engine struct {
 
 	rehydration string
 	compactions int
-	stats       Stats
+	// pins are the pinned instructions (Pin), nextPin the number of the
+	// last one made.
+	pins    []Pin
+	nextPin int
+	// spans keeps the rendered messages of the summarized spans by id
+	// (compact.RenderSpan), for recall_output span_id; refill is the
+	// window's state after the last compaction, for Record.Refill.
+	spans  *outputCache
+	refill refillState
+	// modelCalls counts the model calls since the engine was opened or
+	// resumed (countCall).
+	modelCalls int
+	stats      Stats
 
 	// budgetSource says where the budget came from (BudgetFrom…), and
 	// overrides what a Resume changed in the recorded configuration.
@@ -434,6 +446,7 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 		}
 	}
 	e.outputs = newOutputCache(opts.RecallCacheBytes)
+	e.spans = newOutputCache(opts.RecallCacheBytes)
 	return e, nil
 }
 

@@ -107,7 +107,9 @@ type Options struct {
 	// keeps in memory for [Engine.Recall]; the oldest are forgotten first.
 	// Optional. Defaults to [DefaultRecallCacheBytes] (8 MiB). Without a
 	// Store that is all there is; with one, full outputs are kept in the
-	// session too, and one forgotten here is read back from it.
+	// session too, and one forgotten here is read back from it. The texts
+	// of summarized spans (recall_output span_id) are kept under a cap of
+	// the same size of their own.
 	RecallCacheBytes int
 	// NoWorkingMemory turns the runtime state tracker (seed 000) and the
 	// working memory (seed 002) off, and with them the tracker and

@@ -12,7 +12,8 @@ import (
 )
 
 // RecallToolName is the name of the tool that reads back a tool output the
-// tool-result limiter cut, or compaction masked ([RecallTool]).
+// tool-result limiter cut, or compaction masked, and the messages of a
+// span of history a summary replaced ([RecallTool]).
 const RecallToolName = "recall_output"
 
 // DefaultRecallCacheBytes is the default of [Options].RecallCacheBytes: 8
@@ -32,34 +33,50 @@ const (
 // forgotten under [Options].RecallCacheBytes.
 var ErrNoOutput = errors.New("agentctx: no output kept for this tool call")
 
+// ErrNoSpan reports a [Engine.Recall] of a summarized span the engine does
+// not have: an unknown span id, or, without a store, a span forgotten
+// under [Options].RecallCacheBytes. The ids a summary covers are listed
+// under its compact.SecSpans heading.
+var ErrNoSpan = errors.New("agentctx: no summarized span with this id")
+
 // RecallTool returns the definition of the recall_output tool, for an
 // agent to add to [Options].Tools. With it registered, the limiter's note
 // on a cut tool result names the call id and tells the model to call
 // recall_output for the lines it left out; the agent answers each call
-// with [Engine.HandleRecall]. Arguments: call_id (required), and either
-// start_line/end_line (1-based, inclusive) or offset/length (bytes).
+// with [Engine.HandleRecall]. Arguments: call_id or span_id (one is
+// required: a tool call's id, or a summarized span's, "s1"…, as the
+// summary lists them), and either query (the lines holding it), or
+// start_line/end_line (1-based, inclusive), or offset/length (bytes).
 func RecallTool() chat.ToolDef {
 	return chat.ToolDef{
 		Name: RecallToolName,
-		Description: "Read back the full output of an earlier tool call that was cut or hidden to save context. " +
-			"Give the call_id named in the cut output's note, and the lines (start_line, end_line; 1-based, inclusive) " +
+		Description: "Read back the full output of an earlier tool call that was cut or hidden to save context, " +
+			"or the messages of an earlier part of the conversation that a summary replaced. " +
+			"Give the call_id named in the cut output's note, or the span_id a summary lists (s1, s2…), and either a query " +
+			"(the lines containing it come back, numbered) or the lines (start_line, end_line; 1-based, inclusive) " +
 			"or bytes (offset, length) you need. Ask only for the part you need: at most 400 lines come back per call.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"call_id":{"type":"string","description":"The id of the tool call whose output to read."},` +
+			`"span_id":{"type":"string","description":"The id of a summarized span to read instead (s1, s2…)."},` +
+			`"query":{"type":"string","description":"Return only the lines containing this text (case-insensitive)."},` +
 			`"start_line":{"type":"integer","minimum":1,"description":"First line to return, 1-based."},` +
 			`"end_line":{"type":"integer","minimum":1,"description":"Last line to return, inclusive."},` +
 			`"offset":{"type":"integer","minimum":0,"description":"First byte to return, 0-based (instead of lines)."},` +
-			`"length":{"type":"integer","minimum":1,"description":"Number of bytes to return (instead of lines)."}},` +
-			`"required":["call_id"]}`),
+			`"length":{"type":"integer","minimum":1,"description":"Number of bytes to return (instead of lines)."}}}`),
 	}
 }
 
-// RecallArgs are the arguments of a recall_output call. Lines are 1-based
+// RecallArgs are the arguments of a recall_output call: CallID names a
+// tool call's output, or SpanID a summarized span (its messages rendered
+// by compact.RenderSpan). Query, when set, selects the lines holding it
+// (case-insensitive), numbered, instead of a range. Lines are 1-based
 // and inclusive; zero StartLine and EndLine with a zero Length mean the
-// whole output (cut to the recall limits). Offset and Length are in bytes
+// whole text (cut to the recall limits). Offset and Length are in bytes
 // and, when Length is set, take the place of the lines.
 type RecallArgs struct {
-	CallID    string `json:"call_id"`
+	CallID    string `json:"call_id,omitempty"`
+	SpanID    string `json:"span_id,omitempty"`
+	Query     string `json:"query,omitempty"`
 	StartLine int    `json:"start_line,omitempty"`
 	EndLine   int    `json:"end_line,omitempty"`
 	Offset    int    `json:"offset,omitempty"`
@@ -80,11 +97,78 @@ func (e *Engine) Recall(ctx context.Context, args RecallArgs) (string, error) {
 	if e.closed {
 		return "", ErrClosed
 	}
-	full, err := e.fullOutput(ctx, args.CallID)
+	var full string
+	var err error
+	if args.SpanID != "" && args.CallID == "" {
+		full, err = e.spanText(ctx, args.SpanID)
+	} else {
+		full, err = e.fullOutput(ctx, args.CallID)
+	}
 	if err != nil {
 		return "", err
 	}
+	if args.Query != "" {
+		return recallQuery(args, full), nil
+	}
 	return recallRange(args, full)
+}
+
+// spanText returns the rendered messages of summarized span id: from
+// memory, else from the session's compact boundaries.
+func (e *Engine) spanText(ctx context.Context, id string) (string, error) {
+	if s, ok := e.spans.get(id); ok {
+		return s, nil
+	}
+	if e.store == nil {
+		return "", fmt.Errorf("%w: %q", ErrNoSpan, id)
+	}
+	tr, err := e.store.Load(ctx, e.id, session.LoadOptions{All: true})
+	if err != nil {
+		return "", fmt.Errorf("agentctx: recall from %s: %w", e.id, err)
+	}
+	text, ok := session.SpanText(tr.Entries, id)
+	if !ok {
+		return "", fmt.Errorf("%w: %q", ErrNoSpan, id)
+	}
+	e.spans.put(id, text)
+	return text, nil
+}
+
+// label names what args recalls: "output of call X" or "messages of span
+// sN".
+func (args RecallArgs) label() string {
+	if args.SpanID != "" && args.CallID == "" {
+		return "messages of span " + args.SpanID
+	}
+	return "output of call " + args.CallID
+}
+
+// recallQuery returns the lines of full that hold args.Query
+// (case-insensitive), each prefixed with its line number, within the
+// recall limits.
+func recallQuery(args RecallArgs, full string) string {
+	q := strings.ToLower(args.Query)
+	var b strings.Builder
+	n, total, shown := 0, 0, 0
+	for line := range strings.Lines(full) {
+		n++
+		if !strings.Contains(strings.ToLower(line), q) {
+			continue
+		}
+		total++
+		row := fmt.Sprintf("%6d: %s", n, strings.TrimRight(line, "\r\n"))
+		if shown >= RecallMaxLines || b.Len()+len(row)+1 > RecallMaxBytes {
+			continue
+		}
+		b.WriteString(row)
+		b.WriteByte('\n')
+		shown++
+	}
+	note := ""
+	if shown < total {
+		note = fmt.Sprintf("; the first %d shown, narrow the query", shown)
+	}
+	return fmt.Sprintf("[%s, %d of %d lines contain %q%s]\n%s", args.label(), total, n, args.Query, note, b.String())
 }
 
 // HandleRecall answers a recall_output call: the tool result to add with
@@ -110,7 +194,7 @@ func (e *Engine) HandleRecall(ctx context.Context, call chat.ToolCall) chat.Tool
 // fullOutput returns the full output of call id.
 func (e *Engine) fullOutput(ctx context.Context, id string) (string, error) {
 	if id == "" {
-		return "", fmt.Errorf("recall_output: call_id is required")
+		return "", fmt.Errorf("recall_output: call_id or span_id is required")
 	}
 	if s, ok := e.outputs.get(id); ok {
 		return s, nil
@@ -143,11 +227,62 @@ func (e *Engine) fullOutput(ctx context.Context, id string) (string, error) {
 	return "", fmt.Errorf("%w: %q", ErrNoOutput, id)
 }
 
+// Recoverable returns the texts the agent can read back with
+// recall_output although the window no longer holds them whole: the full
+// outputs of the tool calls the limiter cut or compaction masked, and the
+// messages of every summarized span (rendered by compact.RenderSpan,
+// secrets redacted), one
+// string each, tool outputs first, each once. With a store it reads the
+// whole session (its [session.TypeToolOutput] entries and the spans its
+// compact boundaries keep); without one, what memory holds
+// ([Options].RecallCacheBytes, per kind). `agentctx eval` counts a
+// reference as recoverable when one of these texts holds it. Errors:
+// [ErrClosed] and the store's.
+func (e *Engine) Recoverable(ctx context.Context) ([]string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	var outs, spans []string
+	seen := map[string]bool{}
+	add := func(list *[]string, s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			*list = append(*list, s)
+		}
+	}
+	if e.store != nil {
+		tr, err := e.store.Load(ctx, e.id, session.LoadOptions{All: true})
+		if err != nil {
+			return nil, fmt.Errorf("agentctx: recoverable %s: %w", e.id, err)
+		}
+		for i := range tr.Entries {
+			en := &tr.Entries[i]
+			if en.Type == session.TypeToolOutput && en.ToolResult != nil {
+				if r, ok := session.ToolOutput(tr.Entries[i:i+1], en.ToolResult.ID); ok {
+					add(&outs, r.Content)
+				}
+			}
+		}
+		for _, sp := range session.Spans(tr.Entries) {
+			add(&spans, sp.Text)
+		}
+	}
+	for _, id := range e.outputs.order {
+		add(&outs, e.outputs.byID[id])
+	}
+	for _, id := range e.spans.order {
+		add(&spans, e.spans.byID[id])
+	}
+	return append(outs, spans...), nil
+}
+
 // recallRange cuts the range args asks for out of full.
 func recallRange(args RecallArgs, full string) (string, error) {
 	if args.Length > 0 || args.Offset > 0 {
 		if args.Offset < 0 || args.Offset >= len(full) {
-			return "", fmt.Errorf("recall_output: offset %d is outside the output of call %s (%d bytes)", args.Offset, args.CallID, len(full))
+			return "", fmt.Errorf("recall_output: offset %d is outside the %s (%d bytes)", args.Offset, args.label(), len(full))
 		}
 		n := args.Length
 		if n <= 0 {
@@ -159,7 +294,7 @@ func recallRange(args RecallArgs, full string) (string, error) {
 		if end < args.Offset+n && end < len(full) {
 			note = fmt.Sprintf("; cut at %d bytes, ask again from offset %d", RecallMaxBytes, end)
 		}
-		return fmt.Sprintf("[output of call %s, bytes %d-%d of %d%s]\n%s", args.CallID, args.Offset, end, len(full), note, part), nil
+		return fmt.Sprintf("[%s, bytes %d-%d of %d%s]\n%s", args.label(), args.Offset, end, len(full), note, part), nil
 	}
 	lines := strings.SplitAfter(full, "\n")
 	if lines[len(lines)-1] == "" {
@@ -171,7 +306,7 @@ func recallRange(args RecallArgs, full string) (string, error) {
 		end = total
 	}
 	if start > total || start > end {
-		return "", fmt.Errorf("recall_output: lines %d-%d are outside the output of call %s (%d lines)", args.StartLine, args.EndLine, args.CallID, total)
+		return "", fmt.Errorf("recall_output: lines %d-%d are outside the %s (%d lines)", args.StartLine, args.EndLine, args.label(), total)
 	}
 	var b strings.Builder
 	stop := end
@@ -185,11 +320,11 @@ func recallRange(args RecallArgs, full string) (string, error) {
 	note := ""
 	if stop < end {
 		if stop < start { // one line longer than the byte cap
-			return recallRange(RecallArgs{CallID: args.CallID, Offset: lineOffset(lines, start), Length: RecallMaxBytes}, full)
+			return recallRange(RecallArgs{CallID: args.CallID, SpanID: args.SpanID, Offset: lineOffset(lines, start), Length: RecallMaxBytes}, full)
 		}
 		note = fmt.Sprintf("; cut at %d lines or %d bytes, ask again from line %d", RecallMaxLines, RecallMaxBytes, stop+1)
 	}
-	return fmt.Sprintf("[output of call %s, lines %d-%d of %d%s]\n%s", args.CallID, start, stop, total, note, b.String()), nil
+	return fmt.Sprintf("[%s, lines %d-%d of %d%s]\n%s", args.label(), start, stop, total, note, b.String()), nil
 }
 
 // lineOffset is the byte offset of line n (1-based) of lines.

@@ -112,6 +112,8 @@ func FuzzRecall(f *testing.F) {
 	f.Add("one long line", `{"call_id":"x","offset":4,"length":3}`)
 	f.Add("", `{"call_id":"x"}`)
 	f.Add("a\n", `{"call_id":"x","start_line":-5,"end_line":-1,"offset":-3}`)
+	f.Add("alpha\nBeta\ngamma beta\n", `{"call_id":"x","query":"BETA"}`)
+	f.Add("a\n", `{"span_id":"s1","query":"a"}`)
 	f.Fuzz(func(t *testing.T, out, args string) {
 		ctx := t.Context()
 		e, err := agentctx.Open(ctx, agentctx.Options{Dir: t.TempDir(), NoWorkspace: true, NoWorkingMemory: true, NoReminders: true})
@@ -130,6 +132,18 @@ func FuzzRecall(f *testing.F) {
 			return
 		}
 		_, body, _ := strings.Cut(res.Content, "\n")
+		var a agentctx.RecallArgs
+		if json.Unmarshal([]byte(args), &a) == nil && a.Query != "" {
+			// Numbered lines of the output, each holding the query.
+			for line := range strings.Lines(body) {
+				_, text, ok := strings.Cut(line, ": ")
+				text = strings.TrimRight(text, "\n")
+				if !ok || !strings.Contains(out, text) || !strings.Contains(strings.ToLower(text), strings.ToLower(a.Query)) {
+					t.Fatalf("query %q of %q returned a line not in the output or without the query: %q", a.Query, out, line)
+				}
+			}
+			return
+		}
 		if !strings.Contains(out, body) {
 			t.Fatalf("recall of %q with %s returned bytes not in the output: %q", out, args, body)
 		}

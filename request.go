@@ -40,6 +40,13 @@ type Request struct {
 	// ([InterruptedResult]) before assembly: calls left without a result
 	// when the request was built.
 	Interrupted []chat.ToolCall
+	// Thrash is a [*ThrashError] (errors.Is [ErrCompactionThrash]) when
+	// this request's compaction was the [ThrashCompactions]-th in a row to
+	// come within [RefillCalls] model calls of the previous one; nil
+	// otherwise. The request is valid and fits: show the error to the
+	// user, as Claude Code does, and see ErrCompactionThrash for what
+	// helps.
+	Thrash error
 
 	e         *Engine
 	reminders []reminder.Reminder
@@ -198,6 +205,7 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 	if st != nil {
 		calls = st.Calls()
 	}
+	before, rereads, soon := e.refillBefore()
 	recs, err := e.strategy.Compact(ctx, e.w)
 	if st != nil {
 		st.SetCalls(calls)
@@ -223,6 +231,7 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 			}
 			recs = append(recs, more...)
 		}
+		out.Thrash = e.afterCompaction(recs, before, rereads, soon)
 		if err := e.recordCompaction(ctx, recs, "auto"); err != nil {
 			return nil, err
 		}
@@ -230,7 +239,7 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 	out.Compactions = recs
 
 	in := prompt.Input{
-		Static: e.static, Rehydration: e.rehydration, Window: e.w,
+		Static: e.static, Rehydration: e.systemTail(), Window: e.w,
 		Tracker: trackerText, WorkingMemory: memText, Reminders: pend,
 		Tools: e.opts.Tools, ToolTokens: e.toolTokens,
 		Model: e.info.Name, MaxTokens: e.opts.MaxTokens, CacheKey: e.id, Counter: e.memo,
@@ -250,8 +259,9 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 		case in.Tracker != "":
 			in.Tracker = ""
 			out.Dropped = append(out.Dropped, prompt.KindTracker)
-		case in.Rehydration != "":
-			in.Rehydration = ""
+		case in.Rehydration != e.pinnedText():
+			// The pins stay: only the rehydration block goes.
+			in.Rehydration = e.pinnedText()
 			out.Dropped = append(out.Dropped, "rehydration")
 		default:
 			goto done
@@ -311,6 +321,12 @@ func (e *Engine) Compact(ctx context.Context, instructions string) ([]compact.Re
 	if summarized(recs) {
 		e.rehydrate()
 		e.w.SetReserved(e.baseReserve())
+	}
+	// Asked for: kept for recall, never counted as thrashing.
+	for _, r := range recs {
+		if r.Span != "" && len(r.SpanMessages) > 0 {
+			e.spans.put(r.Span, spanText(r.SpanMessages))
+		}
 	}
 	if err := e.recordCompaction(ctx, recs, "manual"); err != nil {
 		return nil, err
@@ -415,8 +431,8 @@ func (e *Engine) reserve(trackerText, memText string, pend []reminder.Reminder) 
 	if e.static.Text != "" {
 		n += token.Message(e.memo, ov, chat.NewText(chat.RoleSystem, e.static.Text))
 	}
-	if e.rehydration != "" {
-		n += token.Message(e.memo, ov, chat.NewText(chat.RoleSystem, e.rehydration))
+	if st := e.systemTail(); st != "" {
+		n += token.Message(e.memo, ov, chat.NewText(chat.RoleSystem, st))
 	}
 	var tail []reminder.Reminder
 	if trackerText != "" {
@@ -502,6 +518,13 @@ func (e *Engine) recordCompaction(ctx context.Context, recs []compact.Record, tr
 	for _, r := range recs {
 		if r.Escalated && meta.Reason == "" {
 			meta.Reason = r.EscalationReason
+		}
+		if r.Span != "" && len(r.SpanMessages) > 0 {
+			text, ok := e.spans.get(r.Span)
+			if !ok {
+				text = spanText(r.SpanMessages)
+			}
+			meta.Span = &session.Span{ID: r.Span, Text: text}
 		}
 		if r.Level == compact.LevelSummary {
 			meta.FilesIncluded = r.FilesIncluded

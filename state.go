@@ -36,6 +36,10 @@ type engineState struct {
 	TodoTool    bool                   `json:"todo_tool,omitempty"`
 	Rehydration string                 `json:"rehydration,omitempty"`
 	Compactions int                    `json:"compactions,omitempty"`
+	// Pins are the pinned instructions ([Engine.Pin]) and NextPin the
+	// number of the last pin made (ids are never reused).
+	Pins    []Pin `json:"pins,omitempty"`
+	NextPin int   `json:"next_pin,omitempty"`
 	// Strategy is the state of a [compact.Stateful] strategy (its
 	// MarshalState). The key is "summarize", the first such strategy's,
 	// so that sessions written before stay readable.
@@ -60,7 +64,8 @@ func (e *Engine) state(withConfig bool) (json.RawMessage, error) {
 		}
 		s.Workmem = raw
 	}
-	es := &engineState{Todos: e.todos, TodoTool: e.todoTool, Rehydration: e.rehydration, Compactions: e.compactions}
+	es := &engineState{Todos: e.todos, TodoTool: e.todoTool, Rehydration: e.rehydration, Compactions: e.compactions,
+		Pins: e.pins, NextPin: e.nextPin}
 	if st, ok := e.strategy.(compact.Stateful); ok {
 		raw, err := st.MarshalState()
 		if err != nil {
@@ -209,6 +214,12 @@ func (e *Engine) applyState(s savedState) {
 		}
 		e.todos, e.todoTool = s.Engine.Todos, e.todoTool || s.Engine.TodoTool
 		e.rehydration, e.compactions = secret.Redact(s.Engine.Rehydration), s.Engine.Compactions
+		e.pins, e.nextPin = nil, s.Engine.NextPin
+		for _, p := range s.Engine.Pins {
+			if p.ID != "" && p.Text != "" {
+				e.pins = append(e.pins, Pin{ID: p.ID, Text: secret.Redact(p.Text)})
+			}
+		}
 		if st, ok := e.strategy.(compact.Stateful); ok && len(s.Engine.Strategy) > 0 && string(s.Engine.Strategy) != "null" {
 			if err := st.UnmarshalState(s.Engine.Strategy); err != nil {
 				e.warnings = append(e.warnings, "resume: compaction strategy state unreadable, starting fresh: "+err.Error())

@@ -115,6 +115,16 @@ type Record struct {
 	Retention *Retention `json:"retention,omitempty"`
 	// Summary is the summary text that replaced the removed history.
 	Summary string `json:"-"`
+	// Span is the id of the span of history this summary replaced ("s1",
+	// "s2"… per window: [NextSpanID]), named in the summary under
+	// [SecSpans]; SpanMessages are its messages, for the Engine to keep
+	// and read back (recall_output span_id). Empty for a fallback note.
+	Span         string         `json:"span,omitempty"`
+	SpanMessages []chat.Message `json:"-"`
+	// Refill says what regrew since the previous compaction when this one
+	// followed it within a few model calls (set by the Engine); nil
+	// otherwise.
+	Refill *Refill `json:"refill,omitempty"`
 }
 
 // TokensRemoved returns TokensBefore − TokensAfter.

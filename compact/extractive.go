@@ -50,6 +50,11 @@ const (
 // extracts, deterministically, what users of coding agents lose after a
 // compaction and writes it as Markdown under [SummaryHeader]:
 //
+//   - the user's instruction sentences, verbatim, under [SecInstructions]
+//     ([SummaryRequest.Carried], else [CarriedInstructions]: this span's
+//     and the previous summary's, capped at [InstructionTokens], newest
+//     kept), and the ids of the spans covered under [SecSpans]; both are
+//     never shortened;
 //   - the focus ([SummaryRequest.Instructions]), when given;
 //   - every user request and correction, verbatim, each cut to 400 runes;
 //   - the files modified, with the tools used on them, and the files read;
@@ -112,11 +117,18 @@ func (e Extractive) Summarize(ctx context.Context, req SummaryRequest) (SummaryR
 		return SummaryResult{}, fmt.Errorf("compact: extractive summary: %w", err)
 	}
 	d := buildDigest(req)
+	d.carried = req.Carried
+	if d.carried == nil {
+		d.carried = CarriedInstructions(req, c)
+	}
+	d.spans = req.Spans
 	return SummaryResult{Text: d.fit(c, req.MaxTokens)}, nil
 }
 
 // digest is the content of an extractive summary before rendering.
 type digest struct {
+	carried    []string // the user's instructions, verbatim (SecInstructions)
+	spans      []string // the span ids covered (SecSpans)
 	focus      string
 	users      []string
 	modified   []string // "path (tools)"
@@ -356,6 +368,13 @@ func (d *digest) render() string {
 	var b strings.Builder
 	b.WriteString(SummaryHeader)
 	b.WriteByte('\n')
+	// First, and never shortened: the sections every summary carries
+	// (withCarried finds them in place and leaves the text as it is).
+	for _, sec := range []string{renderSection(SecInstructions, d.carried), renderSection(SecSpans, d.spans)} {
+		if sec != "" {
+			b.WriteString("\n" + sec + "\n")
+		}
+	}
 	if d.focus != "" {
 		b.WriteString("\n" + secFocus + "\n")
 		b.WriteString("  ")

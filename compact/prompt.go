@@ -78,6 +78,17 @@ func SummaryPrompt(req SummaryRequest) []chat.Message {
 		fmt.Fprintf(&b, "\n## After the summary\n\nThe %d most recent messages stay verbatim after your summary; do not repeat them. The last of them:\n\n", n)
 		renderPromptMessage(&b, len(req.Messages)+n, req.Kept[n-1])
 	}
+	carried := req.Carried
+	if carried == nil {
+		carried = CarriedInstructions(req, nil)
+	}
+	if len(carried) > 0 {
+		b.WriteString("\n## The user's standing instructions\n\n")
+		b.WriteString("These sentences of the user constrain the work and still apply. Copy each one, verbatim, as a \"- \" item under the heading \"" + SecInstructions + "\" at the top of your summary:\n\n")
+		for _, c := range carried {
+			b.WriteString("- " + c + "\n")
+		}
+	}
 	if s := strings.TrimSpace(req.Instructions); s != "" {
 		b.WriteString("\n## Instructions from the user for this summary\n\n")
 		b.WriteString(s)
@@ -96,10 +107,29 @@ func SummaryPrompt(req SummaryRequest) []chat.Message {
 	}
 }
 
+// RenderSpan renders the messages of a summarized span as text, one
+// "[n] role: …" block per message, numbered from 1, in the form of the
+// summary request (tool calls as "→ name(arguments)", results as
+// "← name: content") but uncut: what recall_output span_id returns and
+// greps. Deterministic; never fails.
+func RenderSpan(msgs []chat.Message) string {
+	var b strings.Builder
+	for i, m := range msgs {
+		renderMessage(&b, i+1, m, 0)
+	}
+	return b.String()
+}
+
 // renderPromptMessage writes message m, numbered n, in the compact form of
 // the summary request: "[n] role:" then its text, one line per tool call
 // ("→ name(arguments)") and per tool result ("← name (error): content").
 func renderPromptMessage(b *strings.Builder, n int, m chat.Message) {
+	renderMessage(b, n, m, PromptMessageRunes)
+}
+
+// renderMessage writes message m, numbered n, its text cut to limit runes
+// (0: uncut; arguments are then uncut too).
+func renderMessage(b *strings.Builder, n int, m chat.Message, limit int) {
 	var body strings.Builder
 	for _, p := range m.Parts {
 		if body.Len() > 0 {
@@ -109,7 +139,11 @@ func renderPromptMessage(b *strings.Builder, n int, m chat.Message) {
 		case chat.Text:
 			body.WriteString(p.Text)
 		case chat.ToolCall:
-			fmt.Fprintf(&body, "→ %s(%s)", p.Name, compactArguments(p.Arguments))
+			args := strings.TrimSpace(string(p.Arguments))
+			if limit > 0 {
+				args = compactArguments(p.Arguments)
+			}
+			fmt.Fprintf(&body, "→ %s(%s)", p.Name, args)
 		case chat.ToolResult:
 			name := p.ToolName
 			if name == "" {
@@ -134,7 +168,10 @@ func renderPromptMessage(b *strings.Builder, n int, m chat.Message) {
 			}
 		}
 	}
-	text := CutText(strings.TrimSpace(body.String()), PromptMessageRunes, PromptMessageRunes/5, "message cut for the summary request")
+	text := strings.TrimSpace(body.String())
+	if limit > 0 {
+		text = CutText(text, limit, limit/5, "message cut for the summary request")
+	}
 	fmt.Fprintf(b, "[%d] %s: %s\n", n, m.Role, text)
 }
 

@@ -250,6 +250,12 @@ func (s *Summarize) Compact(ctx context.Context, w *window.Window) ([]Record, er
 		Instructions: s.Instructions,
 		MaxTokens:    max(int(orDefault(s.SummaryRatio, DefaultSummaryRatio)*float64(budget)), 1),
 	}
+	// Every summary, whoever writes it, carries the user's instructions
+	// (this span's and the previous summary's) and names the spans it
+	// covers, this one last (withCarried).
+	req.Carried = CarriedInstructions(req, w.Counter())
+	span := NextSpanID(prev, s.State.Summaries)
+	req.Spans = append(SummarySpans(prev), span)
 	replaced := prevTokens + removedTokens
 	var reasons []string
 	text := ""
@@ -292,6 +298,7 @@ func (s *Summarize) Compact(ctx context.Context, w *window.Window) ([]Record, er
 		rec.MessagesRemoved, rec.RoundsRemoved = removeUnits(w, units[:k])
 		w.SetNote(text)
 		rec.Summary = text
+		rec.Span, rec.SpanMessages = span, removed
 		rec.SummaryTokens = w.Count(chat.NewText(chat.RoleUser, text))
 	}
 	s.State.LastSummary = s.State.Calls
@@ -393,10 +400,16 @@ func (s *Summarize) attempt(ctx context.Context, w *window.Window, sum Summarize
 	if err == nil && text != "" && !strings.HasPrefix(text, SummaryHeader) {
 		text = SummaryHeader + "\n\n" + text
 	}
+	if err == nil && text != "" {
+		// Whatever the summarizer wrote, the instructions and the span
+		// ids are there verbatim: a model that paraphrased or dropped
+		// them gets the section added.
+		text = withCarried(text, req.Carried, req.Spans)
+	}
 	summaryTokens := w.Count(chat.NewText(chat.RoleUser, text))
-	// The limit applies to the summarizer's own text, without the header
-	// added here and the message overhead.
-	textTokens := w.Counter().Count(strings.TrimSpace(res.Text))
+	// The limit applies to the summarizer's own text with the carried
+	// sections, without the header added here and the message overhead.
+	textTokens := w.Counter().Count(strings.TrimSpace(strings.TrimPrefix(text, SummaryHeader)))
 	switch {
 	case err != nil && (timedOut || errors.Is(err, context.DeadlineExceeded)):
 		// A summary that came back whole, even late, is used.

@@ -167,7 +167,8 @@ func TestSummarize(t *testing.T) {
 	if n != 2 {
 		t.Fatalf("note at %d, want 2 (after system and first user)", n)
 	}
-	want := compact.SummaryHeader + "\n\n## Primary request\nfix the parser"
+	// The model's summary gets the span it covers named (withCarried).
+	want := compact.SummaryHeader + "\n\n" + compact.SecSpans + "\n- s1\n\n## Primary request\nfix the parser"
 	if got := w.At(n).Text(); got != want || r.Summary != want {
 		t.Fatalf("note %q, record %q; want %q", got, r.Summary, want)
 	}
@@ -219,7 +220,8 @@ func TestSummarize(t *testing.T) {
 			t.Fatalf("the previous summary is summarized as history")
 		}
 	}
-	if got := w.At(w.Note()).Text(); got != compact.SummaryHeader+"\n\nsecond" {
+	// The rolled summary names both spans: the first's and its own.
+	if got := w.At(w.Note()).Text(); got != compact.SummaryHeader+"\n\n"+compact.SecSpans+"\n- s1\n- s2\n\nsecond" {
 		t.Fatalf("note %q", got)
 	}
 }

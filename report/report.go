@@ -139,6 +139,10 @@ type Compaction struct {
 	// Retention is a summary's retention of the removed part's key facts,
 	// with the facts lost ([compact.Retention].Missing).
 	Retention *compact.Retention `json:"retention,omitempty"`
+	// Refill says what regrew since the previous compaction when this one
+	// came within agentctx.RefillCalls model calls of it (the window
+	// refilled: [compact.Refill]); nil otherwise.
+	Refill *compact.Refill `json:"refill,omitempty"`
 }
 
 // Totals are the run's figures, from the [replay.Result].
@@ -287,5 +291,6 @@ func compactionOf(call int, r compact.Record) Compaction {
 		MessagesRemoved: r.MessagesRemoved, ResultsCut: r.ResultsCut, MessagesCut: r.MessagesCut,
 		Summarizer: r.Summarizer, Fallback: r.Fallback, FallbackReason: r.FallbackReason, SummaryTokens: r.SummaryTokens,
 		Escalated: r.Escalated, Reason: r.EscalationReason, OverBudget: r.OverBudget, Retention: r.Retention,
+		Refill: r.Refill,
 	}
 }

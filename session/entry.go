@@ -212,6 +212,20 @@ type CompactMetadata struct {
 	Reason     string      `json:"reason,omitempty"`
 	DurationMS float64     `json:"durationMs,omitempty"`
 	Usage      *chat.Usage `json:"usage,omitempty"`
+	// Span is the span of history a summarizing compaction replaced, kept
+	// whole so that the agent can read it back (recall_output span_id;
+	// see [SpanText]); nil for other compactions. Extension.
+	Span *Span `json:"span,omitempty"`
+}
+
+// Span is a summarized span of history as a compact boundary keeps it:
+// its id ("s1", "s2"… per session, compact.NextSpanID) and its messages
+// rendered as text (compact.RenderSpan), secrets redacted: the raw
+// messages stay in their own entries, and a session holds each secret
+// there only.
+type Span struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
 }
 
 // Anchor is the JSON form of a window's usage anchor (token.Anchor):

@@ -50,6 +50,9 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/clear", "", "start a new session (the current one stays stored)"},
 	{"/model", "NAME", "talk to another model from the next turn on"},
 	{"/budget", "N", "set the prompt budget in tokens"},
+	{"/pin", "TEXT", "keep an instruction verbatim in every request, whatever compaction does"},
+	{"/pins", "", "the pinned instructions, numbered"},
+	{"/unpin", "N", "stop sending pinned instruction N (its number in /pins, or its id)"},
 	{"/findings", "", "the findings the agent noted (its scratchpad)"},
 	{"/plan", "", "the agent's plan and its steps"},
 	{"/help", "", "this list"},
@@ -447,6 +450,36 @@ func (r *repl) command(ctx context.Context, line string) (quit bool, err error) 
 			return false, fmt.Errorf("/budget N: N must be a positive number of tokens, got %q", arg)
 		}
 		return false, r.reopen(ctx, s.eng.ID(), agentctx.Options{Budget: n})
+	case "/pin":
+		if arg == "" {
+			return false, errors.New("/pin TEXT: which instruction? (/pins lists them)")
+		}
+		p, err := s.eng.Pin(ctx, arg)
+		if err != nil {
+			return false, err
+		}
+		r.println(r.paint("35", "📌 pinned ") + p.ID + ": " + escapeTerm(p.Text))
+	case "/pins":
+		pins := s.eng.Pins()
+		if len(pins) == 0 {
+			r.println("nothing pinned (/pin TEXT pins an instruction)")
+		}
+		for i, p := range pins {
+			r.println(fmt.Sprintf("  %d. %s %s", i+1, r.paint("2", "("+p.ID+")"), escapeTerm(p.Text)))
+		}
+	case "/unpin":
+		pins := s.eng.Pins()
+		id := arg
+		if n, err := strconv.Atoi(arg); err == nil {
+			if n < 1 || n > len(pins) {
+				return false, fmt.Errorf("/unpin N: N must be between 1 and %d (/pins lists them), got %d", len(pins), n)
+			}
+			id = pins[n-1].ID
+		}
+		if err := s.eng.Unpin(ctx, id); err != nil {
+			return false, err
+		}
+		r.println("unpinned " + escapeTerm(id))
 	case "/findings":
 		_, rep := s.eng.WorkingMemory(0)
 		if len(rep.Findings) == 0 {

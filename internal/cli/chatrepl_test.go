@@ -75,6 +75,11 @@ func TestChatInteractivePiped(t *testing.T) {
 		"/context",
 		"/plan",
 		"/findings",
+		"/pin Never touch the tests.",
+		"/pins",
+		"/pin Keep b.txt upper case.",
+		"/unpin 1",
+		"/pins",
 		"/budget 9000",
 		"/budget",
 		"/compact keep the file names",
@@ -102,6 +107,10 @@ func TestChatInteractivePiped(t *testing.T) {
 		"free space",    // /context
 		"no plan yet",
 		"no findings noted yet",
+		"pinned p1: Never touch the tests.",
+		"1. (p1) Never touch the tests.",
+		"unpinned p1",
+		"1. (p2) Keep b.txt upper case.",
 		"9,000 tokens (option)", // /budget after /budget 9000
 		"✻ compacted",           // /compact
 		"unknown command /nonsense",

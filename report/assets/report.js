@@ -41,7 +41,15 @@
     if (c.escalated) s += ", instead of a summary" + (c.reason ? ": " + c.reason : "");
     if (c.retention) s += ", retained " + pct(c.retention.overall);
     if (c.over_budget) s += ", still over budget";
+    if (c.refill) s += ", " + refillText(c.refill);
     return s;
+  }
+  // refillText says what regrew before a back-to-back compaction.
+  function refillText(r) {
+    var grew = Object.keys(r.tokens || {}).filter(function (k) { return r.tokens[k] > 0; })
+      .sort(function (a, b) { return r.tokens[b] - r.tokens[a]; })
+      .map(function (k) { return k.replace(/_/g, " ") + " +" + fmt(r.tokens[k]); });
+    return "refilled within " + r.calls + " calls (" + r.in_a_row + " in a row)" + (grew.length ? ": " + grew.join(", ") : "");
   }
 
   // Header.
@@ -291,7 +299,7 @@
   var yes = function (b) { return b ? "yes" : ""; };
   var head = '<thead><tr><th>call</th><th class="l">level</th><th>before</th><th>after</th><th>removed</th><th>msgs removed</th><th>results cut</th><th>msgs cut</th><th class="l">summarizer</th><th class="l">fallback</th><th>retained</th></tr></thead>';
   $("compactions").innerHTML = head + "<tbody>" + comps.map(function (c) {
-    return '<tr data-call="' + c.call + '"><td>' + c.call + '</td><td class="l"><span class="swatch" style="background:' + levelColor(c.level) + '"></span>' + esc(c.level) + (c.escalated ? " (escalated)" : "") + "</td><td>" + fmt(c.before) + "</td><td>" + fmt(c.after) + "</td><td>" + fmt(c.removed) +
+    return '<tr data-call="' + c.call + '"><td>' + c.call + '</td><td class="l"><span class="swatch" style="background:' + levelColor(c.level) + '"></span>' + esc(c.level) + (c.escalated ? " (escalated)" : "") + (c.refill ? ' <span class="bad" title="' + esc(refillText(c.refill)) + '">refill</span>' : "") + "</td><td>" + fmt(c.before) + "</td><td>" + fmt(c.after) + "</td><td>" + fmt(c.removed) +
       "</td><td>" + (c.messages_removed || "") + "</td><td>" + (c.results_cut || "") + "</td><td>" + (c.messages_cut || "") + '</td><td class="l">' + esc(c.summarizer || "") +
       '</td><td class="l' + (c.fallback ? ' bad" title="' + esc(c.fallback_reason || "") : "") + '">' + yes(c.fallback) + "</td><td>" + (c.retention ? pct(c.retention.overall) : "") + "</td></tr>";
   }).join("") + "</tbody>";
