@@ -25,7 +25,9 @@ type Options struct {
 	// model could open again from the request req (a summary naming the
 	// span ids it covers, which a recall tool returns): references absent
 	// from req and found in one of them count as recoverable. Optional.
-	// Defaults to none: only cut or masked tool outputs are recoverable.
+	// Defaults to what the Engine can restore at that call
+	// ([agentctx.Engine.Recoverable]: the tool outputs it cut and the
+	// spans its summaries cover, which recall_output returns by id).
 	Spans func(req *agentctx.Request) []string
 }
 
@@ -131,6 +133,8 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Traject
 		var spans []string
 		if opts.Spans != nil {
 			spans = opts.Spans(req)
+		} else if eng != nil {
+			spans, _ = eng.Recoverable(ctx) // in memory: a replay has no store
 		}
 		m.call(i, req, spans)
 	}
