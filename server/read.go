@@ -151,7 +151,8 @@ const reportCSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'un
 // replayed under the configuration it recorded.
 func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	key, _, err := s.lookup(ctx, r.PathValue("id"))
+	id := r.PathValue("id")
+	key, _, err := s.lookup(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -160,6 +161,10 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 	})
 	if err != nil {
 		return err
+	}
+	if rep.Source == key {
+		// The tenant's own name of the session, as every route shows.
+		rep.Source = id
 	}
 	var buf bytes.Buffer
 	if err := report.Write(&buf, rep); err != nil {
