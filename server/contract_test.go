@@ -145,9 +145,9 @@ func (f *faultStore) Load(ctx context.Context, id string, o session.LoadOptions)
 
 // probe is one request of the contract walk.
 type probe struct {
-	kind, method, path, token string
-	header                    map[string]string
-	body                      []byte
+	method, path, token string
+	header              map[string]string
+	body                []byte
 }
 
 // send makes p on ts and returns its status and body, without the
