@@ -21,7 +21,7 @@ const MinTokenBytes = 16
 
 // ErrTokens reports a tokens file [ParseTokens] cannot use: a token too
 // short, a tenant name with characters other than letters, digits, '-',
-// '_' and '.', a line with more than two fields, or a token listed twice.
+// '_' and '.' (or starting with '.' or '-', or holding ".."), a line with more than two fields, or a token listed twice.
 // The error names the line; fix it there.
 var ErrTokens = errors.New("server: invalid tokens file")
 
@@ -61,7 +61,7 @@ func ParseTokens(r io.Reader) (Tokens, error) {
 		if len(f) == 2 {
 			tenant = f[1]
 			if !validTenant(tenant) {
-				return Tokens{}, fmt.Errorf("%w: line %d: tenant %q: use letters, digits, '-', '_' and '.' (at most 64)", ErrTokens, n, tenant)
+				return Tokens{}, fmt.Errorf("%w: line %d: tenant %q: use letters, digits, '-', '_' and '.' (at most 64, not first '.' or '-', no \"..\")", ErrTokens, n, tenant)
 			}
 		}
 		h := sha256.Sum256([]byte(f[0]))
@@ -91,8 +91,12 @@ func LoadTokens(path string) (Tokens, error) {
 	return t, nil
 }
 
+// validTenant reports a tenant name ParseTokens takes: 1 to 64 letters,
+// digits, '-', '_' and '.', not starting with '.' or '-' and without
+// "..", since the name prefixes the tenant's store ids (storeID), which
+// session.ValidateID checks.
 func validTenant(s string) bool {
-	if s == "" || len(s) > 64 {
+	if s == "" || len(s) > 64 || s[0] == '.' || s[0] == '-' || strings.Contains(s, "..") {
 		return false
 	}
 	for _, c := range s {

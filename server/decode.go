@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
@@ -62,6 +64,54 @@ func decodeJSON(r io.Reader, v any) error {
 		return errorf(400, CodeBadRequest, "body: data after the JSON value at offset %d", dec.InputOffset())
 	}
 	return nil
+}
+
+// refuseNull returns a bad request naming the first member of the JSON
+// object body whose value is null, at the top level, in "tools"[i] and in
+// "metadata": the API's own bodies take a value or no member at all for
+// each typed field (encoding/json would read null as the zero value, the
+// default, silently). The messages of a messages body keep their
+// format's rules (OpenAI's content may be null). body was decoded before.
+func refuseNull(body []byte) error {
+	if !bytes.Contains(body, []byte("null")) {
+		return nil
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return nil
+	}
+	if k := nullMember(top); k != "" {
+		return errorf(400, CodeBadRequest, "%s: null; give a value or leave the field out", k)
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(top["metadata"], &meta) == nil {
+		if k := nullMember(meta); k != "" {
+			return errorf(400, CodeBadRequest, "metadata.%s: null; give a string", k)
+		}
+	}
+	var tools []map[string]json.RawMessage
+	if json.Unmarshal(top["tools"], &tools) == nil {
+		for i, t := range tools {
+			if t == nil {
+				return errorf(400, CodeBadRequest, "tools[%d]: null; give a tool", i)
+			}
+			if k := nullMember(t); k != "" {
+				return errorf(400, CodeBadRequest, "tools[%d].%s: null; give a value or leave the field out", i, k)
+			}
+		}
+	}
+	return nil
+}
+
+// nullMember is the first (in key order) member of m whose value is the
+// JSON null, or "".
+func nullMember(m map[string]json.RawMessage) string {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if string(bytes.TrimSpace(m[k])) == "null" {
+			return k
+		}
+	}
+	return ""
 }
 
 // jsonError turns an encoding/json error into a bad request naming the

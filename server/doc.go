@@ -17,15 +17,27 @@
 //
 // # Tenants
 //
-// Bearer tokens ([Tokens], from a tokens file) map to tenants. A session
-// records its tenant in its metadata ([TenantKey]); every route answers
-// 404 for a session of another tenant, the same as for no session. Without
-// tokens every request is the anonymous tenant, which sees the sessions
-// without a tenant (those the command line made); the serve command then
-// listens on loopback only. Creating a session with the id of another
-// tenant's session answers 404 too. Ids are one namespace across tenants:
-// a tenant that picks its own ids can still tell that an id is taken
-// (404 where a free one answers 201); let the server pick them.
+// Bearer tokens ([Tokens], from a tokens file) map to tenants. Ids are
+// per tenant: tenant "acme"'s session "x" is stored as "acme~x"
+// ([TenantSep]), its tenant also in its metadata ([TenantKey]), and the
+// API shows it as "x"; another tenant may have its own "x", and no tenant
+// can take an id from another or learn that another uses it. Every route
+// answers 404 for a session of another tenant, the same as for no
+// session. A tenant's session stored before ids were per tenant (under
+// its bare id) is still found by its tenant. Without tokens every request
+// is the anonymous tenant, whose sessions are stored under their own ids
+// (those the command line made); the serve command then listens on
+// loopback only.
+//
+// # Errors
+//
+// Every failure is a [Problem] with one status and one code per kind, on
+// every route (the OpenAPI document lists each route's): an id the server
+// cannot use 400 [CodeInvalidID], no such session 404 [CodeNotFound], a
+// body that is not what the route takes (bad JSON, a null for a typed
+// field) 400 [CodeBadRequest], 401, 403, 408, 409, 413, 415, 421, 503 and
+// 500 as their codes say. Details name the field or the rule, never the
+// store or a path on the server.
 //
 // # Web pages
 //

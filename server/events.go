@@ -72,16 +72,16 @@ func (b *broker) unsubscribe(id string, sub *subscriber) {
 	}
 }
 
-// publish sends ev to session id's subscribers, never blocking: a full
-// subscriber misses it.
-func (b *broker) publish(id string, ev Event) {
+// publish sends ev to the subscribers of the session stored as id, whose
+// API id is name, never blocking: a full subscriber misses it.
+func (b *broker) publish(id, name string, ev Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return
 	}
 	b.seq[id]++
-	ev.Seq, ev.Session = b.seq[id], id
+	ev.Seq, ev.Session = b.seq[id], name
 	for sub := range b.subs[id] {
 		select {
 		case sub.ch <- ev:
@@ -117,11 +117,12 @@ func (b *broker) close() {
 	b.subs = map[string]map[*subscriber]struct{}{}
 }
 
-// publish sends events of session id, stamped with the time.
-func (s *Server) publish(id string, evs ...Event) {
+// publish sends events of the session stored as key (its API id name),
+// stamped with the time.
+func (s *Server) publish(key, name string, evs ...Event) {
 	for _, ev := range evs {
 		ev.Time = s.opts.Now().UTC()
-		s.events.publish(id, ev)
+		s.events.publish(key, name, ev)
 	}
 }
 
@@ -133,14 +134,15 @@ const KeepAlive = 15 * time.Second
 // client goes away, the session is deleted or the server shuts down.
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if _, err := s.owned(r.Context(), id); err != nil {
+	key, _, err := s.lookup(r.Context(), id)
+	if err != nil {
 		return err
 	}
-	sub := s.events.subscribe(id)
+	sub := s.events.subscribe(key)
 	if sub == nil {
 		return errShuttingDown
 	}
-	defer s.events.unsubscribe(id, sub)
+	defer s.events.unsubscribe(key, sub)
 	rc := http.NewResponseController(w)
 	// The stream outlives the server's write timeout.
 	_ = rc.SetWriteDeadline(time.Time{})

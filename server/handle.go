@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/agentctx/agentctx"
@@ -21,8 +22,10 @@ const TenantKey = "agentctx.tenant"
 // the store. A handle lives in Server.handles while cached; mu serializes
 // the requests on the session.
 type handle struct {
-	id string
-	mu sync.Mutex
+	// id is the session's store id, name its id in the API (see
+	// storeID).
+	id, name string
+	mu       sync.Mutex
 	// refs counts the requests holding or waiting for the handle (under
 	// Server.mu); an evicted handle with refs is kept.
 	refs int
@@ -56,15 +59,86 @@ func (h *handle) drop(save bool) error {
 	return nil
 }
 
-// acquire returns session id's handle with its mu held, after checking
-// that the session exists and belongs to the request's tenant (else
-// session.ErrNotFound: a tenant cannot tell another tenant's session from
-// none). It returns the session's metadata as the store has it. The
-// caller calls release.
-func (s *Server) acquire(ctx context.Context, id string) (*handle, session.Session, error) {
+// TenantSep separates the tenant's name from the client's id in a
+// session's store id: tenant "acme"'s session "x" is stored as "acme~x",
+// so that ids are per tenant (two tenants may both have a session "x",
+// and neither can take an id from the other). The anonymous tenant of a
+// server without tokens stores its sessions under their own ids, as the
+// command line does.
+const TenantSep = "~"
+
+// invalidID is the problem of a session id the server cannot use (400
+// CodeInvalidID), on every route: in the path, or in a create request's
+// body. The detail names the rule broken, never the store.
+func invalidID(err error) *apiError {
+	why := strings.TrimPrefix(err.Error(), session.ErrInvalidID.Error())
+	why = strings.TrimSpace(strings.TrimPrefix(why, ":"))
+	return &apiError{status: http.StatusBadRequest, code: CodeInvalidID, detail: "id: " + why, err: err}
+}
+
+// storeID returns the store id of session id of tenant: id for the
+// anonymous tenant, tenant + [TenantSep] + id otherwise. Both id and the
+// store id must pass [session.ValidateID]: a tenant's ids are at most
+// [session.MaxIDLength] less the tenant's name and one byte long.
+// Errors: [invalidID]'s.
+func storeID(tenant, id string) (string, error) {
 	if err := session.ValidateID(id); err != nil {
-		// An invalid id names no session of this tenant.
-		return nil, session.Session{}, fmt.Errorf("server: %s: %w", id, session.ErrNotFound)
+		return "", invalidID(err)
+	}
+	if tenant == "" {
+		return id, nil
+	}
+	key := tenant + TenantSep + id
+	if len(key) > session.MaxIDLength {
+		return "", invalidID(fmt.Errorf("%w: %d bytes, more than %d for tenant %q (%d less its name and one byte)",
+			session.ErrInvalidID, len(id), session.MaxIDLength-len(tenant)-len(TenantSep), tenant, session.MaxIDLength))
+	}
+	if err := session.ValidateID(key); err != nil {
+		return "", invalidID(err)
+	}
+	return key, nil
+}
+
+// apiID is the id the API shows for the session stored as key by tenant:
+// key without the tenant's prefix.
+func apiID(tenant, key string) string {
+	if tenant == "" {
+		return key
+	}
+	return strings.TrimPrefix(key, tenant+TenantSep)
+}
+
+// lookup returns the store id and the metadata of session id of the
+// request's tenant. A session a tenant made before ids were per tenant
+// is stored under its bare id with the tenant in its metadata: it is
+// found there when the tenant's store id names none. Errors:
+// [invalidID]'s, session.ErrNotFound when the tenant has no such session
+// (another tenant's session is none of its), the store's.
+func (s *Server) lookup(ctx context.Context, id string) (string, session.Session, error) {
+	tenant := tenantOf(ctx)
+	key, err := storeID(tenant, id)
+	if err != nil {
+		return "", session.Session{}, err
+	}
+	sess, err := s.owned(ctx, key)
+	if err == nil || tenant == "" || !errors.Is(err, session.ErrNotFound) {
+		return key, sess, err
+	}
+	if legacy, lerr := s.owned(ctx, id); lerr == nil {
+		return id, legacy, nil
+	}
+	return key, sess, err
+}
+
+// acquire returns the handle of session id of the request's tenant with
+// its mu held, after checking that the session exists and belongs to the
+// tenant (else session.ErrNotFound: a tenant cannot tell another tenant's
+// session from none). It returns the session's metadata as the store has
+// it; the handle's id is the store id. The caller calls release.
+func (s *Server) acquire(ctx context.Context, id string) (*handle, session.Session, error) {
+	key, _, err := s.lookup(ctx, id)
+	if err != nil {
+		return nil, session.Session{}, err
 	}
 	for {
 		s.mu.Lock()
@@ -72,10 +146,10 @@ func (s *Server) acquire(ctx context.Context, id string) (*handle, session.Sessi
 			s.mu.Unlock()
 			return nil, session.Session{}, errShuttingDown
 		}
-		h := s.handles[id]
+		h := s.handles[key]
 		if h == nil {
-			h = &handle{id: id}
-			s.handles[id] = h
+			h = &handle{id: key, name: id}
+			s.handles[key] = h
 		}
 		h.refs++
 		s.mu.Unlock()
@@ -85,7 +159,7 @@ func (s *Server) acquire(ctx context.Context, id string) (*handle, session.Sessi
 			h.mu.Unlock()
 			continue
 		}
-		sess, err := s.owned(ctx, id)
+		sess, err := s.owned(ctx, key)
 		if err != nil {
 			s.release(h)
 			return nil, sess, err
@@ -94,15 +168,15 @@ func (s *Server) acquire(ctx context.Context, id string) (*handle, session.Sessi
 	}
 }
 
-// owned returns session id's metadata when it belongs to the request's
-// tenant; session.ErrNotFound otherwise.
-func (s *Server) owned(ctx context.Context, id string) (session.Session, error) {
-	sess, err := s.store.Get(ctx, id)
+// owned returns the metadata of the session stored as key when it
+// belongs to the request's tenant; session.ErrNotFound otherwise.
+func (s *Server) owned(ctx context.Context, key string) (session.Session, error) {
+	sess, err := s.store.Get(ctx, key)
 	if err != nil {
 		return sess, err
 	}
 	if sess.Metadata[TenantKey] != tenantOf(ctx) {
-		return session.Session{}, fmt.Errorf("server: %s: %w", id, session.ErrNotFound)
+		return session.Session{}, fmt.Errorf("server: %s: %w", key, session.ErrNotFound)
 	}
 	return sess, nil
 }

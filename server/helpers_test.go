@@ -295,7 +295,13 @@ func waitSubscribed(t *testing.T, s *Server, id string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		s.events.mu.Lock()
-		n := len(s.events.subs[id])
+		n := 0
+		for key, subs := range s.events.subs {
+			// The store id: the id, or a tenant's prefix and the id.
+			if key == id || strings.HasSuffix(key, TenantSep+id) {
+				n += len(subs)
+			}
+		}
 		s.events.mu.Unlock()
 		if n > 0 {
 			return

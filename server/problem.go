@@ -10,6 +10,7 @@ import (
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/internal/guard"
+	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -65,6 +66,12 @@ const (
 	// header) of another origin than the server's and not allowed (403).
 	// Start the server with --allowed-origin for a page that must call it.
 	CodeForbiddenOrigin = "forbidden-origin"
+	// CodeInvalidID: a session id (in the path, or in a create request's
+	// body) the server cannot use (400), on every route: empty, longer
+	// than 128 bytes (a tenant's: 128 less its name and one byte),
+	// invalid UTF-8, holding '/', '\\', "..", a control character, or
+	// starting with '.' or '-'. Detail names the rule. Use another id.
+	CodeInvalidID = "invalid-id"
 	// CodeExists: a session with this id already exists (409). Create one
 	// without an id, or use the existing one.
 	CodeExists = "session-exists"
@@ -96,6 +103,7 @@ var titles = map[string]string{
 	CodeMediaType:        "Unsupported media type",
 	CodeMisdirected:      "Misdirected request",
 	CodeForbiddenOrigin:  "Origin not allowed",
+	CodeInvalidID:        "Invalid session id",
 	CodeExists:           "Session already exists",
 	CodeBusy:             "Session busy",
 	CodeStaleRequest:     "Request replaced by a newer one",
@@ -143,8 +151,13 @@ func classify(err error) *apiError {
 	case errors.Is(err, session.ErrSessionBusy):
 		return &apiError{status: http.StatusConflict, code: CodeBusy, detail: "another server holds this session's writer lock; retry later", err: err}
 	case errors.Is(err, session.ErrInvalidID):
-		return &apiError{status: http.StatusBadRequest, code: CodeBadRequest, detail: err.Error(), err: err}
+		// The store's words name the store: say the rule only.
+		return &apiError{status: http.StatusBadRequest, code: CodeInvalidID, detail: "id: not a valid session id", err: err}
 	case errors.Is(err, session.ErrInvalidEntry), errors.Is(err, chat.ErrInvalid), errors.Is(err, chat.ErrUnsupported):
+		return &apiError{status: http.StatusBadRequest, code: CodeBadRequest, detail: err.Error(), err: err}
+	case errors.Is(err, provider.ErrBadRequest):
+		// The provider body the session makes is not one a provider
+		// takes (no messages yet): the client's to fix.
 		return &apiError{status: http.StatusBadRequest, code: CodeBadRequest, detail: err.Error(), err: err}
 	case errors.Is(err, agentctx.ErrStaleRequest):
 		return &apiError{status: http.StatusConflict, code: CodeStaleRequest, detail: err.Error(), err: err}

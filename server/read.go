@@ -44,7 +44,7 @@ func (s *Server) inspect(w http.ResponseWriter, r *http.Request) error {
 	err := s.withSession(r, func(_ context.Context, _ *handle, eng *agentctx.Engine, sess session.Session) error {
 		info := eng.Model()
 		out = inspectView{
-			Session: viewOf(sess), Model: info.Name, ContextWindow: info.ContextWindow,
+			Session: viewOf(tenantOf(r.Context()), sess), Model: info.Name, ContextWindow: info.ContextWindow,
 			Budget: eng.Budget(), BudgetSource: eng.BudgetSource(),
 			Window: eng.WindowStats(), Breakdown: eng.Breakdown(), Stats: eng.Stats(),
 			Todos: eng.Todos(), Warnings: eng.Warnings(),
@@ -111,15 +111,20 @@ func isRangeError(err error) bool {
 func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	if _, err := s.owned(ctx, id); err != nil {
+	key, _, err := s.lookup(ctx, id)
+	if err != nil {
 		return err
 	}
-	tr, err := s.store.Load(ctx, id, session.LoadOptions{All: true})
+	tr, err := s.store.Load(ctx, key, session.LoadOptions{All: true})
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
 	for _, e := range tr.Entries {
+		if e.SessionID == key {
+			// The tenant's own name of the session, as every route shows.
+			e.SessionID = id
+		}
 		line, err := session.MarshalLine(e)
 		if err != nil {
 			return err
@@ -147,14 +152,19 @@ const reportCSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'un
 func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	if _, err := s.owned(ctx, id); err != nil {
+	key, _, err := s.lookup(ctx, id)
+	if err != nil {
 		return err
 	}
-	rep, err := report.FromSession(ctx, s.store, id, replay.Options{
+	rep, err := report.FromSession(ctx, s.store, key, replay.Options{
 		LimitToolResults: true, Reminders: true, WorkingMemory: true, Logger: s.log,
 	})
 	if err != nil {
 		return err
+	}
+	if rep.Source == key {
+		// The tenant's own name of the session, as every route shows.
+		rep.Source = id
 	}
 	var buf bytes.Buffer
 	if err := report.Write(&buf, rep); err != nil {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -204,7 +205,7 @@ func (c *capture) WriteHeader(code int)        { c.status = code }
 
 // wrap adds what every route does: the Host and Origin checks (package
 // guard), the body limit, authentication, the tenant in the context, the
-// JSON media type of a route that reads a body (jsonBody), problem
+// session id in the path (storeID), the JSON media type of a route that reads a body (jsonBody), problem
 // objects for errors and the access log.
 func (s *Server) wrap(pattern string, jsonBody bool, h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -227,6 +228,13 @@ func (s *Server) wrap(pattern string, jsonBody bool, h func(http.ResponseWriter,
 			if !ok && !public[pattern] {
 				err = errorf(http.StatusUnauthorized, CodeUnauthorized, "send Authorization: Bearer <token> with a token of the server's tokens file")
 				break
+			}
+			if strings.Contains(pattern, "{id}") {
+				// One answer for an invalid id on every route (400
+				// invalid-id), before the body or the store is read.
+				if _, err = storeID(tenant, r.PathValue("id")); err != nil {
+					break
+				}
 			}
 			if jsonBody {
 				if err = guard.JSON(r); err != nil {
@@ -375,7 +383,10 @@ func readJSON(r *http.Request, v any, emptyOK bool) error {
 	if len(body) == 0 && emptyOK {
 		return nil
 	}
-	return decodeJSON(bytesReader(body), v)
+	if err := decodeJSON(bytesReader(body), v); err != nil {
+		return err
+	}
+	return refuseNull(body)
 }
 
 // readBody reads r's whole body. A body the client cut short (its

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strconv"
 
@@ -57,7 +58,10 @@ type sessionView struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-func viewOf(s session.Session) sessionView {
+// viewOf is session s of tenant as the API shows it: its id without the
+// tenant's prefix (storeID), its metadata without TenantKey.
+func viewOf(tenant string, s session.Session) sessionView {
+	s.ID = apiID(tenant, s.ID)
 	if _, ok := s.Metadata[TenantKey]; ok {
 		s.Metadata = maps.Clone(s.Metadata)
 		delete(s.Metadata, TenantKey)
@@ -91,20 +95,26 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	}
 	tenant := tenantOf(r.Context())
 	ctx := context.WithoutCancel(r.Context())
-	if b.ID != "" {
-		if err := session.ValidateID(b.ID); err != nil {
-			return err
-		}
-		if other, err := s.store.Get(ctx, b.ID); err == nil {
-			if other.Metadata[TenantKey] != tenant {
-				// Another tenant's session: answered as the other
-				// routes answer its id (404), not with session-exists.
-				return errorf(http.StatusNotFound, CodeNotFound, "session id %q cannot be created: choose another id, or none", b.ID)
-			}
-			return session.ErrExists
-		} else if !errors.Is(err, session.ErrNotFound) {
-			return err
-		}
+	if b.ID == "" {
+		b.ID = session.NewID()
+	}
+	key, err := storeID(tenant, b.ID)
+	if err != nil {
+		return err
+	}
+	if _, _, err := s.lookup(ctx, b.ID); err == nil {
+		return session.ErrExists
+	} else if !errors.Is(err, session.ErrNotFound) {
+		return err
+	}
+	if _, err := s.store.Get(ctx, key); err == nil {
+		// The store id is taken by a session that is not this tenant's:
+		// one the anonymous tenant named so in a store shared with a
+		// server with tokens. Open would resume it: refuse, as for the
+		// tenant's own (the detail names no one).
+		return session.ErrExists
+	} else if !errors.Is(err, session.ErrNotFound) {
+		return err
 	}
 	meta := maps.Clone(b.Metadata)
 	if tenant != "" {
@@ -114,7 +124,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 		meta[TenantKey] = tenant
 	}
 	o := s.engineOptions()
-	o.Dir, o.SessionID, o.Origin, o.Metadata = dir, b.ID, Origin, meta
+	o.Dir, o.SessionID, o.Origin, o.Metadata = dir, key, Origin, meta
 	o.Model, o.Budget, o.MaxTokens, o.SystemPrompt = b.Model, b.Budget, b.MaxTokens, b.SystemPrompt
 	o.Tools = b.Tools
 	if b.RecallTool {
@@ -124,7 +134,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	h := &handle{id: eng.ID(), eng: eng}
+	h := &handle{id: eng.ID(), name: b.ID, eng: eng}
 	if err := s.synced(ctx, h); err != nil {
 		return err
 	}
@@ -135,9 +145,9 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	s.adopt(h)
 	// Any server of a fleet may take the session's first turn.
 	s.unlock(ctx, h.id)
-	v := viewOf(sess)
+	v := viewOf(tenant, sess)
 	v.Budget, v.Warnings = eng.Budget(), eng.Warnings()
-	w.Header().Set("Location", "/v1/sessions/"+h.id)
+	w.Header().Set("Location", "/v1/sessions/"+url.PathEscape(v.ID))
 	return writeJSON(w, http.StatusCreated, v)
 }
 
@@ -184,7 +194,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 		if ss.Metadata[TenantKey] != tenant {
 			continue
 		}
-		out.Sessions = append(out.Sessions, viewOf(ss))
+		out.Sessions = append(out.Sessions, viewOf(tenant, ss))
 		if limit > 0 && len(out.Sessions) == limit {
 			break
 		}
@@ -193,11 +203,11 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) error {
-	sess, err := s.owned(r.Context(), r.PathValue("id"))
+	_, sess, err := s.lookup(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, viewOf(sess))
+	return writeJSON(w, http.StatusOK, viewOf(tenantOf(r.Context()), sess))
 }
 
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {

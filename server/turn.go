@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -51,7 +52,12 @@ func (s *Server) addMessages(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var out addedBody
+	var key string
 	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
+		key = h.id
+		if f == FormatAnthropic && len(b.System) > 0 {
+			msgs = dropRepeatedSystem(eng.Messages(), msgs)
+		}
 		nameResults(eng, msgs)
 		before, _ := eng.Limited()
 		if err := eng.Add(ctx, msgs...); err != nil {
@@ -64,15 +70,42 @@ func (s *Server) addMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.writeAdded(w, r, out)
+	return s.writeAdded(w, r, key, out)
 }
 
-// writeAdded fills the entry count and writes out.
-func (s *Server) writeAdded(w http.ResponseWriter, r *http.Request, out addedBody) error {
-	if sess, err := s.store.Get(context.WithoutCancel(r.Context()), r.PathValue("id")); err == nil {
+// writeAdded fills the entry count of the session stored as key and
+// writes out.
+func (s *Server) writeAdded(w http.ResponseWriter, r *http.Request, key string, out addedBody) error {
+	if sess, err := s.store.Get(context.WithoutCancel(r.Context()), key); err == nil {
 		out.Entries = sess.Entries
 	}
 	return writeJSON(w, http.StatusOK, out)
+}
+
+// dropRepeatedSystem returns msgs without its first message when that is
+// the system message the top-level "system" of an Anthropic-shape body
+// became and the window's latest system message says the same: a client
+// sends its system prompt with every request (Anthropic's Messages API
+// has it top-level, not in the conversation), and appending it each time
+// would put one more copy of it in mid-conversation per post. A
+// different system is kept, in its place (a change of instructions, as
+// Claude Code's mid-conversation system messages).
+func dropRepeatedSystem(window, msgs []chat.Message) []chat.Message {
+	if len(msgs) == 0 || msgs[0].Role != chat.RoleSystem {
+		return msgs
+	}
+	for i := len(window) - 1; i >= 0; i-- {
+		if window[i].Role != chat.RoleSystem {
+			continue
+		}
+		a, aerr := json.Marshal(window[i].Parts)
+		b, berr := json.Marshal(msgs[0].Parts)
+		if aerr == nil && berr == nil && bytes.Equal(a, b) {
+			return msgs[1:]
+		}
+		return msgs
+	}
+	return msgs
 }
 
 // nameResults fills the tool name of tool results that lack one (the
@@ -174,7 +207,9 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 	f = cmp.Or(f, FormatOpenAI)
 	var out requestView
 	var evs []Event
+	var key, name string
 	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
+		key, name = h.id, h.name
 		req, err := eng.Request(ctx)
 		if err != nil {
 			return err
@@ -223,7 +258,7 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.publish(r.PathValue("id"), evs...)
+	s.publish(key, name, evs...)
 	return writeJSON(w, http.StatusOK, out)
 }
 
@@ -254,7 +289,9 @@ func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
 		out.ToolCalls = append(out.ToolCalls, toolCallView{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
 	var evs []Event
+	var key, name string
 	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
+		key, name = h.id, h.name
 		if err := eng.Add(ctx, msg); err != nil {
 			return err
 		}
@@ -276,8 +313,8 @@ func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.publish(r.PathValue("id"), evs...)
-	return s.writeAdded(w, r, out)
+	s.publish(key, name, evs...)
+	return s.writeAdded(w, r, key, out)
 }
 
 // compactBody is the body of POST .../compact.
@@ -301,7 +338,9 @@ func (s *Server) compactNow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := compactView{Compactions: []compact.Record{}}
-	err := s.withSession(r, func(ctx context.Context, _ *handle, eng *agentctx.Engine, _ session.Session) error {
+	var key, name string
+	err := s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
+		key, name = h.id, h.name
 		recs, err := eng.Compact(ctx, b.Instructions)
 		if err != nil {
 			return err
@@ -316,7 +355,7 @@ func (s *Server) compactNow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if len(out.Compactions) > 0 {
-		s.publish(r.PathValue("id"), compactionEvent(out.Compactions))
+		s.publish(key, name, compactionEvent(out.Compactions))
 	}
 	return writeJSON(w, http.StatusOK, out)
 }
