@@ -65,6 +65,7 @@ func TestJSONLinesEverywhere(t *testing.T) {
 		"inspect":         {[]string{"inspect", one}, 1},
 		"compact":         {[]string{"compact", one, "--dry-run", "--budget", "1000", "--summarizer", "extractive"}, 1},
 		"context":         {[]string{"context", project}, 1},
+		"eval":            {[]string{"eval", one, two, "--budget", "1000", "--strategies", "tiered,truncate"}, 2},
 		"version":         {[]string{"version"}, 1},
 		"chat":            {[]string{"chat", chatProject, "-p", "upper-case a.txt into b.txt", "--yes"}, 0}, // one per event
 	}
