@@ -332,7 +332,11 @@ func withResult(m chat.Message, r chat.ToolResult) chat.Message {
 // of the request's tail ([Engine.tailEstimate]). The room is shared with
 // the results still to come in the same round (the calls left
 // unanswered), and capped at Options.MaxResultTokens (Claude Code's
-// 25,000-token cap on a Read by default).
+// 25,000-token cap on a Read by default). With a strategy that says what
+// its next compaction can remove ([compact.Reclaimer], the default
+// Tiered), that older history counts as room: the newest result is kept
+// whole and the history before it compacted at the next request, rather
+// than the result cut on arrival while older results stay.
 //
 // So the newest result uses the room the window has, and the request
 // that carries it still compacts nothing: when a later result needs the
@@ -355,7 +359,11 @@ func (e *Engine) resultRoom() int {
 	if ratio <= 0 || ratio > 1 {
 		ratio = compact.DefaultSummaryThreshold
 	}
-	room := int(ratio*float64(budget)) - 1 - e.w.Size() - e.tailEstimate()
+	size := e.w.Size()
+	if r, ok := e.strategy.(compact.Reclaimer); ok {
+		size -= r.Reclaimable(e.w)
+	}
+	room := int(ratio*float64(budget)) - 1 - size - e.tailEstimate()
 	room /= max(len(e.w.Unanswered()), 1)
 	return max(min(room, ceiling), 0)
 }

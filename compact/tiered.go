@@ -302,3 +302,34 @@ func dropBefore(w *window.Window, keep int) (msgs, rounds int) {
 	}
 	return msgs, rounds
 }
+
+// Reclaimer is a [Strategy] that can say how much of a window its
+// compaction may remove to make room for the round in progress. The
+// Engine's tool-result limiter then sizes the newest result against the
+// room the strategy can make, not only the room left now: a result the
+// agent has just asked for stays whole, and the older history is
+// compacted for it at the next request, oldest first.
+type Reclaimer interface {
+	// Reclaimable returns the tokens of w, in the window's count, that
+	// the strategy may remove at its next compaction without touching
+	// the round in progress or a pinned message; in [0, w.Size()].
+	Reclaimable(w *window.Window) int
+}
+
+// Reclaimable returns the tokens of the units before w's last assistant
+// turn that are not pinned: what L3 removes when the window is over
+// budget. The round in progress (the last assistant turn and the results
+// that answer it) and the pinned messages are never counted.
+func (t *Tiered) Reclaimable(w *window.Window) int {
+	stop := lastTurn(w)
+	n := 0
+	for _, u := range w.Units() {
+		if u.End > stop {
+			break
+		}
+		if !u.Pinned {
+			n += unitTokens(w, u)
+		}
+	}
+	return n
+}

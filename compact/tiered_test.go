@@ -634,3 +634,41 @@ func TestCutIsFinal(t *testing.T) {
 		t.Errorf("%d budgets left over budget by a Compact that a second Compact fixes", fixable)
 	}
 }
+
+// Reclaimable counts what L3 may remove for the round in progress: the
+// units before the last assistant turn that are not pinned. The system
+// prompt, the first user message and the round itself are not counted.
+func TestTieredReclaimable(t *testing.T) {
+	t.Parallel()
+	msgs := withIDs(concat(
+		one(sys("system prompt")),
+		one(user("fix the bug")),
+		round("r1", "read", "a.go", lines(3000)),
+		round("r2", "read", "b.go", lines(1500)),
+		round("r3", "read", "c.go", lines(800)),
+	))
+	w := newWindow(t, window.Options{}, msgs...)
+	w.SetBudget(w.Size() * 2)
+	want := 0
+	for i := 2; i < 6; i++ { // r1 and r2; r3 is the round in progress
+		want += w.TokensAt(i)
+	}
+	tiered := &compact.Tiered{}
+	if got := tiered.Reclaimable(w); got != want {
+		t.Errorf("Reclaimable = %d, want %d (rounds r1 and r2)", got, want)
+	}
+	// L3 frees at least that much: the window over budget keeps the last
+	// round only.
+	before := w.Size()
+	w.SetBudget(w.Size() - want/2)
+	run(t, tiered, w)
+	if freed := before - w.Size(); freed < want/2 {
+		t.Errorf("compaction freed %d tokens, want at least %d", freed, want/2)
+	}
+	// A window of pinned messages and one round has nothing to reclaim.
+	w = newWindow(t, window.Options{}, withIDs(concat(one(sys("s")), one(user("u")), round("r1", "read", "a.go", lines(3000))))...)
+	w.SetBudget(w.Size() * 2)
+	if got := tiered.Reclaimable(w); got != 0 {
+		t.Errorf("Reclaimable of the first round = %d, want 0", got)
+	}
+}
