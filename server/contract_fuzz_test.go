@@ -49,6 +49,7 @@ func FuzzContract(f *testing.F) {
 		}
 		path := strings.ReplaceAll(rt.path, "{id}", url.PathEscape(id))
 		path = strings.ReplaceAll(path, "{call_id}", url.PathEscape(id))
+		path = strings.ReplaceAll(path, "{pin}", url.PathEscape(id))
 		u := ts.URL + path
 		if q, err := url.ParseQuery(query); err == nil && len(q) > 0 {
 			u += "?" + q.Encode()

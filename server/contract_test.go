@@ -195,6 +195,7 @@ func send(t testing.TB, ts *testServer, p probe) (int, []byte) {
 // routePath is rt's path with {id} set to id and {call_id} to a call.
 func routePath(rt route, id string) string {
 	p := strings.ReplaceAll(rt.path, "{id}", id)
+	p = strings.ReplaceAll(p, "{pin}", "p1")
 	return strings.ReplaceAll(p, "{call_id}", "call_1")
 }
 
@@ -343,6 +344,8 @@ func writeProbe(rt route, id string) probe {
 		p.body = []byte(`{"messages":[{"role":"user","content":"hi"}]}`)
 	case strings.HasSuffix(rt.path, "/reply"):
 		p.body = []byte(replyText)
+	case strings.HasSuffix(rt.path, "/pins") && rt.method == "POST":
+		p.body = []byte(`{"text":"Never edit the generated files."}`)
 	case rt.method == "POST":
 		p.body = []byte(`{}`)
 	}
@@ -358,8 +361,12 @@ func notHealth(rt route) bool {
 }
 
 // writes are the routes that write the session: a busy store answers
-// 409 there.
+// 409 there. Unpinning a pin the session does not have answers 404
+// before anything is written.
 func writes(rt route) bool {
+	if rt.path == "/v1/sessions/{id}/pins/{pin}" {
+		return false
+	}
 	return rt.method == "POST" && rt.path != "/v1/sessions" || rt.method == "DELETE"
 }
 
