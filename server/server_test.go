@@ -138,6 +138,7 @@ func TestTenantIsolation(t *testing.T) {
 		"/v1/sessions/{id}/reply":    replyText,
 		"/v1/sessions/{id}/compact":  `{}`,
 		"/v1/sessions/{id}/request":  `{}`,
+		"/v1/sessions/{id}/pins":     `{"text":"Never edit gen/."}`,
 	}
 	n := 0
 	for _, rt := range routes {
@@ -146,6 +147,7 @@ func TestTenantIsolation(t *testing.T) {
 		}
 		n++
 		path := strings.ReplaceAll(strings.ReplaceAll(rt.path, "{id}", id), "{call_id}", "call_1")
+		path = strings.ReplaceAll(path, "{pin}", "p1")
 		t.Run(rt.method+" "+rt.path, func(t *testing.T) {
 			ts.call(t, rt.method, path, tokenB, bodies[rt.path]).problem(t, 404, CodeNotFound)
 			ts.call(t, rt.method, path, "", bodies[rt.path]).problem(t, 401, CodeUnauthorized)
