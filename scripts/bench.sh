@@ -43,7 +43,7 @@ run() { # PACKAGE REGEXP
 } >> "$out"
 
 run ./token 'Count|LoadVocab'
-run . 'EngineStep'
+run . 'EngineStep|CallCost'
 run ./replay 'Replay(Files|Largest|10k|TenThousand)'
 run ./transcript 'Read(ClaudeCode|Files|Concat)'
 run ./transcript 'ReadHuge/^100MB$'
