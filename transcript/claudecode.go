@@ -32,14 +32,21 @@ type ccRecord struct {
 		PreTokens count  `json:"preTokens"`
 	} `json:"compactMetadata"`
 	// api-request-shape (Claude Code 2.1.3xx): the request's system
-	// prompt (a string or text blocks) and tool definitions, at the top
-	// of the line or under "request".
+	// prompt (a string or text blocks) and tool definitions, under
+	// "shape" as Claude Code 2.1.328 writes them ({"type":
+	// "api-request-shape", "shapeHash", "version", "shape": {"system":
+	// [blocks], "tools": [definitions]}}), or at the top of the line or
+	// under "request".
 	System  ccContent       `json:"system"`
 	Tools   json.RawMessage `json:"tools"`
-	Request *struct {
-		System ccContent       `json:"system"`
-		Tools  json.RawMessage `json:"tools"`
-	} `json:"request"`
+	Shape   *ccShape        `json:"shape"`
+	Request *ccShape        `json:"request"`
+}
+
+// ccShape is a recorded request's system prompt and tool definitions.
+type ccShape struct {
+	System ccContent       `json:"system"`
+	Tools  json.RawMessage `json:"tools"`
 }
 
 type ccMessage struct {
@@ -351,8 +358,10 @@ const ccTypeList = "user, assistant, system, progress, summary, …"
 // provider counted it; later requests resend the same.
 func (c *ccRun) shape(r *ccRecord) {
 	system, tools := r.System, r.Tools
-	if q := r.Request; q != nil && len(tools) == 0 && !system.array && system.s == "" {
-		system, tools = q.System, q.Tools
+	for _, q := range []*ccShape{r.Shape, r.Request} {
+		if q != nil && len(tools) == 0 && !system.array && system.s == "" {
+			system, tools = q.System, q.Tools
+		}
 	}
 	text := ccResultText(system)
 	defs := toolDefs(tools)

@@ -184,6 +184,27 @@ func TestReadClaudeCodeRequestShape(t *testing.T) {
 	}
 }
 
+// TestReadClaudeCodeRequestShapeNested: Claude Code 2.1.328 writes the
+// shape under "shape", with a hash and its version (the layout of the
+// pinned agent's own transcript in the conformance suite, rebuilt here
+// with made-up text).
+func TestReadClaudeCodeRequestShapeNested(t *testing.T) {
+	t.Parallel()
+	input := lines(
+		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-11-27T00:00:00Z","message":{"role":"user","content":"fix"}}`,
+		`{"type":"api-request-shape","sessionId":"s","shapeHash":"2cb0","timestamp":"2026-11-27T00:00:01Z","version":"2.1.328","shape":{"system":[{"type":"text","text":"You are an agent."},{"type":"text","text":"Be careful.","cache_control":{"type":"ephemeral"}}],"tools":[{"name":"Read","description":"Read a file","input_schema":{"type":"object","properties":{"file_path":{"type":"string"}}}}]}}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-11-27T00:00:02Z","message":{"id":"m1","role":"assistant","model":"claude-opus-5-5","content":[{"type":"text","text":"Done"}],"usage":{"input_tokens":10,"output_tokens":2}}}`,
+	)
+	tr := readOne(t, transcript.FormatClaudeCode, input)
+	want := []string{`system text="You are an agent.\nBe careful."`, `user text="fix"`, `assistant text="Done" usage=in10/out2/cr0/cw0/r0`}
+	if diff := cmp.Diff(want, render(tr.Messages)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(tr.Tools) != 1 || tr.Tools[0].Name != "Read" {
+		t.Errorf("tools %+v, want Read", tr.Tools)
+	}
+}
+
 // TestReadClaudeCodeResumed: a resumed session's file holding its chain
 // twice reads as one history (issue 28: one assistant message carried the
 // same tool calls three times, with orphan results and interrupted
