@@ -144,8 +144,8 @@ const (
 const SecInstructions = "## User instructions (verbatim; they still apply)"
 
 // SecSpans is the heading of the section that names the spans of history
-// a summary replaced, which the agent can read back
-// (recall_output with span_id): "- s1", "- s2"…
+// a summary replaced, which the agent can read back (recall_output with
+// span_id), one per line: "- s1", "- s2" and so on.
 const SecSpans = "## Summarized spans (read back with recall_output span_id)"
 
 // InstructionTokens returns the cap, in tokens, of the "User
