@@ -369,14 +369,17 @@ func (e *Engine) resultRoom() int {
 }
 
 // tailEstimate returns the tokens the next request's tail may add to
-// the window's size, at most: the tracker's section (its last size and a
-// quarter more), the working memory's share (contextTokens, whether its
+// the window's size, at most: the tracker's section (its size for the
+// tracker's state now, and a quarter more: the state, not the last
+// request, decides, so that a resumed session sizes results as the
+// uninterrupted one does), the working memory's share (contextTokens, whether its
 // context is built yet or not) and the reminders (2 % of the budget, at
 // least 128 tokens), with the framing of the message that carries them.
 func (e *Engine) tailEstimate() int {
 	n := 0
 	if e.tracker != nil && !e.opts.NoTrackerSection {
-		n += e.lastTracker.tokens + e.lastTracker.tokens/4 + 64
+		_, t := e.tracker.SectionTokens() // cached while the state is unchanged
+		n += t + t/4 + 64
 	}
 	if !e.opts.NoWorkingMemory {
 		n += max(e.contextTokens(), 0)

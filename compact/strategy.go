@@ -192,14 +192,15 @@ type tieredConfig struct {
 	L1MinRunes int     `json:"l1_min_runes,omitempty"`
 	L1Keep     int     `json:"l1_keep_runes,omitempty"`
 	L2Rounds   int     `json:"l2_keep_rounds,omitempty"`
+	NamesRatio float64 `json:"names_ratio,omitempty"`
 }
 
 func (c tieredConfig) tiered(l *slog.Logger) Tiered {
-	return Tiered{L1: c.L1, L2: c.L2, L3: c.L3, L1MinRunes: c.L1MinRunes, L1KeepRunes: c.L1Keep, L2KeepRounds: c.L2Rounds, Logger: l}
+	return Tiered{L1: c.L1, L2: c.L2, L3: c.L3, L1MinRunes: c.L1MinRunes, L1KeepRunes: c.L1Keep, L2KeepRounds: c.L2Rounds, NamesRatio: c.NamesRatio, Logger: l}
 }
 
 func tieredConfigOf(t *Tiered) tieredConfig {
-	return tieredConfig{L1: t.L1, L2: t.L2, L3: t.L3, L1MinRunes: t.L1MinRunes, L1Keep: t.L1KeepRunes, L2Rounds: t.L2KeepRounds}
+	return tieredConfig{L1: t.L1, L2: t.L2, L3: t.L3, L1MinRunes: t.L1MinRunes, L1Keep: t.L1KeepRunes, L2Rounds: t.L2KeepRounds, NamesRatio: t.NamesRatio}
 }
 
 func buildTiered(config json.RawMessage, opts BuildOptions) (Strategy, error) {

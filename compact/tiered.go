@@ -42,6 +42,16 @@ type Tiered struct {
 	// L2KeepRounds is the number of most recent rounds L2 keeps. Optional.
 	// Defaults to 2.
 	L2KeepRounds int
+	// NamesRatio is the share of the budget the compaction note's names
+	// section may take, in tokens: the paths and identifiers the tool
+	// outputs L2 and L3 remove held, grouped by the file or command each
+	// came from, newest first, carried from one compaction to the next.
+	// Optional. Defaults to [DefaultNamesRatio] (0.10), never more than
+	// [MaxNamesTokens]; a negative value leaves the section out. On the
+	// shared trajectories it raised next-action support by 1.7 points on
+	// average over eight budgets from 6,000 to 32,000 tokens, for 2 %
+	// more tokens sent and 1.9 points less edit support (agentctx eval).
+	NamesRatio float64
 	// Logger receives one record per level applied. Optional. Defaults to
 	// no logging.
 	Logger *slog.Logger
@@ -114,12 +124,12 @@ func (t *Tiered) escalate(w *window.Window, from Level, strategy string) []Recor
 			if keep <= 0 {
 				keep = DefaultL2KeepRounds
 			}
-			rec.MessagesRemoved, rec.RoundsRemoved = dropBefore(w, keepFrom(w, keep))
+			rec.MessagesRemoved, rec.RoundsRemoved = t.drop(w, keepFrom(w, keep))
 		case LevelL3:
-			rec.MessagesRemoved, rec.RoundsRemoved = dropBefore(w, keepFrom(w, 1))
+			rec.MessagesRemoved, rec.RoundsRemoved = t.drop(w, keepFrom(w, 1))
 			if !w.Fits() {
 				// Text turns after the last round: keep only the last turn.
-				m, r := dropBefore(w, lastTurn(w))
+				m, r := t.drop(w, lastTurn(w))
 				rec.MessagesRemoved += m
 				rec.RoundsRemoved += r
 			}
@@ -299,6 +309,40 @@ func dropBefore(w *window.Window, keep int) (msgs, rounds int) {
 			prev = w.At(n).Text()
 		}
 		w.SetNote(withEarlierSummary(note(w.Dropped()), prev))
+	}
+	return msgs, rounds
+}
+
+// drop is [dropBefore] with the names section: the names of the tool
+// outputs removed, then those the note listed before, within
+// NamesRatio of the budget.
+func (t *Tiered) drop(w *window.Window, keep int) (msgs, rounds int) {
+	ratio := t.NamesRatio
+	if ratio == 0 {
+		ratio = DefaultNamesRatio
+	}
+	if ratio < 0 {
+		return dropBefore(w, keep)
+	}
+	before := w.Tokens() // counted: an anchored size need not fall by what is removed
+	groups := removedNames(w, keep)
+	if n := w.Note(); n >= 0 {
+		groups = append(groups, notedNames(w.At(n).Text())...)
+	}
+	msgs, rounds = dropBefore(w, keep)
+	n := w.Note()
+	if msgs == 0 || n < 0 || len(groups) == 0 {
+		return msgs, rounds
+	}
+	// The section takes at most a third of the room the drop made (the
+	// earlier section's tokens included: the new note was written
+	// without it), so that a drop still makes room and does not push the
+	// window on to the next level.
+	limit := min(int(ratio*float64(w.Budget())), MaxNamesTokens, (before-w.Tokens())/3)
+	base := w.At(n).Text()
+	w.SetNote(withNames(base, groups, limit, w.Counter().Count))
+	if !w.Fits() {
+		w.SetNote(base)
 	}
 	return msgs, rounds
 }

@@ -1,0 +1,238 @@
+package compact
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/secret"
+	"github.com/agentctx/agentctx/tooluse"
+	"github.com/agentctx/agentctx/window"
+)
+
+// DefaultNamesRatio is the share of the budget the names section of a
+// compaction note may take by default ([Tiered.NamesRatio]), and
+// MaxNamesTokens the most it takes at any budget, in tokens: at a
+// 1,000,000-token budget a tenth would be a list nobody reads.
+const (
+	DefaultNamesRatio = 0.10
+	MaxNamesTokens    = 4000
+)
+
+// namesHeader opens the names section of a compaction note; each line
+// after it is "- SOURCE: name, name, …".
+const namesHeader = "Names seen in the removed tool outputs, newest first (read the file or recall the output again for its text):"
+
+// maxNameRunes is the longest name listed, in runes; maxLabelRunes the
+// longest source label (a command is cut there).
+const (
+	maxNameRunes  = 80
+	maxLabelRunes = 60
+)
+
+// nameGroup is the names one removed tool output held: its source (the
+// file it read, the command it ran or the tool's name) and the paths and
+// identifiers in it, in order of first appearance.
+type nameGroup struct {
+	label string
+	names []string
+}
+
+// removedNames returns the names of the tool results of w before index
+// keep that are not pinned: what an L2 drop is about to remove, newest
+// output first. Names are [tooluse.TextRefs]' paths and identifiers of
+// each line (the same reading eval applies to an agent's next action),
+// redacted: a name that [secret.Redact] changes is left out. This is a
+// names-only map of what the removed outputs showed, in the spirit of
+// Aider's repository map (symbols and files without their bodies,
+// aider.chat/docs/repomap.html): the agent keeps knowing which files,
+// functions and types it has seen without the tokens of their text.
+func removedNames(w *window.Window, keep int) []nameGroup {
+	labels := map[string]string{} // call id -> source label
+	for i := 0; i < keep && i < w.Len(); i++ {
+		m := w.At(i)
+		if m.Role != chat.RoleAssistant {
+			continue
+		}
+		for _, c := range m.ToolCalls() {
+			labels[c.ID] = callLabel(c)
+		}
+	}
+	var out []nameGroup
+	for i := min(keep, w.Len()) - 1; i >= 0; i-- {
+		if w.Pinned(i) || w.IsNote(i) {
+			continue
+		}
+		r, ok := w.At(i).ToolResult()
+		if !ok || strings.Contains(r.Content, cutMark) && len(r.Content) < 200 {
+			continue
+		}
+		names := namesIn(r.Content)
+		if len(names) == 0 {
+			continue
+		}
+		label := labels[r.ToolCallID]
+		if label == "" {
+			label = r.ToolName
+		}
+		// One line, and not a "- " line's start: the section is read back.
+		if label = strings.Join(strings.Fields(label), " "); label == "" {
+			label = "tool output"
+		}
+		out = append(out, nameGroup{label: label, names: names})
+	}
+	return out
+}
+
+// callLabel names the source of a tool call's output: the file it read,
+// its command (cut to [maxLabelRunes] runes) or its tool's name.
+func callLabel(c chat.ToolCall) string {
+	u := tooluse.Classify(c)
+	switch {
+	case len(u.Reads) > 0:
+		return u.Reads[0]
+	case u.Command != "":
+		return tooluse.CutRunes(strings.Join(strings.Fields(u.Command), " "), maxLabelRunes)
+	}
+	return c.Name
+}
+
+// namesIn returns the distinct paths and identifiers of text, in order:
+// each line is split at every rune that is not a letter, a digit or one
+// of _ . / - @ (code's parentheses, quotes and "file:line" colons), and
+// the words [tooluse.TextRefs] reads as a path or an identifier are
+// kept, but for those starting with a digit ("0.00s", "1.23"), longer
+// than [maxNameRunes] runes, or holding a credential ([secret.Redact],
+// applied to the line).
+func namesIn(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.Map(nameRune, withoutSecrets(line))
+		for _, ref := range tooluse.TextRefs(line) {
+			if ref.Kind != tooluse.RefPath && ref.Kind != tooluse.RefSymbol {
+				continue
+			}
+			s := ref.Text
+			if seen[s] || s[0] >= '0' && s[0] <= '9' || utf8.RuneCountInString(s) > maxNameRunes || isTagName(s) {
+				continue
+			}
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// withoutSecrets returns line with its credentials ([secret.Redact])
+// and their markers removed.
+func withoutSecrets(line string) string {
+	red := secret.Redact(line)
+	if red == line {
+		return line
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(red, secret.MarkerPrefix)
+		if i < 0 {
+			break
+		}
+		b.WriteString(red[:i])
+		b.WriteByte(' ')
+		j := strings.IndexByte(red[i:], ']')
+		if j < 0 {
+			red = ""
+			break
+		}
+		red = red[i+j+1:]
+	}
+	b.WriteString(red)
+	return b.String()
+}
+
+// isTagName reports a closing tag's name read as a path
+// ("</system-reminder>" gives "/system-reminder"): one leading slash, no
+// other slash, no dot.
+func isTagName(s string) bool {
+	return strings.HasPrefix(s, "/") && !strings.ContainsAny(s[1:], "/.")
+}
+
+// nameRune keeps the runes of names and turns the others into spaces.
+func nameRune(r rune) rune {
+	if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_./-@", r) {
+		return r
+	}
+	return ' '
+}
+
+// notedNames reads back the names section a compaction note holds.
+func notedNames(note string) []nameGroup {
+	i := strings.Index(note, namesHeader)
+	if i < 0 {
+		return nil
+	}
+	var out []nameGroup
+	for line := range strings.SplitSeq(note[i+len(namesHeader):], "\n") {
+		if line == "" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(line, "- ")
+		if !ok {
+			break
+		}
+		k := strings.LastIndex(rest, ": ")
+		if k < 0 {
+			break
+		}
+		out = append(out, nameGroup{label: rest[:k], names: strings.Split(rest[k+2:], ", ")})
+	}
+	return out
+}
+
+// withNames returns note with a names section listing groups (newest
+// first) and each name once, its newest source naming it, cut at limit
+// tokens as counter counts them (the oldest names go first). A note
+// without a names to list is returned unchanged. The section goes before
+// the note's last line ("The messages after this note are kept
+// verbatim.") when it has one, else at its end.
+func withNames(note string, groups []nameGroup, limit int, count func(string) int) string {
+	if limit <= 0 || len(groups) == 0 {
+		return note
+	}
+	var b strings.Builder
+	seen := map[string]bool{}
+	size := count(namesHeader) + 1
+	for _, g := range groups {
+		var keep []string
+		for _, n := range g.names {
+			if n == "" || seen[n] {
+				continue
+			}
+			cost := count(n) + 1
+			if size+cost > limit {
+				break
+			}
+			seen[n] = true
+			size += cost
+			keep = append(keep, n)
+		}
+		if len(keep) == 0 {
+			continue
+		}
+		line := "- " + g.label + ": " + strings.Join(keep, ", ") + "\n"
+		if size += count(g.label) + 3; size > limit {
+			break
+		}
+		b.WriteString(line)
+	}
+	if b.Len() == 0 {
+		return note
+	}
+	section := namesHeader + "\n" + b.String()
+	const tail = "The messages after this note are kept verbatim."
+	if i := strings.LastIndex(note, tail); i >= 0 {
+		return note[:i] + section + note[i:]
+	}
+	return note + "\n" + section
+}
