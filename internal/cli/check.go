@@ -102,10 +102,11 @@ func runCheck(ctx context.Context, e *env, home string, f checkFlags, arg string
 	}
 	path, stored := arg, false
 	var st *jsonlstore.Store
-	if !isFile(arg) {
-		if verr := session.ValidateID(arg); verr != nil {
-			return fmt.Errorf("sessions check: %s is neither a file nor a session id: %w", arg, verr)
-		}
+	file, err := fileOrID("sessions check", arg)
+	if err != nil {
+		return err
+	}
+	if !file {
 		if st, err = openStore(e, home); err != nil {
 			return err
 		}

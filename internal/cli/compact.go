@@ -91,7 +91,11 @@ read from --project only.`,
 				return err
 			}
 			ctx := cmd.Context()
-			if !isFile(args[0]) {
+			file, err := fileOrID("compact", args[0])
+			if err != nil {
+				return err
+			}
+			if !file {
 				store, err := openStore(e, home)
 				if err != nil {
 					return err

@@ -61,7 +61,11 @@ With --json, one JSON object per window is printed per line.`,
 				return usageError{fmt.Errorf("--budget must be positive, got %d", f.budget)}
 			}
 			var lives []*live
-			if isFile(args[0]) {
+			file, err := fileOrID("inspect", args[0])
+			if err != nil {
+				return err
+			}
+			if file {
 				lives, err = restoreFile(cmd.Context(), args[0], f.model, f.budget)
 				if err != nil {
 					return fmt.Errorf("inspect %s: %w", args[0], err)

@@ -62,8 +62,12 @@ one at a time: --index picks one (default the first).`,
 			if err != nil {
 				return err
 			}
+			file, err := fileOrID("report", args[0])
+			if err != nil {
+				return err
+			}
 			var rep *report.Report
-			if isFile(args[0]) {
+			if file {
 				rep, err = reportFile(cmd, args[0], format, f.index, opts)
 			} else {
 				if !cmd.Flags().Changed("strategy") {

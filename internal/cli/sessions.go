@@ -180,6 +180,11 @@ note of what was left out (--full prints them whole).`,
   agentctx sessions show 0192f3c4-… --full | less`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if file, err := fileOrID("sessions show", args[0]); err != nil {
+				return err
+			} else if file {
+				return usageError{fmt.Errorf("sessions show %s: show takes a stored session's id; 'agentctx inspect %s' shows a file's window", args[0], args[0])}
+			}
 			st, err := openSessions(e, *home)
 			if err != nil {
 				return err
