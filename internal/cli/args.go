@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -45,4 +47,15 @@ func fileLike(arg string) bool {
 		return true
 	}
 	return false
+}
+
+// checkBudget returns a usage error when --budget of cmd was given a
+// value that is not a positive number of tokens: 0 does not mean "the
+// default" (leaving the flag out does), and a negative budget means
+// nothing.
+func checkBudget(cmd *cobra.Command, budget int) error {
+	if budget > 0 || (budget == 0 && !cmd.Flags().Changed("budget")) {
+		return nil
+	}
+	return usageError{fmt.Errorf("--budget %d: want a positive number of tokens (leave the flag out for the default)", budget)}
 }

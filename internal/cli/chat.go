@@ -99,8 +99,11 @@ flags.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if f.maxTurns < 0 || f.budget < 0 {
-				return usageError{errors.New("--max-turns and --budget must not be negative")}
+			if f.maxTurns < 0 {
+				return usageError{errors.New("--max-turns must not be negative")}
+			}
+			if err := checkBudget(cmd, f.budget); err != nil {
+				return err
 			}
 			return runChat(cmd, e, f, dir)
 		},

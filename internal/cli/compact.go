@@ -83,8 +83,8 @@ read from --project only.`,
   agentctx compact 0192f3c4-… --summarizer llm --provider anthropic --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if f.budget < 0 {
-				return usageError{fmt.Errorf("--budget must be positive, got %d", f.budget)}
+			if err := checkBudget(cmd, f.budget); err != nil {
+				return err
 			}
 			sum, err := f.sum.summarizer()
 			if err != nil {

@@ -91,7 +91,7 @@ func TestCompactUsage(t *testing.T) {
 	}{
 		{"no argument", []string{"compact"}, "accepts 1 arg"},
 		{"bad summarizer", []string{"compact", file, "--dry-run", "--summarizer", "magic"}, "--summarizer must be"},
-		{"negative budget", []string{"compact", file, "--dry-run", "--budget", "-1"}, "--budget must be positive"},
+		{"negative budget", []string{"compact", file, "--dry-run", "--budget", "-1"}, "--budget -1: want a positive number of tokens"},
 		{"file without dry run", []string{"compact", file, "--summarizer", "extractive"}, "import it first"},
 		{"unknown flag", []string{"compact", file, "--frobnicate"}, "unknown flag"},
 	}

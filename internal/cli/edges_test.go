@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMissingFile: a path that does not exist, given where a FILE or a
@@ -26,6 +30,41 @@ func TestMissingFile(t *testing.T) {
 			code, _, errOut := run(t, args...)
 			if code != ExitError || !strings.Contains(errOut, "no such file") || !strings.Contains(errOut, path) {
 				t.Errorf("%s: exit %d, stderr %q; want exit %d and \"no such file\" naming %s", strings.Join(args[:len(args)-2], " "), code, errOut, ExitError, path)
+			}
+		}
+	}
+}
+
+// TestBudgetNotPositive: a zero or negative --budget is a usage error in
+// every command that has the flag (0 silently meant "the default", which
+// leaving the flag out already says).
+func TestBudgetNotPositive(t *testing.T) {
+	t.Parallel()
+	home, dir := t.TempDir(), t.TempDir()
+	file := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(file, []byte(`{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{"0", "-5"} {
+		for _, args := range [][]string{
+			{"replay", file},
+			{"report", file, "-o", filepath.Join(dir, "r.html")},
+			{"inspect", file, "--home", home},
+			{"compact", file, "--dry-run", "--home", home},
+			{"context", dir},
+			{"chat", dir, "-p", "hi", "--home", home},
+			{"proxy", "--upstream", "http://127.0.0.1:1"},
+			{"eval", file},
+		} {
+			// A command that took the budget would go on to serve or
+			// call a model: the deadline stops it (a failure, not a hang).
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			var out, errb bytes.Buffer
+			code := Main(ctx, append(args, "--budget", b), strings.NewReader(""), &out, &errb)
+			cancel()
+			errOut := errb.String()
+			if code != ExitUsage || !strings.Contains(errOut, "--budget "+b+": want a positive number of tokens") {
+				t.Errorf("%s --budget %s: exit %d, stderr %q; want a usage error (%d) naming --budget", args[0], b, code, errOut, ExitUsage)
 			}
 		}
 	}

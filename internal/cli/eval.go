@@ -107,7 +107,7 @@ func runEval(ctx context.Context, e *env, f evalFlags, args []string) error {
 	}
 	for _, b := range budgets {
 		if b <= 0 {
-			return usageError{fmt.Errorf("--budget must be positive, got %d", b)}
+			return usageError{fmt.Errorf("--budget %d: want a positive number of tokens", b)}
 		}
 	}
 	names, err := evalStrategies(f.strategies)

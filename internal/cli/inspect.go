@@ -57,8 +57,8 @@ With --json, one JSON object per window is printed per line.`,
   agentctx inspect rollout-2026-02-23T12-41-04-….jsonl --model gpt-5 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if f.budget < 0 {
-				return usageError{fmt.Errorf("--budget must be positive, got %d", f.budget)}
+			if err := checkBudget(cmd, f.budget); err != nil {
+				return err
 			}
 			var lives []*live
 			file, err := fileOrID("inspect", args[0])

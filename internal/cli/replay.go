@@ -143,6 +143,9 @@ func formatNames() string {
 }
 
 func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err error) {
+	if err := checkBudget(cmd, f.budget); err != nil {
+		return err
+	}
 	opts, format, err := f.options(e)
 	if err != nil {
 		return err
@@ -273,9 +276,6 @@ func summarizes(s compact.Strategy) bool {
 // store) and the transcript format they force ("" to detect it). Bad
 // flags are usage errors.
 func (f replayFlags) options(e *env) (replay.Options, transcript.Format, error) {
-	if f.budget < 0 {
-		return replay.Options{}, "", usageError{fmt.Errorf("--budget must be positive, got %d", f.budget)}
-	}
 	if !f.save && (f.project != "" || f.home != "") {
 		return replay.Options{}, "", usageError{errors.New("--project and --home need --save")}
 	}

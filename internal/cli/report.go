@@ -58,6 +58,9 @@ one at a time: --index picks one (default the first).`,
 			if f.index < 0 {
 				return usageError{fmt.Errorf("--index must be ≥ 0, got %d", f.index)}
 			}
+			if err := checkBudget(cmd, f.budget); err != nil {
+				return err
+			}
 			opts, format, err := f.options(e)
 			if err != nil {
 				return err
