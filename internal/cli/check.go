@@ -81,6 +81,73 @@ type checkJSON struct {
 	Repaired *repairJSON    `json:"repaired,omitempty"`
 }
 
+// checkProblem is a problem as `sessions check --json` prints it:
+// session.Problem's fields, with its Repaired flag (reading works around
+// the problem: the entry is kept, or the chain relinked in memory;
+// nothing is written) named for what it says, "recovered". "repaired" is
+// true only on what --repair fixed in the copy it wrote (the repaired
+// section's dropped lines and fixed links): without --repair, check
+// repairs nothing.
+type checkProblem struct {
+	Kind      session.ProblemKind `json:"kind"`
+	File      string              `json:"file,omitempty"`
+	Line      int                 `json:"line,omitempty"`
+	Offset    int64               `json:"offset"`
+	UUID      string              `json:"uuid,omitempty"`
+	Detail    string              `json:"detail"`
+	Recovered bool                `json:"recovered,omitempty"`
+	Repaired  bool                `json:"repaired,omitempty"`
+}
+
+// checkReport is a session.Report with its problems as check prints
+// them.
+type checkReport struct {
+	session.Report
+	Problems []checkProblem `json:"problems"`
+}
+
+// printedCheck is checkJSON as `sessions check --json` prints it.
+type printedCheck struct {
+	Report   checkReport    `json:"report"`
+	OK       bool           `json:"ok"`
+	Repaired *printedRepair `json:"repaired,omitempty"`
+}
+
+type printedRepair struct {
+	File    string         `json:"file"`
+	Backup  string         `json:"backup,omitempty"`
+	Dropped []checkProblem `json:"dropped"`
+	Fixes   []checkProblem `json:"fixes"`
+	Report  checkReport    `json:"report"`
+	OK      bool           `json:"ok"`
+}
+
+// printed returns c as `sessions check --json` prints it.
+func (c checkJSON) printed() printedCheck {
+	out := printedCheck{Report: printedReport(c.Report), OK: c.OK}
+	if r := c.Repaired; r != nil {
+		out.Repaired = &printedRepair{File: r.File, Backup: r.Backup, Dropped: printedProblems(r.Dropped, true),
+			Fixes: printedProblems(r.Fixes, true), Report: printedReport(r.Report), OK: r.OK}
+	}
+	return out
+}
+
+func printedReport(r session.Report) checkReport {
+	return checkReport{Report: r, Problems: printedProblems(r.Problems, false)}
+}
+
+// printedProblems converts ps; repaired says --repair fixed them.
+func printedProblems(ps []session.Problem, repaired bool) []checkProblem {
+	if ps == nil {
+		return nil
+	}
+	out := make([]checkProblem, len(ps))
+	for i, p := range ps {
+		out[i] = checkProblem{Kind: p.Kind, File: p.File, Line: p.Line, Offset: p.Offset, UUID: p.UUID, Detail: p.Detail, Recovered: p.Repaired && !repaired, Repaired: repaired}
+	}
+	return out
+}
+
 type repairJSON struct {
 	File string `json:"file"`
 	// Backup is where --in-place kept the original.
@@ -171,7 +238,7 @@ func runCheck(ctx context.Context, e *env, home string, f checkFlags, arg string
 		r.Report, r.OK = r2, r2.OK()
 	}
 	if f.json {
-		if err := writeJSON(e.stdout, out); err != nil {
+		if err := writeJSON(e.stdout, out.printed()); err != nil {
 			return err
 		}
 	} else {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,5 +68,65 @@ func TestBudgetNotPositive(t *testing.T) {
 				t.Errorf("%s --budget %s: exit %d, stderr %q; want a usage error (%d) naming --budget", args[0], b, code, errOut, ExitUsage)
 			}
 		}
+	}
+}
+
+// TestCheckJSONRepairedTruthful: `sessions check --json` says "repaired"
+// only when --repair was given and repaired something (it printed
+// "repaired": true on every problem that loading works around, with
+// nothing written). Without --repair that flag is "recovered".
+func TestCheckJSONRepairedTruthful(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.jsonl")
+	lines := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n" +
+		`{"type":"assistant","uuid":"a1","parentUuid":"gone","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"ok"}]}}` + "\n"
+	if err := os.WriteFile(file, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type problem struct {
+		Kind      string `json:"kind"`
+		Recovered bool   `json:"recovered"`
+		Repaired  *bool  `json:"repaired"`
+	}
+	type report struct {
+		Problems []problem `json:"problems"`
+	}
+	var plain struct {
+		Report   report          `json:"report"`
+		Repaired json.RawMessage `json:"repaired"`
+	}
+	code, out, errOut := run(t, "sessions", "check", "--json", file)
+	if code != ExitError {
+		t.Fatalf("exit %d, stderr %q; want %d (a dangling parent)", code, errOut, ExitError)
+	}
+	if err := json.Unmarshal([]byte(out), &plain); err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.Repaired) > 0 || len(plain.Report.Problems) != 1 {
+		t.Fatalf("without --repair: %s; want one problem and no repaired section", out)
+	}
+	if p := plain.Report.Problems[0]; p.Repaired != nil || !p.Recovered {
+		t.Errorf("without --repair the problem says repaired %v, recovered %v; want no repaired key, recovered true: %s", p.Repaired, p.Recovered, out)
+	}
+
+	var fixed struct {
+		Report   report `json:"report"`
+		Repaired struct {
+			Fixes []problem `json:"fixes"`
+		} `json:"repaired"`
+	}
+	code, out, errOut = run(t, "sessions", "check", "--json", "--repair", "--out", filepath.Join(dir, "fixed.jsonl"), file)
+	if code != ExitOK {
+		t.Fatalf("--repair: exit %d, stderr %q", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &fixed); err != nil {
+		t.Fatal(err)
+	}
+	if f := fixed.Repaired.Fixes; len(f) != 1 || f[0].Repaired == nil || !*f[0].Repaired {
+		t.Errorf("--repair: fixes %+v; want the relinked parent marked repaired: %s", f, out)
+	}
+	if p := fixed.Report.Problems; len(p) != 1 || p[0].Repaired != nil {
+		t.Errorf("--repair: the original's report %+v marks a problem repaired; the copy was: %s", p, out)
 	}
 }
