@@ -130,3 +130,69 @@ func TestCheckJSONRepairedTruthful(t *testing.T) {
 		t.Errorf("--repair: the original's report %+v marks a problem repaired; the copy was: %s", p, out)
 	}
 }
+
+// TestImportTitleAndTimes: an imported session is titled with the run's
+// first real request, not the harness's wrapper around it (a SWE-agent
+// demonstration, its "ISSUE:" template, mini-swe-agent's
+// <pr_description> with its lead-in), and its times are the run's: the
+// transcript's timestamps, else the file's modification time, never the
+// import's "just now". Files built after each harness's template, with
+// made-up tasks.
+func TestImportTitleAndTimes(t *testing.T) {
+	t.Parallel()
+	dir, home := t.TempDir(), t.TempDir()
+	swe := filepath.Join(dir, "task.traj")
+	mini := filepath.Join(dir, "task.traj.json")
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(swe, `{"environment":"swe_main","trajectory":[],"info":{},"history":[
+{"role":"system","content":"SETTING: You are an autonomous programmer.","agent":"primary"},
+{"role":"user","content":"Here is a demonstration of how to correctly accomplish this task.\nIt is included to show you how to correctly use the interface.\n--- DEMONSTRATION ---\nISSUE:\nan old issue\n","agent":"primary","is_demo":true},
+{"role":"user","content":"We're currently solving the following issue within our repository. Here's the issue text:\nISSUE:\nTimeDelta loses precision\nHi there!\n\nINSTRUCTIONS:\nsolve it","agent":"primary"},
+{"role":"assistant","content":"Let me look.\n`+"```\\nls\\n```"+`","agent":"primary"},
+{"role":"user","content":"a.py","agent":"primary"}]}`)
+	ran := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(swe, ran, ran); err != nil {
+		t.Fatal(err)
+	}
+	write(mini, `{"info":{"exit_status":"Submitted"},"trajectory_format":"mini-swe-agent-1.1","messages":[
+{"role":"system","content":"You are a helpful assistant."},
+{"role":"user","content":"<pr_description>\nConsider the following PR description:\nto_json fails on invalid tags\n</pr_description>\n\n<instructions>\n# Task Instructions\n</instructions>"},
+{"role":"assistant","content":"Looking.","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}],"extra":{"timestamp":1775795111.779}},
+{"role":"tool","tool_call_id":"c1","content":"<returncode>0</returncode>","extra":{"returncode":0,"timestamp":1775795112.112}},
+{"role":"assistant","content":"Done.","extra":{"timestamp":1775795114.703}}]}`)
+	if code, _, errOut := run(t, "sessions", "import", "--home", home, swe, mini); code != ExitOK {
+		t.Fatalf("import: exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut := run(t, "sessions", "list", "--all", "--json", "--home", home)
+	if code != ExitOK {
+		t.Fatalf("list: exit %d, stderr %q", code, errOut)
+	}
+	type listed struct {
+		Title        string    `json:"title"`
+		Created      time.Time `json:"created"`
+		LastActivity time.Time `json:"last_activity"`
+		Origin       string    `json:"origin"`
+	}
+	got := map[string]listed{}
+	for line := range strings.Lines(out) {
+		var s listed
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		got[filepath.Base(s.Origin)] = s
+	}
+	first, last := time.UnixMilli(1775795111779).UTC(), time.UnixMilli(1775795114703).UTC()
+	for name, want := range map[string]listed{
+		"task.traj":      {Title: "TimeDelta loses precision", Created: ran, LastActivity: ran},
+		"task.traj.json": {Title: "to_json fails on invalid tags", Created: first, LastActivity: last},
+	} {
+		s := got[name]
+		if s.Title != want.Title || !s.Created.Equal(want.Created) || !s.LastActivity.Equal(want.LastActivity) {
+			t.Errorf("%s: title %q, created %v, active %v; want %q, %v, %v", name, s.Title, s.Created, s.LastActivity, want.Title, want.Created, want.LastActivity)
+		}
+	}
+}

@@ -372,6 +372,14 @@ func (im *importer) trajectory(ctx context.Context, tr *transcript.Trajectory, a
 	if project == "" {
 		project = filepath.Dir(abs)
 	}
+	if tr.Started.IsZero() {
+		// The transcript records no time: the file's last write, when
+		// the run wrote it, stands for the run's time (not the import's).
+		if fi, err := os.Stat(abs); err == nil {
+			tr.Started = fi.ModTime().UTC()
+			notes = append(notes, "the transcript records no time: its file's modification time is the session's")
+		}
+	}
 	meta := map[string]string{}
 	if parent != "" {
 		meta[metaSidechainOf] = parent
@@ -465,7 +473,8 @@ func importID(tr *transcript.Trajectory, abs string, sidechain bool) string {
 }
 
 // importEntries maps a trajectory to session entries: one per message, in
-// order, with the message's timestamp where the transcript has one, and
+// order, with the message's timestamp where the transcript has one (else
+// the one before it, the first messages the trajectory's Started), and
 // for each compaction a compact boundary:
 //
 //   - Claude Code: the boundary (trigger, preTokens), then the summary
@@ -503,10 +512,10 @@ func eachImportEntry(tr *transcript.Trajectory, fn func(session.Entry) error) ([
 	for _, c := range tr.Compactions {
 		byAt[c.At] = append(byAt[c.At], c)
 	}
-	var (
-		notes []string
-		last  time.Time
-	)
+	var notes []string
+	// A message without a time takes the one before it, the first ones
+	// the run's start: every entry has the run's time, none the import's.
+	last := tr.Started
 	at := func(i int) time.Time {
 		if i >= 0 && i < len(tr.Times) && !tr.Times[i].IsZero() { // i is -1 for a compaction in a transcript without messages
 			last = tr.Times[i]
