@@ -244,7 +244,7 @@ func runCheck(ctx context.Context, e *env, home string, f checkFlags, arg string
 	} else {
 		printReport(e.stdout, out.Report)
 		if r := out.Repaired; r != nil {
-			fmt.Fprintf(e.stdout, "\nwrote %s: %d lines dropped, %d links repaired\n", r.File, len(r.Dropped), len(r.Fixes))
+			fmt.Fprintf(e.stdout, "\nwrote %s: %s dropped, %s repaired\n", r.File, nouns(len(r.Dropped), "line", "lines"), nouns(len(r.Fixes), "link", "links"))
 			if r.Backup != "" {
 				fmt.Fprintf(e.stdout, "the original is kept as %s\n", r.Backup)
 			}
@@ -302,9 +302,9 @@ func printReport(w io.Writer, r session.Report) {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[session.ProblemKind(k)], k))
 	}
 	if r.OK() {
-		fmt.Fprintf(w, "  %d warnings (%s): OK (a write a crash cut short, which loading recovers from; --repair removes it)\n", len(r.Problems), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  %s (%s): OK (a write a crash cut short, which loading recovers from; --repair removes it)\n", nouns(len(r.Problems), "warning", "warnings"), strings.Join(parts, ", "))
 	} else {
-		fmt.Fprintf(w, "  %d problems (%s): %s\n", len(r.Problems), strings.Join(parts, ", "), okWord(r.OK()))
+		fmt.Fprintf(w, "  %s (%s): %s\n", nouns(len(r.Problems), "problem", "problems"), strings.Join(parts, ", "), okWord(r.OK()))
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  %s\n", problemLine(p))

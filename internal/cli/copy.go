@@ -109,7 +109,7 @@ func runCopy(ctx context.Context, e *env, home string, f copyFlags, ids []string
 		}
 		switch r.Status {
 		case "copied":
-			fmt.Fprintf(e.stdout, "copied %s (%d entries)\n", id, r.Entries)
+			fmt.Fprintf(e.stdout, "copied %s (%s)\n", id, nouns(r.Entries, "entry", "entries"))
 		case "skipped":
 			fmt.Fprintf(e.stdout, "skipped %s: %s\n", id, r.Reason)
 		default:

@@ -196,3 +196,37 @@ func TestImportTitleAndTimes(t *testing.T) {
 		}
 	}
 }
+
+// TestPlurals: counts of one take the singular ("TOTAL (1
+// trajectories)" and "1 warnings" were printed).
+func TestPlurals(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "s.jsonl")
+	session := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}` + "\n" +
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":10,"output_tokens":2}}}` + "\n"
+	if err := os.WriteFile(good, []byte(session), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Two files, one unreadable: the table has one trajectory.
+	bad := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(bad, []byte("not a transcript\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := run(t, "replay", good, bad, "--budget", "8000")
+	if !strings.Contains(out, "TOTAL (1 trajectory)") {
+		t.Errorf("replay of one readable file of two: no \"TOTAL (1 trajectory)\":\n%s", out)
+	}
+	_, out, _ = run(t, "replay", good, "--budget", "8000")
+	if !strings.Contains(out, "vs provider  1 call with usage") {
+		t.Errorf("replay: no \"1 call with usage\":\n%s", out)
+	}
+	torn := filepath.Join(dir, "torn.jsonl")
+	if err := os.WriteFile(torn, []byte(session+`{"type":"assistant","uuid":"a2","par`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "sessions", "check", torn)
+	if code != ExitOK || !strings.Contains(out, "1 warning (1 torn-line)") {
+		t.Errorf("check of a torn tail: exit %d, stderr %q, no \"1 warning (1 torn-line)\":\n%s", code, errOut, out)
+	}
+}

@@ -225,7 +225,7 @@ func printImport(w io.Writer, rs []importResult) {
 		switch r.Status {
 		case statusImported:
 			n[0]++
-			fmt.Fprintf(tw, "imported\t%s\t%s msgs\t%d compactions\t%s\n", r.ID, num(r.Messages), r.Compactions, cut(r.Title, 50))
+			fmt.Fprintf(tw, "imported\t%s\t%s msgs\t%s\t%s\n", r.ID, num(r.Messages), nouns(r.Compactions, "compaction", "compactions"), cut(r.Title, 50))
 			for _, note := range r.Notes {
 				fmt.Fprintf(tw, "\t  note: %s\n", note)
 			}

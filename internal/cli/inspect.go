@@ -321,7 +321,7 @@ func printInspect(w io.Writer, r inspectReport, color bool) {
 	byTool("tool results by tool", r.ToolResultsByTool, categoryColors[window.CategoryToolResults])
 	byTool("tool calls by tool", r.ToolCallsByTool, categoryColors[window.CategoryToolCalls])
 	if len(r.Problems) > 0 {
-		fmt.Fprintf(w, "\n%d problems while loading (see 'agentctx sessions check'):\n", len(r.Problems))
+		fmt.Fprintf(w, "\n%s while loading (see 'agentctx sessions check'):\n", nouns(len(r.Problems), "problem", "problems"))
 		for i, p := range r.Problems {
 			if i == 5 {
 				fmt.Fprintf(w, "  … %d more\n", len(r.Problems)-i)

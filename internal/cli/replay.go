@@ -401,7 +401,7 @@ func strictCheck(results []*replay.Result) error {
 	for _, r := range results {
 		var why []string
 		if n := r.CallsOverBudget - r.CallsOverBudgetPinned; n > 0 || r.InvariantViolations > 0 {
-			why = append(why, fmt.Sprintf("%d calls over budget, %d invariant violations", n, r.InvariantViolations))
+			why = append(why, nouns(n, "call", "calls")+" over budget, "+nouns(r.InvariantViolations, "invariant violation", "invariant violations"))
 		}
 		if r.OrphanResults > 0 {
 			why = append(why, fmt.Sprintf("%d tool results without a call", r.OrphanResults))
@@ -498,7 +498,7 @@ func resultName(r *replay.Result) string {
 func problemsCell(r *replay.Result) string {
 	var parts []string
 	if n := len(r.Problems); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d lines skipped", n))
+		parts = append(parts, nouns(n, "line", "lines")+" skipped")
 	}
 	n := 0
 	for _, v := range r.Dropped {
@@ -508,7 +508,7 @@ func problemsCell(r *replay.Result) string {
 		parts = append(parts, fmt.Sprintf("%d left out", n))
 	}
 	if r.OrphanResults > 0 {
-		parts = append(parts, fmt.Sprintf("%d orphans", r.OrphanResults))
+		parts = append(parts, nouns(r.OrphanResults, "orphan", "orphans"))
 	}
 	if len(parts) == 0 {
 		return "-"
@@ -521,6 +521,15 @@ func shortName(path string) string {
 		return path
 	}
 	return "…" + path[len(path)-39:]
+}
+
+// nouns formats a count of things: n with thousands separators and the
+// noun, one when n is 1, else many ("1 trajectory", "2 trajectories").
+func nouns(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return num(n) + " " + many
 }
 
 // num formats n with thousands separators.
@@ -618,7 +627,7 @@ func printSummary(w io.Writer, r *replay.Result) {
 		fmt.Fprintln(w)
 	}
 	if r.SummaryEscalations > 0 {
-		fmt.Fprintf(w, "  guard        %d summaries declined (too little to free, or too soon after the last); the next levels compacted instead\n", r.SummaryEscalations)
+		fmt.Fprintf(w, "  guard        %s declined (too little to free, or too soon after the last); the next levels compacted instead\n", nouns(r.SummaryEscalations, "summary", "summaries"))
 	}
 	if r.Retention != nil {
 		printRetention(w, "  retention    ", r.Retention)
@@ -630,7 +639,7 @@ func printSummary(w io.Writer, r *replay.Result) {
 		fmt.Fprintf(w, "  repaired     %d tool results without a call added as user text\n", r.OrphanResults)
 	}
 	if d := r.UsageDiff; d != nil {
-		fmt.Fprintf(w, "  vs provider  %d calls with usage: counted mean %s, max %s off (bias %+.1f%%)", d.Calls, pct(d.Mean), pct(d.Max), 100*d.Bias)
+		fmt.Fprintf(w, "  vs provider  %s with usage: counted mean %s, max %s off (bias %+.1f%%)", nouns(d.Calls, "call", "calls"), pct(d.Mean), pct(d.Max), 100*d.Bias)
 		if d.AnchoredCalls > 0 {
 			fmt.Fprintf(w, "; usage-anchored mean %s, max %s", pct(d.AnchoredMean), pct(d.AnchoredMax))
 		}
@@ -743,7 +752,7 @@ func printTable(w io.Writer, rs []*replay.Result) {
 			tot.Compactions[k] += v
 		}
 	}
-	fmt.Fprintf(tw, "TOTAL (%d trajectories)\t\t\t\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t"+strings.Repeat("\t", strings.Count(problems, "\t"))+"%.0f\t%.0f\t%.0f\t%.0f\n", len(rs), num(tot.Messages), num(tot.ModelCalls),
+	fmt.Fprintf(tw, "TOTAL (%s)\t\t\t\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t"+strings.Repeat("\t", strings.Count(problems, "\t"))+"%.0f\t%.0f\t%.0f\t%.0f\n", nouns(len(rs), "trajectory", "trajectories"), num(tot.Messages), num(tot.ModelCalls),
 		num(tot.PeakPromptTokens), tot.CallsOverBudget, tot.InvariantViolations, levelCounts(&tot), num(tot.TokensRemoved), tot.LoadMS, tot.ParseMS, tot.EngineMS, tot.WallMS)
 	_ = tw.Flush()
 }

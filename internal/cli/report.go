@@ -88,8 +88,8 @@ one at a time: --index picks one (default the first).`,
 			if err := os.WriteFile(f.output, buf.Bytes(), 0o644); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "wrote %s: %d model calls, %d compactions, peak %s of %s tokens\n",
-				escapeTerm(f.output), len(rep.Calls), len(rep.Compactions), num(rep.Totals.PeakPrompt), num(rep.Budget))
+			fmt.Fprintf(e.stdout, "wrote %s: %s, %s, peak %s of %s tokens\n",
+				escapeTerm(f.output), nouns(len(rep.Calls), "model call", "model calls"), nouns(len(rep.Compactions), "compaction", "compactions"), num(rep.Totals.PeakPrompt), num(rep.Budget))
 			return nil
 		},
 	}
