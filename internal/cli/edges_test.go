@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // TestMissingFile: a path that does not exist, given where a FILE or a
@@ -229,4 +232,30 @@ func TestPlurals(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "1 warning (1 torn-line)") {
 		t.Errorf("check of a torn tail: exit %d, stderr %q, no \"1 warning (1 torn-line)\":\n%s", code, errOut, out)
 	}
+}
+
+// TestHelpNamesOwnFlags: a command's help mentions -v only when the
+// command has it (report's help said reminders are listed with -v, a
+// flag report lacks: the text came with the flags it shares with
+// replay).
+func TestHelpNamesOwnFlags(t *testing.T) {
+	t.Parallel()
+	var sink bytes.Buffer
+	root := newRoot(&env{stdout: &sink, stderr: &sink})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		var help bytes.Buffer
+		c.SetOut(&help)
+		if err := c.Help(); err != nil {
+			t.Fatal(err)
+		}
+		text := strings.ReplaceAll(help.String(), "-v,", "")
+		if c.Flags().ShorthandLookup("v") == nil && regexp.MustCompile(`(^|[\s(;,])-v\b`).MatchString(text) {
+			t.Errorf("%s --help mentions -v, which it lacks:\n%s", c.CommandPath(), help.String())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }

@@ -107,6 +107,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	}
 	fl := cmd.Flags()
 	f.addEngineFlags(fl)
+	fl.Lookup("reminders").Usage += "; -v lists them"
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per trajectory (JSON Lines)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print a per-step table (step, role, tokens added, prompt tokens, usage %, provider's count, action)")
 	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, an invariant broke, a tool result had no call, a malformed line was skipped, or the reader left out more than a trace (over 1% of the messages, or any tool call or result); known non-context records never fail it")
@@ -130,7 +131,7 @@ func (f *replayFlags) addEngineFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&f.sum.model, "summary-model", "", "with --summarizer llm, the model that writes summaries (default $AGENTCTX_MODEL, else the provider's default)")
 	fl.StringVar(&f.format, "format", "", "force a transcript format: "+formatNames())
 	fl.BoolVar(&f.limit, "limit-tool-results", true, "pass each tool result through the tool-result limiter (seed 003) as it enters the window; --limit-tool-results=false replays the results whole")
-	fl.BoolVar(&f.reminders, "reminders", true, "send system reminders (todo list, changed files, secrets, context pressure) with the model calls; -v lists them")
+	fl.BoolVar(&f.reminders, "reminders", true, "send system reminders (todo list, changed files, secrets, context pressure) with the model calls")
 	fl.BoolVar(&f.workmem, "working-memory", true, "keep the working memory (seed 002) and send its context with the model calls once a compaction ran or a finding or plan exists; --working-memory=false replays without it")
 }
 
