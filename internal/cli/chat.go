@@ -123,6 +123,7 @@ flags.`,
 	fl.BoolVarP(&f.cont, "continue", "c", false, "resume the project's latest chat session")
 	fl.StringVar(&f.resume, "resume", "", "resume the session with this ID")
 	addHomeFlag(cmd, e, &f.home)
+	completeFlag(cmd, "resume", completeSessions(e, &f.home, 0, false))
 	return cmd
 }
 

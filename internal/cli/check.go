@@ -71,6 +71,7 @@ repaired file.`,
 	cmd.Flags().BoolVar(&f.force, "force", false, "with --repair, overwrite an existing repaired copy (never the original)")
 	cmd.Flags().StringVar(&f.out, "out", "", "with --repair, write the copy to this file instead (not the original)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the report as one JSON object (JSON Lines)")
+	cmd.ValidArgsFunction = completeSessions(e, home, 1, true)
 	return cmd
 }
 

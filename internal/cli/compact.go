@@ -161,6 +161,7 @@ read from --project only.`,
 	fl.StringVar(&f.project, "project", "", "folder the session's relative file paths are read from (default: the session's project)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what compaction would do; write nothing")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object (JSON Lines)")
+	cmd.ValidArgsFunction = completeSessions(e, &home, 1, true)
 	return cmd
 }
 

@@ -48,6 +48,7 @@ A JSONL session with a torn or malformed line is not copied: run
 	cmd.Flags().StringVar(&f.from, "from", "", "source store URL (default: the --store in use)")
 	cmd.Flags().StringVar(&f.to, "to", "", "destination store URL (required)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object per session (JSON Lines)")
+	cmd.ValidArgsFunction = completeSessions(e, home, 0, false)
 	return cmd
 }
 

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/transcript"
 )
 
 // TestMissingFile: a path that does not exist, given where a FILE or a
@@ -258,4 +261,53 @@ func TestHelpNamesOwnFlags(t *testing.T) {
 		}
 	}
 	walk(root)
+}
+
+// TestCompletionValues: shell completion offers the registered compaction
+// strategies for --strategy, the transcript formats for --format (and
+// import's --from), and the stored sessions' ids (with their titles)
+// where a command takes one (it offered nothing).
+func TestCompletionValues(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	st, s := createStored(t, home)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	strategies := strings.Join(compact.Names(), "\n")
+	var formats []string
+	for _, f := range transcript.Formats() {
+		formats = append(formats, string(f))
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "--strategy", ""}, strategies},
+		{[]string{"report", "--strategy", ""}, strategies},
+		{[]string{"replay", "--format", ""}, strings.Join(formats, "\n")},
+		{[]string{"eval", "--format", "co"}, "codex\ncopilot-cli"},
+		{[]string{"sessions", "import", "--from", "claude"}, "claude-code"},
+		{[]string{"inspect", "--home", home, ""}, s.ID},
+		{[]string{"report", "--home", home, ""}, s.ID},
+		{[]string{"compact", "--home", home, ""}, s.ID},
+		{[]string{"sessions", "show", "--home", home, ""}, s.ID},
+		{[]string{"sessions", "check", "--home", home, ""}, s.ID},
+		{[]string{"sessions", "rm", "--home", home, ""}, s.ID},
+		{[]string{"chat", "--home", home, "--resume", ""}, s.ID},
+	} {
+		code, out, errOut := run(t, append([]string{"__complete"}, tc.args...)...)
+		var got []string
+		for line := range strings.Lines(out) {
+			line = strings.TrimSuffix(line, "\n")
+			if strings.HasPrefix(line, ":") {
+				break
+			}
+			id, _, _ := strings.Cut(line, "\t")
+			got = append(got, id)
+		}
+		if code != ExitOK || strings.Join(got, "\n") != tc.want {
+			t.Errorf("complete %q: exit %d, stderr %q, offered %q; want %q", tc.args, code, errOut, got, tc.want)
+		}
+	}
 }

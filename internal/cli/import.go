@@ -88,6 +88,7 @@ command then exits 1.`,
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per file (JSON Lines)")
 	fl.BoolVar(&f.sidechains, "sidechains", false, "also import Claude Code side-chain (sub-agent) files, each as its own session")
 	fl.StringVar(&f.project, "project", "", "project path for sessions whose transcript records no working directory (default: the file's folder)")
+	completeFlag(cmd, "from", completeWords(formatList))
 	return cmd
 }
 

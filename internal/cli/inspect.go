@@ -103,6 +103,7 @@ With --json, one JSON object per window is printed per line.`,
 	cmd.Flags().StringVar(&f.model, "model", "", "count tokens and size the context window as this model (default: the session's model)")
 	cmd.Flags().IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the one the session recorded, else the model's default)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object per window (JSON Lines)")
+	cmd.ValidArgsFunction = completeSessions(e, &home, 1, true)
 	return cmd
 }
 

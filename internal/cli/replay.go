@@ -115,6 +115,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
 	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
 	addStoreFlag(fl, e)
+	completeEngineFlags(cmd)
 	return cmd
 }
 

@@ -98,6 +98,8 @@ one at a time: --index picks one (default the first).`,
 	fl.IntVar(&f.index, "index", 0, "in a FILE holding several trajectories, the one to report (0-based)")
 	f.addEngineFlags(fl)
 	addHomeFlag(cmd, e, &home)
+	completeEngineFlags(cmd)
+	cmd.ValidArgsFunction = completeSessions(e, &home, 1, true)
 	return cmd
 }
 
