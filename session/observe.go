@@ -84,7 +84,7 @@ func (s *Session) Observe(e Entry) {
 			if m.Role != chat.RoleUser {
 				continue
 			}
-			t := PromptText(m.Text())
+			t := RequestText(m.Text())
 			if t == "" || notTyped(t) {
 				continue
 			}
@@ -119,6 +119,79 @@ func PromptText(text string) string {
 		rest = rest[i+end+len("</"+name+">"):]
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// taskTags are the tags of blocks that hold the task itself in the
+// prompts of benchmark harnesses: OpenHands' <issue_description>,
+// mini-swe-agent's <pr_description>, SWE-bench templates' <issue> and
+// <problem_statement>, and <task>.
+var taskTags = []string{"issue_description", "pr_description", "problem_statement", "issue", "task"}
+
+// demoLeads start a message that shows the model an example run rather
+// than asking anything (SWE-agent's demonstration template).
+var demoLeads = []string{"Here is a demonstration of how to correctly accomplish this task"}
+
+// RequestText returns the request a user message's text makes, for a
+// session's title: the first of
+//   - the text of a block tagged as holding the task ([taskTags]: the
+//     harness's instructions around it are not the request);
+//   - else what a person typed ([PromptText]: the text without the
+//     context blocks agents wrap around it);
+//
+// with its leading lines that end in ":" left out (lead-ins that
+// announce what follows: "Consider the following PR description:",
+// SWE-agent's "…Here's the issue text:" and "ISSUE:"). A harness's
+// demonstration ([demoLeads]) is no request: "". It returns "" when
+// nothing is left.
+func RequestText(text string) string {
+	t := ""
+	for _, name := range taskTags {
+		if inner, ok := tagged(text, name); ok {
+			t = inner
+			break
+		}
+	}
+	if t == "" {
+		t = PromptText(text)
+	}
+	for _, d := range demoLeads {
+		if strings.HasPrefix(t, d) {
+			return ""
+		}
+	}
+	for t != "" {
+		line, rest, _ := strings.Cut(t, "\n")
+		if l := strings.TrimSpace(line); l != "" && !strings.HasSuffix(l, ":") {
+			break
+		}
+		t = strings.TrimSpace(rest)
+	}
+	return t
+}
+
+// tagged returns the trimmed text of the first block <name>…</name> of
+// text whose opening tag starts a line, and whether there is one with
+// text.
+func tagged(text, name string) (string, bool) {
+	open := "<" + name + ">"
+	for off := 0; ; {
+		i := strings.Index(text[off:], open)
+		if i < 0 {
+			return "", false
+		}
+		i += off
+		off = i + len(open)
+		if i > 0 && text[i-1] != '\n' {
+			continue
+		}
+		end := strings.Index(text[off:], "</"+name+">")
+		if end < 0 {
+			return "", false
+		}
+		if t := strings.TrimSpace(text[off : off+end]); t != "" {
+			return t, true
+		}
+	}
 }
 
 // tagStart returns the offset of the first "<name" that starts a line of

@@ -15,19 +15,22 @@ import (
 // Claude Code session JSONL (FORMATS.md §4).
 
 type ccRecord struct {
-	Type             string     `json:"type"`
-	Subtype          string     `json:"subtype"`
-	UUID             string     `json:"uuid"`
-	ParentUUID       string     `json:"parentUuid"`
-	AgentID          string     `json:"agentId"`
-	SessionID        string     `json:"sessionId"`
-	IsSidechain      bool       `json:"isSidechain"`
-	IsCompactSummary bool       `json:"isCompactSummary"`
-	CWD              string     `json:"cwd"`
-	GitBranch        string     `json:"gitBranch"`
-	Timestamp        string     `json:"timestamp"`
-	Message          *ccMessage `json:"message"`
-	CompactMetadata  *struct {
+	Type       string `json:"type"`
+	Subtype    string `json:"subtype"`
+	UUID       string `json:"uuid"`
+	ParentUUID string `json:"parentUuid"`
+	// LogicalParentUUID is a compact boundary's link to the last line
+	// before it (its parentUuid is null).
+	LogicalParentUUID string     `json:"logicalParentUuid"`
+	AgentID           string     `json:"agentId"`
+	SessionID         string     `json:"sessionId"`
+	IsSidechain       bool       `json:"isSidechain"`
+	IsCompactSummary  bool       `json:"isCompactSummary"`
+	CWD               string     `json:"cwd"`
+	GitBranch         string     `json:"gitBranch"`
+	Timestamp         string     `json:"timestamp"`
+	Message           *ccMessage `json:"message"`
+	CompactMetadata   *struct {
 		Trigger   string `json:"trigger"`
 		PreTokens count  `json:"preTokens"`
 	} `json:"compactMetadata"`
@@ -102,8 +105,13 @@ var ccNonContext = nonContextTable{
 	"api-request-shape":     "a request's system prompt and tool list (read for the first call's system prompt and tools)",
 	"system":                "a CLI notice (system line other than a compact boundary): local commands, hook summaries, turn durations, API errors",
 	"synthetic assistant":   "an assistant line the CLI generated itself (model <synthetic>): an API error notice",
+	ccOffChain:              "a message line off the chain Claude Code sends (parentUuid from the newest leaf): a branch left by a rewind, or a copy a resume appended",
 	ccRepeated:              "a copy of what a line already read holds (its uuid, or the same tool call, block or tool result of the same response): a resumed session's file holds its chain again",
 }
+
+// ccOffChain is the known non-context kind of a message line off the
+// active chain: Claude Code does not send it.
+const ccOffChain = "off-chain line"
 
 // ccRepeated is the known non-context kind of a line that repeats one
 // already read. Claude Code sends the chain from the newest leaf along
@@ -135,9 +143,12 @@ var ccKnownTypes = func() map[string]bool {
 // ID the session id + "-sidechain-" + the agentId, or the chain's number
 // when no agentId is recorded; a chain is the lines of one agentId, else
 // the lines linked by parentUuid to a side-chain line without a side-chain
-// parent. File order is followed; the parentUuid tree is not walked
-// otherwise. Content blocks of unknown types without text, and lines of
-// unknown types that hold a message, are counted in [Trajectory].Dropped;
+// parent. The main session's message lines are those of the chain
+// Claude Code sends, from the newest leaf along parentUuid
+// (claudecode_chain.go), or all of them in file order when the file
+// holds no such chain; a side-chain file is read in file order. Content
+// blocks of unknown types without text, and lines of unknown types that
+// hold a message, are counted in [Trajectory].Dropped;
 // a file without a line of a known type is refused.
 func readClaudeCode(data []byte, name string) ([]*Trajectory, error) {
 	return readClaudeCodeLines(newBytesLineReader(data), name)
@@ -150,6 +161,10 @@ type ccRun struct {
 	md     meta
 	shaped bool   // an api-request-shape line was read
 	system string // the first api-request-shape's system prompt
+	// chain, when not nil, holds the message lines until the file is
+	// read, to read them in the order of the active chain (a main
+	// session; see claudecode_chain.go).
+	chain *ccChain
 }
 
 func newCCRun() *ccRun {
@@ -206,10 +221,50 @@ func (s *sideRuns) add(r *ccRecord) {
 }
 
 func (c *ccRun) add(r *ccRecord) {
-	t, b, md := c.t, &c.b, &c.md
-	if t.ID == "" {
-		t.ID = r.SessionID
+	if c.t.ID == "" {
+		c.t.ID = r.SessionID
 	}
+	if c.chain != nil {
+		c.chain.note(r)
+		if ccDeferred(r) {
+			c.md.line(r.CWD, r.GitBranch, parseTime(r.Timestamp))
+			return
+		}
+	}
+	c.apply(r)
+}
+
+// flush reads the lines the chain held, in the order of the active
+// chain; those off it are counted as known non-context.
+func (c *ccRun) flush() {
+	ch := c.chain
+	if ch == nil {
+		return
+	}
+	c.chain = nil
+	order, chained := ch.order()
+	read := make([]bool, len(ch.recs))
+	for _, i := range order {
+		read[i] = true
+		c.apply(ch.recs[i])
+	}
+	if !chained {
+		return
+	}
+	for i, ok := range read {
+		switch {
+		case ok:
+		case ch.replaced[i]:
+			ccNonContext.count(c.t, ccRepeated)
+		default:
+			ccNonContext.count(c.t, ccOffChain)
+		}
+	}
+}
+
+// apply reads line r into the run.
+func (c *ccRun) apply(r *ccRecord) {
+	t, b, md := c.t, &c.b, &c.md
 	ts := parseTime(r.Timestamp)
 	md.line(r.CWD, r.GitBranch, ts)
 	md.stamp(len(t.Messages), time.Time{})
@@ -263,6 +318,7 @@ func (c *ccRun) add(r *ccRecord) {
 func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	var probs []Problem
 	mainRun, allRun := newCCRun(), newCCRun()
+	mainRun.chain = newCCChain()
 	side := newSideRuns()
 	main, items, known := false, 0, 0
 	unknown := map[string]int{} // line types not of Claude Code
@@ -315,6 +371,8 @@ func readClaudeCodeLines(lr *lineReader, name string) ([]*Trajectory, error) {
 	run := mainRun
 	if !main {
 		run = allRun
+	} else {
+		mainRun.flush()
 	}
 	if known == 0 {
 		return nil, &FormatError{File: name, Closest: FormatClaudeCode,

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/transcript"
 	"github.com/google/go-cmp/cmp"
 )
@@ -234,5 +235,126 @@ func TestReadClaudeCodeResumed(t *testing.T) {
 	}
 	if tr.Orphans != 0 || tr.NonContext["repeated line"] != 4 {
 		t.Errorf("orphans %d, non-context %v; want 0 and 4 repeated lines", tr.Orphans, tr.NonContext)
+	}
+}
+
+// TestReadClaudeCodeChain: a main session whose file holds its history
+// three times (each resume appends the chain again) and a branch left by
+// a rewind (the user went back to the second assistant message and asked
+// again) reads as the chain Claude Code sends: from the newest leaf
+// along parentUuid, with the parallel tool call whose line hangs off a
+// progress line and its result put back. The fixture is built after the
+// documented line format (FORMATS.md §4), not a real session; the right
+// reading is known: 9 messages, every call answered once, no orphan.
+func TestReadClaudeCodeChain(t *testing.T) {
+	t.Parallel()
+	trs, err := transcript.ReadFile("testdata/claude-code/resumed-rewound.jsonl", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trs[0]
+	want := []string{
+		`user text="fix the failing test"`,
+		`assistant call=toolu_1/Bash{"command":"go test ./..."} call=toolu_2/Read{"file_path":"/w/add.go"} usage=in1200/out61/cr0/cw0/r0`,
+		`tool result=toolu_1/Bash="FAIL: TestAdd"!`,
+		`tool result=toolu_2/Read="func Add(a, b int) int { return a + b + 1 }"`,
+		`assistant text="TestAdd fails: Add adds one too many." usage=in1300/out12/cr0/cw0/r0`,
+		`user text="no, just fix the off-by-one"`,
+		`assistant call=toolu_4/Edit{"file_path":"/w/add.go","old_string":"a + b + 1","new_string":"a + b"} usage=in1340/out40/cr0/cw0/r0`,
+		`tool result=toolu_4/Edit="The file /w/add.go has been updated."`,
+		`assistant text="Fixed." usage=in1400/out3/cr0/cw0/r0`,
+	}
+	if diff := cmp.Diff(want, render(tr.Messages)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	calls, results := map[string]int{}, map[string]int{}
+	for _, m := range tr.Messages {
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case chat.ToolCall:
+				calls[p.ID]++
+			case chat.ToolResult:
+				results[p.ToolCallID]++
+			}
+		}
+	}
+	for id, n := range calls {
+		if n != 1 || results[id] != 1 {
+			t.Errorf("call %s: %d calls, %d results; want 1 and 1", id, n, results[id])
+		}
+	}
+	// The copies' 16 message lines (turn one's 6 twice, the rewound
+	// turn's 4 once) are replaced by their uuid's last line; the
+	// rewound turn's 4 lines are off the chain.
+	if tr.Orphans != 0 || tr.NonContext["repeated line"] != 16 || tr.NonContext["off-chain line"] != 4 {
+		t.Errorf("orphans %d, non-context %v; want 0, 16 repeated lines, 4 off-chain lines", tr.Orphans, tr.NonContext)
+	}
+	if len(tr.Times) != len(tr.Messages) || !tr.Times[5].After(tr.Times[4]) {
+		t.Errorf("times %v, want one per message in chain order", tr.Times)
+	}
+}
+
+// TestReadClaudeCodeChainCompaction: the chain walk goes on past a
+// compact boundary (parentUuid null) along its logicalParentUuid, so the
+// history before the compaction stays, with the compaction marked; a
+// branch rewound before the compaction stays out.
+func TestReadClaudeCodeChainCompaction(t *testing.T) {
+	t.Parallel()
+	input := lines(
+		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"one"}}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"first"}]}}`,
+		`{"type":"user","uuid":"x1","parentUuid":"a1","sessionId":"s","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":"rewound away"}}`,
+		`{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s","timestamp":"2026-01-01T00:00:03Z","message":{"role":"user","content":"two"}}`,
+		`{"type":"assistant","uuid":"a2","parentUuid":"u2","sessionId":"s","timestamp":"2026-01-01T00:00:04Z","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"second"}]}}`,
+		`{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"logicalParentUuid":"a2","sessionId":"s","timestamp":"2026-01-01T00:00:05Z","compactMetadata":{"trigger":"manual","preTokens":900}}`,
+		`{"type":"user","uuid":"s1","parentUuid":"b","isCompactSummary":true,"sessionId":"s","timestamp":"2026-01-01T00:00:06Z","message":{"role":"user","content":"Summary: one, two"}}`,
+		`{"type":"assistant","uuid":"a3","parentUuid":"s1","sessionId":"s","timestamp":"2026-01-01T00:00:07Z","message":{"id":"m3","role":"assistant","content":[{"type":"text","text":"third"}]}}`,
+	)
+	tr := readOne(t, transcript.FormatClaudeCode, input)
+	want := []string{`user text="one"`, `assistant text="first"`, `user text="two"`, `assistant text="second"`, `user text="Summary: one, two"`, `assistant text="third"`}
+	if diff := cmp.Diff(want, render(tr.Messages)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	wantC := []transcript.Compaction{{At: 4, Trigger: "manual", PreTokens: 900, Summary: "Summary: one, two"}}
+	if diff := cmp.Diff(wantC, tr.Compactions); diff != "" {
+		t.Errorf("compactions (-want +got):\n%s", diff)
+	}
+	if tr.NonContext["off-chain line"] != 1 {
+		t.Errorf("non-context %v, want 1 off-chain line", tr.NonContext)
+	}
+}
+
+// TestReadClaudeCodeChainSideChains: side-chain lines (a Task
+// sub-agent's, inline in a 1.0.x main file) are never part of the main
+// chain, even when they hang off a main line and are newer than its
+// leaf; they are read as their own trajectory. A sub-agent's own file
+// (<session>/subagents/agent-*.jsonl, every line isSidechain) is read on
+// its own, in file order.
+func TestReadClaudeCodeChainSideChains(t *testing.T) {
+	t.Parallel()
+	input := lines(
+		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"explore"}}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"prompt":"look around"}}]}}`,
+		`{"type":"user","uuid":"s1","parentUuid":"a1","isSidechain":true,"agentId":"x","sessionId":"s","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":"look around"}}`,
+		`{"type":"user","uuid":"r1","parentUuid":"a1","sessionId":"s","timestamp":"2026-01-01T00:00:03Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"found it"}]}}`,
+		`{"type":"assistant","uuid":"a2","parentUuid":"r1","sessionId":"s","timestamp":"2026-01-01T00:00:04Z","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"done"}]}}`,
+		`{"type":"assistant","uuid":"s2","parentUuid":"s1","isSidechain":true,"agentId":"x","sessionId":"s","timestamp":"2026-01-01T00:00:09Z","message":{"id":"m9","role":"assistant","content":[{"type":"text","text":"found it"}]}}`,
+	)
+	trs, err := transcript.Read(strings.NewReader(input), "s.jsonl", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trs) != 2 {
+		t.Fatalf("%d trajectories, want the main one and its side chain", len(trs))
+	}
+	wantMain := []string{`user text="explore"`, `assistant call=t1/Task{"prompt":"look around"}`, `tool result=t1/Task="found it"`, `assistant text="done"`}
+	if diff := cmp.Diff(wantMain, render(trs[0].Messages)); diff != "" {
+		t.Errorf("main (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{`user text="look around"`, `assistant text="found it"`}, render(trs[1].Messages)); diff != "" {
+		t.Errorf("side chain (-want +got):\n%s", diff)
+	}
+	if n := trs[0].NonContext["off-chain line"]; n != 0 {
+		t.Errorf("%d off-chain lines in the main trajectory, want 0 (side-chain lines are not the main chain's)", n)
 	}
 }

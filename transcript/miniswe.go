@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/internal/jsonx"
@@ -35,6 +36,9 @@ type miniMsg struct {
 		// {"command": …}: read only in text style (see miniCommands).
 		Actions       rawValues `json:"actions"`
 		InterruptType string    `json:"interrupt_type"`
+		// Timestamp is when the message was made, in Unix seconds
+		// (mini-swe-agent 2.x): its [Trajectory].Times.
+		Timestamp float64 `json:"timestamp"`
 	} `json:"extra"`
 }
 
@@ -158,7 +162,15 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 	var resp miniResponse // each assistant message's, decoded into one value
 	d := drops{}
 	retries := 0
+	md := meta{t: t}
+	var ts time.Time
 	for i, m := range msgs {
+		md.stamp(len(out), ts)
+		ts = time.Time{}
+		if m.Extra != nil && m.Extra.Timestamp > 0 && m.Extra.Timestamp < 1e11 {
+			ts = time.UnixMilli(int64(m.Extra.Timestamp * 1000)).UTC()
+		}
+		md.line("", "", ts)
 		content, imgs := oaContentD(m.Content, d)
 		switch m.Role {
 		case "exit":
@@ -242,9 +254,11 @@ func readMiniSWEAgent(data []byte, name string) ([]*Trajectory, error) {
 			out = append(out, chat.Message{Role: chat.RoleUser, Parts: textParts(content, imgs)})
 		}
 	}
+	md.stamp(len(out), ts)
 	if len(out) > 0 {
 		t.Messages = out
 	}
+	md.finish(len(t.Messages))
 	if len(d) > 0 {
 		t.Dropped = d
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
@@ -36,6 +37,9 @@ type ohTokenUsage struct {
 }
 
 type ohEvent struct {
+	// Timestamp is when the event happened, without a zone (read as
+	// UTC): the message's time ([Trajectory].Times).
+	Timestamp        string          `json:"timestamp"`
 	Source           string          `json:"source"`
 	Message          string          `json:"message"`
 	Action           string          `json:"action"`
@@ -259,10 +263,23 @@ func ohUsage(u ohTokenUsage) *chat.Usage {
 // text of their source, the thought followed by the command. The history
 // of older outputs, [action, observation] pairs, is flattened. finish has
 // no observation (a dangling call). A
-// condensation action is a [Compaction] with its args.summary.
+// condensation action is a [Compaction] with its args.summary. Each
+// message's time is its event's timestamp ([Trajectory].Times), the
+// first event's the run's start.
 func ohHistory(t *Trajectory, events []ohEvent, usages map[string]*chat.Usage) {
 	byResp := map[string]int{}
+	// Each message takes the time of the event that made it; Started is
+	// the first event's.
+	md := meta{t: t}
+	var ts time.Time
+	defer func() {
+		md.stamp(len(t.Messages), ts)
+		md.finish(len(t.Messages))
+	}()
 	for _, e := range events {
+		md.stamp(len(t.Messages), ts)
+		ts = parseTime(e.Timestamp)
+		md.line("", "", ts)
 		var args ohArgs
 		if rawObject(e.Args) {
 			_ = decodeLoose(e.Args, &args)

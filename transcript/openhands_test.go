@@ -3,6 +3,7 @@ package transcript_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentctx/agentctx/transcript"
 	"github.com/google/go-cmp/cmp"
@@ -133,5 +134,32 @@ func TestOpenHandsCutNote(t *testing.T) {
 	}
 	if tr := readOne(t, transcript.FormatOpenHands, ohLine("repo__a-1", ohHistory)); tr.Notes != nil {
 		t.Errorf("no long observation: Notes = %q", tr.Notes)
+	}
+}
+
+// TestReadOpenHandsTimes: each message takes its event's timestamp
+// (OpenHands writes them without a zone: UTC), the first event's is the
+// run's start; a message merged from several events keeps the first's.
+func TestReadOpenHandsTimes(t *testing.T) {
+	t.Parallel()
+	hist := `[
+ {"id":0,"timestamp":"2025-04-30T16:32:54.707474","source":"agent","message":"sys","action":"system","args":{"content":"sys"}},
+ {"id":1,"timestamp":"2025-04-30T16:32:54.708196","source":"user","message":"Fix it","action":"message","args":{"content":"Fix it"}},
+ {"id":2,"timestamp":"2025-04-30T16:32:54.729188","source":"user","message":"Retrieving","action":"recall","args":{}},
+ {"id":5,"timestamp":"2025-04-30T16:32:57.821635","source":"agent","message":"Running command: ls","action":"run","tool_call_metadata":{"function_name":"execute_bash","tool_call_id":"toolu_01","model_response":` + ohResp1 + `,"total_calls_in_response":1},"args":{"command":"ls"}},
+ {"id":6,"timestamp":"2025-04-30T16:32:58.441272","source":"agent","message":"done","cause":5,"observation":"run","tool_call_metadata":{"function_name":"execute_bash","tool_call_id":"toolu_01","model_response":` + ohResp1 + `,"total_calls_in_response":1},"content":"a.c","extras":{}}
+]`
+	tr := readOne(t, transcript.FormatOpenHands, ohLine("repo__a-1", hist))
+	at := func(s string) time.Time {
+		t.Helper()
+		v, err := time.Parse("2006-01-02T15:04:05.999999", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	want := []time.Time{at("2025-04-30T16:32:54.707474"), at("2025-04-30T16:32:54.708196"), at("2025-04-30T16:32:57.821635"), at("2025-04-30T16:32:58.441272")}
+	if diff := cmp.Diff(want, tr.Times); diff != "" || !tr.Started.Equal(want[0]) {
+		t.Errorf("started %v, times (-want +got):\n%s", tr.Started, diff)
 	}
 }

@@ -99,8 +99,11 @@ flags.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if f.maxTurns < 0 || f.budget < 0 {
-				return usageError{errors.New("--max-turns and --budget must not be negative")}
+			if f.maxTurns < 0 {
+				return usageError{errors.New("--max-turns must not be negative")}
+			}
+			if err := checkBudget(cmd, f.budget); err != nil {
+				return err
 			}
 			return runChat(cmd, e, f, dir)
 		},
@@ -120,6 +123,7 @@ flags.`,
 	fl.BoolVarP(&f.cont, "continue", "c", false, "resume the project's latest chat session")
 	fl.StringVar(&f.resume, "resume", "", "resume the session with this ID")
 	addHomeFlag(cmd, e, &f.home)
+	completeFlag(cmd, "resume", completeSessions(e, &f.home, 0, false))
 	return cmd
 }
 

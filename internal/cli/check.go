@@ -71,6 +71,7 @@ repaired file.`,
 	cmd.Flags().BoolVar(&f.force, "force", false, "with --repair, overwrite an existing repaired copy (never the original)")
 	cmd.Flags().StringVar(&f.out, "out", "", "with --repair, write the copy to this file instead (not the original)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the report as one JSON object (JSON Lines)")
+	cmd.ValidArgsFunction = completeSessions(e, home, 1, true)
 	return cmd
 }
 
@@ -79,6 +80,73 @@ type checkJSON struct {
 	Report   session.Report `json:"report"`
 	OK       bool           `json:"ok"`
 	Repaired *repairJSON    `json:"repaired,omitempty"`
+}
+
+// checkProblem is a problem as `sessions check --json` prints it:
+// session.Problem's fields, with its Repaired flag (reading works around
+// the problem: the entry is kept, or the chain relinked in memory;
+// nothing is written) named for what it says, "recovered". "repaired" is
+// true only on what --repair fixed in the copy it wrote (the repaired
+// section's dropped lines and fixed links): without --repair, check
+// repairs nothing.
+type checkProblem struct {
+	Kind      session.ProblemKind `json:"kind"`
+	File      string              `json:"file,omitempty"`
+	Line      int                 `json:"line,omitempty"`
+	Offset    int64               `json:"offset"`
+	UUID      string              `json:"uuid,omitempty"`
+	Detail    string              `json:"detail"`
+	Recovered bool                `json:"recovered,omitempty"`
+	Repaired  bool                `json:"repaired,omitempty"`
+}
+
+// checkReport is a session.Report with its problems as check prints
+// them.
+type checkReport struct {
+	session.Report
+	Problems []checkProblem `json:"problems"`
+}
+
+// printedCheck is checkJSON as `sessions check --json` prints it.
+type printedCheck struct {
+	Report   checkReport    `json:"report"`
+	OK       bool           `json:"ok"`
+	Repaired *printedRepair `json:"repaired,omitempty"`
+}
+
+type printedRepair struct {
+	File    string         `json:"file"`
+	Backup  string         `json:"backup,omitempty"`
+	Dropped []checkProblem `json:"dropped"`
+	Fixes   []checkProblem `json:"fixes"`
+	Report  checkReport    `json:"report"`
+	OK      bool           `json:"ok"`
+}
+
+// printed returns c as `sessions check --json` prints it.
+func (c checkJSON) printed() printedCheck {
+	out := printedCheck{Report: printedReport(c.Report), OK: c.OK}
+	if r := c.Repaired; r != nil {
+		out.Repaired = &printedRepair{File: r.File, Backup: r.Backup, Dropped: printedProblems(r.Dropped, true),
+			Fixes: printedProblems(r.Fixes, true), Report: printedReport(r.Report), OK: r.OK}
+	}
+	return out
+}
+
+func printedReport(r session.Report) checkReport {
+	return checkReport{Report: r, Problems: printedProblems(r.Problems, false)}
+}
+
+// printedProblems converts ps; repaired says --repair fixed them.
+func printedProblems(ps []session.Problem, repaired bool) []checkProblem {
+	if ps == nil {
+		return nil
+	}
+	out := make([]checkProblem, len(ps))
+	for i, p := range ps {
+		out[i] = checkProblem{Kind: p.Kind, File: p.File, Line: p.Line, Offset: p.Offset, UUID: p.UUID, Detail: p.Detail, Recovered: p.Repaired && !repaired, Repaired: repaired}
+	}
+	return out
 }
 
 type repairJSON struct {
@@ -102,10 +170,11 @@ func runCheck(ctx context.Context, e *env, home string, f checkFlags, arg string
 	}
 	path, stored := arg, false
 	var st *jsonlstore.Store
-	if !isFile(arg) {
-		if verr := session.ValidateID(arg); verr != nil {
-			return fmt.Errorf("sessions check: %s is neither a file nor a session id: %w", arg, verr)
-		}
+	file, err := fileOrID("sessions check", arg)
+	if err != nil {
+		return err
+	}
+	if !file {
 		if st, err = openStore(e, home); err != nil {
 			return err
 		}
@@ -170,13 +239,13 @@ func runCheck(ctx context.Context, e *env, home string, f checkFlags, arg string
 		r.Report, r.OK = r2, r2.OK()
 	}
 	if f.json {
-		if err := writeJSON(e.stdout, out); err != nil {
+		if err := writeJSON(e.stdout, out.printed()); err != nil {
 			return err
 		}
 	} else {
 		printReport(e.stdout, out.Report)
 		if r := out.Repaired; r != nil {
-			fmt.Fprintf(e.stdout, "\nwrote %s: %d lines dropped, %d links repaired\n", r.File, len(r.Dropped), len(r.Fixes))
+			fmt.Fprintf(e.stdout, "\nwrote %s: %s dropped, %s repaired\n", r.File, nouns(len(r.Dropped), "line", "lines"), nouns(len(r.Fixes), "link", "links"))
 			if r.Backup != "" {
 				fmt.Fprintf(e.stdout, "the original is kept as %s\n", r.Backup)
 			}
@@ -234,9 +303,9 @@ func printReport(w io.Writer, r session.Report) {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[session.ProblemKind(k)], k))
 	}
 	if r.OK() {
-		fmt.Fprintf(w, "  %d warnings (%s): OK (a write a crash cut short, which loading recovers from; --repair removes it)\n", len(r.Problems), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  %s (%s): OK (a write a crash cut short, which loading recovers from; --repair removes it)\n", nouns(len(r.Problems), "warning", "warnings"), strings.Join(parts, ", "))
 	} else {
-		fmt.Fprintf(w, "  %d problems (%s): %s\n", len(r.Problems), strings.Join(parts, ", "), okWord(r.OK()))
+		fmt.Fprintf(w, "  %s (%s): %s\n", nouns(len(r.Problems), "problem", "problems"), strings.Join(parts, ", "), okWord(r.OK()))
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  %s\n", problemLine(p))

@@ -16,7 +16,7 @@ import (
 // Exit codes of [Main].
 const (
 	ExitOK    = 0 // success
-	ExitError = 1 // a command failed (unreadable input, …)
+	ExitError = 1 // a command failed (unreadable input, a missing file or session: "no such file", "no such session", …)
 	ExitUsage = 2 // bad flags or arguments
 	// ExitInterrupted is the exit code after a SIGINT (128 + 2, the
 	// shells' convention): a command cancelled by Ctrl-C, the interactive

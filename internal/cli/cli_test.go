@@ -240,7 +240,7 @@ func TestReplayReportsProblems(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
-	if !strings.Contains(out, "PROBLEMS") || !strings.Contains(out, "1 lines skipped, 1 left out") || !strings.Contains(out, "1 orphans") {
+	if !strings.Contains(out, "PROBLEMS") || !strings.Contains(out, "1 line skipped, 1 left out") || !strings.Contains(out, "1 orphan") {
 		t.Errorf("table lacks the problems per file:\n%s", out)
 	}
 	if !strings.Contains(errOut, `warning: `+torn+`: the reader left out 1 content block "new_block_kind"`) {

@@ -83,15 +83,19 @@ read from --project only.`,
   agentctx compact 0192f3c4-… --summarizer llm --provider anthropic --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if f.budget < 0 {
-				return usageError{fmt.Errorf("--budget must be positive, got %d", f.budget)}
+			if err := checkBudget(cmd, f.budget); err != nil {
+				return err
 			}
 			sum, err := f.sum.summarizer()
 			if err != nil {
 				return err
 			}
 			ctx := cmd.Context()
-			if !isFile(args[0]) {
+			file, err := fileOrID("compact", args[0])
+			if err != nil {
+				return err
+			}
+			if !file {
 				store, err := openStore(e, home)
 				if err != nil {
 					return err
@@ -157,6 +161,7 @@ read from --project only.`,
 	fl.StringVar(&f.project, "project", "", "folder the session's relative file paths are read from (default: the session's project)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what compaction would do; write nothing")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object (JSON Lines)")
+	cmd.ValidArgsFunction = completeSessions(e, &home, 1, true)
 	return cmd
 }
 

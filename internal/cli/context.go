@@ -52,8 +52,8 @@ instruction files cut), and the cap is reported.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if f.budget < 0 {
-				return usageError{fmt.Errorf("--budget must be positive, got %d", f.budget)}
+			if err := checkBudget(cmd, f.budget); err != nil {
+				return err
 			}
 			return runContext(cmd, e, f, dir)
 		},

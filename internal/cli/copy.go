@@ -48,6 +48,7 @@ A JSONL session with a torn or malformed line is not copied: run
 	cmd.Flags().StringVar(&f.from, "from", "", "source store URL (default: the --store in use)")
 	cmd.Flags().StringVar(&f.to, "to", "", "destination store URL (required)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object per session (JSON Lines)")
+	cmd.ValidArgsFunction = completeSessions(e, home, 0, false)
 	return cmd
 }
 
@@ -109,7 +110,7 @@ func runCopy(ctx context.Context, e *env, home string, f copyFlags, ids []string
 		}
 		switch r.Status {
 		case "copied":
-			fmt.Fprintf(e.stdout, "copied %s (%d entries)\n", id, r.Entries)
+			fmt.Fprintf(e.stdout, "copied %s (%s)\n", id, nouns(r.Entries, "entry", "entries"))
 		case "skipped":
 			fmt.Fprintf(e.stdout, "skipped %s: %s\n", id, r.Reason)
 		default:

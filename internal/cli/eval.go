@@ -87,6 +87,8 @@ fractions. -o writes an HTML page plotting support against tokens sent.`,
 	fl.BoolVar(&f.replay.limit, "limit-tool-results", true, "pass each tool result through the tool-result limiter as it enters the window")
 	fl.BoolVar(&f.replay.reminders, "reminders", true, "send system reminders with the model calls")
 	fl.BoolVar(&f.replay.workmem, "working-memory", true, "keep the working memory and send its context with the model calls")
+	completeFlag(cmd, "format", completeWords(formatList))
+	completeFlag(cmd, "strategies", completeWords(func() []string { return append(strategyNames(), "all") }))
 	return cmd
 }
 
@@ -107,7 +109,7 @@ func runEval(ctx context.Context, e *env, f evalFlags, args []string) error {
 	}
 	for _, b := range budgets {
 		if b <= 0 {
-			return usageError{fmt.Errorf("--budget must be positive, got %d", b)}
+			return usageError{fmt.Errorf("--budget %d: want a positive number of tokens", b)}
 		}
 	}
 	names, err := evalStrategies(f.strategies)

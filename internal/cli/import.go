@@ -88,6 +88,7 @@ command then exits 1.`,
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per file (JSON Lines)")
 	fl.BoolVar(&f.sidechains, "sidechains", false, "also import Claude Code side-chain (sub-agent) files, each as its own session")
 	fl.StringVar(&f.project, "project", "", "project path for sessions whose transcript records no working directory (default: the file's folder)")
+	completeFlag(cmd, "from", completeWords(formatList))
 	return cmd
 }
 
@@ -225,7 +226,7 @@ func printImport(w io.Writer, rs []importResult) {
 		switch r.Status {
 		case statusImported:
 			n[0]++
-			fmt.Fprintf(tw, "imported\t%s\t%s msgs\t%d compactions\t%s\n", r.ID, num(r.Messages), r.Compactions, cut(r.Title, 50))
+			fmt.Fprintf(tw, "imported\t%s\t%s msgs\t%s\t%s\n", r.ID, num(r.Messages), nouns(r.Compactions, "compaction", "compactions"), cut(r.Title, 50))
 			for _, note := range r.Notes {
 				fmt.Fprintf(tw, "\t  note: %s\n", note)
 			}
@@ -372,6 +373,14 @@ func (im *importer) trajectory(ctx context.Context, tr *transcript.Trajectory, a
 	if project == "" {
 		project = filepath.Dir(abs)
 	}
+	if tr.Started.IsZero() {
+		// The transcript records no time: the file's last write, when
+		// the run wrote it, stands for the run's time (not the import's).
+		if fi, err := os.Stat(abs); err == nil {
+			tr.Started = fi.ModTime().UTC()
+			notes = append(notes, "the transcript records no time: its file's modification time is the session's")
+		}
+	}
 	meta := map[string]string{}
 	if parent != "" {
 		meta[metaSidechainOf] = parent
@@ -465,7 +474,8 @@ func importID(tr *transcript.Trajectory, abs string, sidechain bool) string {
 }
 
 // importEntries maps a trajectory to session entries: one per message, in
-// order, with the message's timestamp where the transcript has one, and
+// order, with the message's timestamp where the transcript has one (else
+// the one before it, the first messages the trajectory's Started), and
 // for each compaction a compact boundary:
 //
 //   - Claude Code: the boundary (trigger, preTokens), then the summary
@@ -503,10 +513,10 @@ func eachImportEntry(tr *transcript.Trajectory, fn func(session.Entry) error) ([
 	for _, c := range tr.Compactions {
 		byAt[c.At] = append(byAt[c.At], c)
 	}
-	var (
-		notes []string
-		last  time.Time
-	)
+	var notes []string
+	// A message without a time takes the one before it, the first ones
+	// the run's start: every entry has the run's time, none the import's.
+	last := tr.Started
 	at := func(i int) time.Time {
 		if i >= 0 && i < len(tr.Times) && !tr.Times[i].IsZero() { // i is -1 for a compaction in a transcript without messages
 			last = tr.Times[i]

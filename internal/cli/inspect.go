@@ -57,11 +57,15 @@ With --json, one JSON object per window is printed per line.`,
   agentctx inspect rollout-2026-02-23T12-41-04-….jsonl --model gpt-5 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if f.budget < 0 {
-				return usageError{fmt.Errorf("--budget must be positive, got %d", f.budget)}
+			if err := checkBudget(cmd, f.budget); err != nil {
+				return err
 			}
 			var lives []*live
-			if isFile(args[0]) {
+			file, err := fileOrID("inspect", args[0])
+			if err != nil {
+				return err
+			}
+			if file {
 				lives, err = restoreFile(cmd.Context(), args[0], f.model, f.budget)
 				if err != nil {
 					return fmt.Errorf("inspect %s: %w", args[0], err)
@@ -99,6 +103,7 @@ With --json, one JSON object per window is printed per line.`,
 	cmd.Flags().StringVar(&f.model, "model", "", "count tokens and size the context window as this model (default: the session's model)")
 	cmd.Flags().IntVar(&f.budget, "budget", 0, "prompt budget in tokens (default: the one the session recorded, else the model's default)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object per window (JSON Lines)")
+	cmd.ValidArgsFunction = completeSessions(e, &home, 1, true)
 	return cmd
 }
 
@@ -317,7 +322,7 @@ func printInspect(w io.Writer, r inspectReport, color bool) {
 	byTool("tool results by tool", r.ToolResultsByTool, categoryColors[window.CategoryToolResults])
 	byTool("tool calls by tool", r.ToolCallsByTool, categoryColors[window.CategoryToolCalls])
 	if len(r.Problems) > 0 {
-		fmt.Fprintf(w, "\n%d problems while loading (see 'agentctx sessions check'):\n", len(r.Problems))
+		fmt.Fprintf(w, "\n%s while loading (see 'agentctx sessions check'):\n", nouns(len(r.Problems), "problem", "problems"))
 		for i, p := range r.Problems {
 			if i == 5 {
 				fmt.Fprintf(w, "  … %d more\n", len(r.Problems)-i)

@@ -71,6 +71,9 @@ is refused with 421 (DNS rebinding), one from a page (an Origin header) with
   OPENAI_BASE_URL=http://127.0.0.1:8787/v1 codex`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkBudget(cmd, f.budget); err != nil {
+				return usageError{fmt.Errorf("proxy: %w", err)}
+			}
 			return runProxy(cmd.Context(), e, f)
 		},
 	}
@@ -94,9 +97,6 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 	up, err := url.Parse(f.upstream)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return usageError{fmt.Errorf("proxy: --upstream %q: want an absolute http or https URL", f.upstream)}
-	}
-	if f.budget < 0 {
-		return usageError{fmt.Errorf("proxy: --budget %d: want a positive number of tokens", f.budget)}
 	}
 	host, _, err := net.SplitHostPort(f.listen)
 	if err != nil {

@@ -107,6 +107,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	}
 	fl := cmd.Flags()
 	f.addEngineFlags(fl)
+	fl.Lookup("reminders").Usage += "; -v lists them"
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per trajectory (JSON Lines)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print a per-step table (step, role, tokens added, prompt tokens, usage %, provider's count, action)")
 	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a call went over budget although its pinned parts fit, an invariant broke, a tool result had no call, a malformed line was skipped, or the reader left out more than a trace (over 1% of the messages, or any tool call or result); known non-context records never fail it")
@@ -114,6 +115,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
 	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
 	addStoreFlag(fl, e)
+	completeEngineFlags(cmd)
 	return cmd
 }
 
@@ -130,7 +132,7 @@ func (f *replayFlags) addEngineFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&f.sum.model, "summary-model", "", "with --summarizer llm, the model that writes summaries (default $AGENTCTX_MODEL, else the provider's default)")
 	fl.StringVar(&f.format, "format", "", "force a transcript format: "+formatNames())
 	fl.BoolVar(&f.limit, "limit-tool-results", true, "pass each tool result through the tool-result limiter (seed 003) as it enters the window; --limit-tool-results=false replays the results whole")
-	fl.BoolVar(&f.reminders, "reminders", true, "send system reminders (todo list, changed files, secrets, context pressure) with the model calls; -v lists them")
+	fl.BoolVar(&f.reminders, "reminders", true, "send system reminders (todo list, changed files, secrets, context pressure) with the model calls")
 	fl.BoolVar(&f.workmem, "working-memory", true, "keep the working memory (seed 002) and send its context with the model calls once a compaction ran or a finding or plan exists; --working-memory=false replays without it")
 }
 
@@ -143,6 +145,9 @@ func formatNames() string {
 }
 
 func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err error) {
+	if err := checkBudget(cmd, f.budget); err != nil {
+		return err
+	}
 	opts, format, err := f.options(e)
 	if err != nil {
 		return err
@@ -273,9 +278,6 @@ func summarizes(s compact.Strategy) bool {
 // store) and the transcript format they force ("" to detect it). Bad
 // flags are usage errors.
 func (f replayFlags) options(e *env) (replay.Options, transcript.Format, error) {
-	if f.budget < 0 {
-		return replay.Options{}, "", usageError{fmt.Errorf("--budget must be positive, got %d", f.budget)}
-	}
 	if !f.save && (f.project != "" || f.home != "") {
 		return replay.Options{}, "", usageError{errors.New("--project and --home need --save")}
 	}
@@ -401,7 +403,7 @@ func strictCheck(results []*replay.Result) error {
 	for _, r := range results {
 		var why []string
 		if n := r.CallsOverBudget - r.CallsOverBudgetPinned; n > 0 || r.InvariantViolations > 0 {
-			why = append(why, fmt.Sprintf("%d calls over budget, %d invariant violations", n, r.InvariantViolations))
+			why = append(why, nouns(n, "call", "calls")+" over budget, "+nouns(r.InvariantViolations, "invariant violation", "invariant violations"))
 		}
 		if r.OrphanResults > 0 {
 			why = append(why, fmt.Sprintf("%d tool results without a call", r.OrphanResults))
@@ -498,7 +500,7 @@ func resultName(r *replay.Result) string {
 func problemsCell(r *replay.Result) string {
 	var parts []string
 	if n := len(r.Problems); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d lines skipped", n))
+		parts = append(parts, nouns(n, "line", "lines")+" skipped")
 	}
 	n := 0
 	for _, v := range r.Dropped {
@@ -508,7 +510,7 @@ func problemsCell(r *replay.Result) string {
 		parts = append(parts, fmt.Sprintf("%d left out", n))
 	}
 	if r.OrphanResults > 0 {
-		parts = append(parts, fmt.Sprintf("%d orphans", r.OrphanResults))
+		parts = append(parts, nouns(r.OrphanResults, "orphan", "orphans"))
 	}
 	if len(parts) == 0 {
 		return "-"
@@ -521,6 +523,15 @@ func shortName(path string) string {
 		return path
 	}
 	return "…" + path[len(path)-39:]
+}
+
+// nouns formats a count of things: n with thousands separators and the
+// noun, one when n is 1, else many ("1 trajectory", "2 trajectories").
+func nouns(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return num(n) + " " + many
 }
 
 // num formats n with thousands separators.
@@ -618,7 +629,7 @@ func printSummary(w io.Writer, r *replay.Result) {
 		fmt.Fprintln(w)
 	}
 	if r.SummaryEscalations > 0 {
-		fmt.Fprintf(w, "  guard        %d summaries declined (too little to free, or too soon after the last); the next levels compacted instead\n", r.SummaryEscalations)
+		fmt.Fprintf(w, "  guard        %s declined (too little to free, or too soon after the last); the next levels compacted instead\n", nouns(r.SummaryEscalations, "summary", "summaries"))
 	}
 	if r.Retention != nil {
 		printRetention(w, "  retention    ", r.Retention)
@@ -630,7 +641,7 @@ func printSummary(w io.Writer, r *replay.Result) {
 		fmt.Fprintf(w, "  repaired     %d tool results without a call added as user text\n", r.OrphanResults)
 	}
 	if d := r.UsageDiff; d != nil {
-		fmt.Fprintf(w, "  vs provider  %d calls with usage: counted mean %s, max %s off (bias %+.1f%%)", d.Calls, pct(d.Mean), pct(d.Max), 100*d.Bias)
+		fmt.Fprintf(w, "  vs provider  %s with usage: counted mean %s, max %s off (bias %+.1f%%)", nouns(d.Calls, "call", "calls"), pct(d.Mean), pct(d.Max), 100*d.Bias)
 		if d.AnchoredCalls > 0 {
 			fmt.Fprintf(w, "; usage-anchored mean %s, max %s", pct(d.AnchoredMean), pct(d.AnchoredMax))
 		}
@@ -743,7 +754,7 @@ func printTable(w io.Writer, rs []*replay.Result) {
 			tot.Compactions[k] += v
 		}
 	}
-	fmt.Fprintf(tw, "TOTAL (%d trajectories)\t\t\t\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t"+strings.Repeat("\t", strings.Count(problems, "\t"))+"%.0f\t%.0f\t%.0f\t%.0f\n", len(rs), num(tot.Messages), num(tot.ModelCalls),
+	fmt.Fprintf(tw, "TOTAL (%s)\t\t\t\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t"+strings.Repeat("\t", strings.Count(problems, "\t"))+"%.0f\t%.0f\t%.0f\t%.0f\n", nouns(len(rs), "trajectory", "trajectories"), num(tot.Messages), num(tot.ModelCalls),
 		num(tot.PeakPromptTokens), tot.CallsOverBudget, tot.InvariantViolations, levelCounts(&tot), num(tot.TokensRemoved), tot.LoadMS, tot.ParseMS, tot.EngineMS, tot.WallMS)
 	_ = tw.Flush()
 }

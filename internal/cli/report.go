@@ -58,12 +58,19 @@ one at a time: --index picks one (default the first).`,
 			if f.index < 0 {
 				return usageError{fmt.Errorf("--index must be ≥ 0, got %d", f.index)}
 			}
+			if err := checkBudget(cmd, f.budget); err != nil {
+				return err
+			}
 			opts, format, err := f.options(e)
 			if err != nil {
 				return err
 			}
+			file, err := fileOrID("report", args[0])
+			if err != nil {
+				return err
+			}
 			var rep *report.Report
-			if isFile(args[0]) {
+			if file {
 				rep, err = reportFile(cmd, args[0], format, f.index, opts)
 			} else {
 				if !cmd.Flags().Changed("strategy") {
@@ -81,8 +88,8 @@ one at a time: --index picks one (default the first).`,
 			if err := os.WriteFile(f.output, buf.Bytes(), 0o644); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "wrote %s: %d model calls, %d compactions, peak %s of %s tokens\n",
-				escapeTerm(f.output), len(rep.Calls), len(rep.Compactions), num(rep.Totals.PeakPrompt), num(rep.Budget))
+			fmt.Fprintf(e.stdout, "wrote %s: %s, %s, peak %s of %s tokens\n",
+				escapeTerm(f.output), nouns(len(rep.Calls), "model call", "model calls"), nouns(len(rep.Compactions), "compaction", "compactions"), num(rep.Totals.PeakPrompt), num(rep.Budget))
 			return nil
 		},
 	}
@@ -91,6 +98,8 @@ one at a time: --index picks one (default the first).`,
 	fl.IntVar(&f.index, "index", 0, "in a FILE holding several trajectories, the one to report (0-based)")
 	f.addEngineFlags(fl)
 	addHomeFlag(cmd, e, &home)
+	completeEngineFlags(cmd)
+	cmd.ValidArgsFunction = completeSessions(e, &home, 1, true)
 	return cmd
 }
 

@@ -124,9 +124,10 @@ func printSessions(w io.Writer, ss []session.Session, now time.Time) {
 
 func newRmCmd(e *env, home *string) *cobra.Command {
 	return &cobra.Command{
-		Use:     "rm ID...",
-		Aliases: []string{"remove", "delete"},
-		Short:   "Remove stored sessions",
+		ValidArgsFunction: completeSessions(e, home, 0, false),
+		Use:               "rm ID...",
+		Aliases:           []string{"remove", "delete"},
+		Short:             "Remove stored sessions",
 		Long: `Rm deletes each session's transcript and metadata. A session that another
 process is writing (an agent still running) is not removed: rm fails with
 exit status 1 and says so.`,
@@ -180,6 +181,11 @@ note of what was left out (--full prints them whole).`,
   agentctx sessions show 0192f3c4-… --full | less`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if file, err := fileOrID("sessions show", args[0]); err != nil {
+				return err
+			} else if file {
+				return usageError{fmt.Errorf("sessions show %s: show takes a stored session's id; 'agentctx inspect %s' shows a file's window", args[0], args[0])}
+			}
 			st, err := openSessions(e, *home)
 			if err != nil {
 				return err
@@ -199,6 +205,7 @@ note of what was left out (--full prints them whole).`,
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the session and its live window as one JSON object (JSON Lines)")
 	cmd.Flags().BoolVar(&f.full, "full", false, "print tool results and long texts whole")
 	cmd.Flags().StringVar(&f.model, "model", "", "count tokens as this model does (default: the session's model)")
+	cmd.ValidArgsFunction = completeSessions(e, home, 1, false)
 	return cmd
 }
 

@@ -462,7 +462,7 @@ func TestSessionsUsageErrors(t *testing.T) {
 		{"list: project and all", []string{"sessions", "list", "--home", home, "--all", "--project", "/x"}, ExitUsage, "exclude each other"},
 		{"list: argument", []string{"sessions", "list", "--home", home, "extra"}, ExitUsage, "unknown command"},
 		{"show: no id", []string{"sessions", "show", "--home", home}, ExitUsage, "accepts 1 arg"},
-		{"show: bad id", []string{"sessions", "show", "--home", home, "../etc"}, ExitUsage, "invalid session id"},
+		{"show: a path", []string{"sessions", "show", "--home", home, "../no/etc"}, ExitError, "../no/etc: no such file"},
 		{"show: unknown id", []string{"sessions", "show", "--home", home, "nope"}, ExitError, "no such session"},
 		{"rm: no id", []string{"sessions", "rm", "--home", home}, ExitUsage, "requires at least 1 arg"},
 		{"rm: bad id", []string{"sessions", "rm", "--home", home, "a/b"}, ExitUsage, "path separator"},

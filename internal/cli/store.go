@@ -93,6 +93,8 @@ func storeError(op, id string, err error) error {
 	switch {
 	case errors.Is(err, session.ErrSessionBusy):
 		return fmt.Errorf("%s %s: another process is writing this session (an agent still running?); try again when it has finished", op, id)
+	case errors.Is(err, session.ErrNotFound) && fileLike(id):
+		return fmt.Errorf("%s %s: no such file, nor a stored session of that id ('agentctx sessions list --all' shows them)", op, id)
 	case errors.Is(err, session.ErrNotFound):
 		return fmt.Errorf("%s %s: no such session; 'agentctx sessions list --all' shows the stored ones", op, id)
 	case errors.Is(err, session.ErrInvalidID):
