@@ -74,6 +74,9 @@ type Engine struct {
 	// (BuildContextTokens, SectionTokens), so that the blocks holding
 	// them are not counted again.
 	lastMem, lastTracker counted
+	// reqBuf keeps the requests' messages between requests: a request
+	// copies only the messages added since the last one.
+	reqBuf prompt.Buffer
 	// memReuse is set while a request prepares its tail again after a
 	// compaction: the working memory did not change since the first
 	// time, and its context is reused (memText).
@@ -568,6 +571,16 @@ func (e *Engine) Check() []window.Violation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.w.Check()
+}
+
+// CheckFull is [Engine.Check] walking the whole window with fresh state
+// ([window.Window.CheckFull]): O(messages) time and allocations, the
+// oracle the incremental Check is tested against. Safe for concurrent
+// use.
+func (e *Engine) CheckFull() []window.Violation {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.w.CheckFull()
 }
 
 // Breakdown returns where the context window's tokens go, by kind

@@ -106,6 +106,8 @@ type Window struct {
 	dropped Dropped
 	// chk is what Check verified last.
 	chk checker
+	// edits counts the changes other than appends (touch).
+	edits uint64
 }
 
 // New returns an empty window configured by opts. It returns an error only
@@ -293,6 +295,14 @@ func (w *Window) AppendMessages(dst []chat.Message) []chat.Message {
 	}
 	return dst
 }
+
+// Edits counts the changes made to the window's messages other than
+// appends ([Window.Replace], [Window.Remove], [Window.SetNote]) since
+// [New]. While it stays the same, the messages seen earlier are still the
+// window's first messages, unchanged, in the same order: a caller that
+// keeps a copy of them (prompt.Buffer) appends only the messages added
+// since.
+func (w *Window) Edits() uint64 { return w.edits }
 
 // Budget returns the token budget (0: none).
 func (w *Window) Budget() int { return w.budget }
