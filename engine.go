@@ -91,8 +91,8 @@ type Engine struct {
 
 	tracker *track.Tracker
 	active  *workmem.ActiveContext
-	// uses reads each tool call once for the tracker and the working
-	// memory.
+	// uses reads each tool call once for the limiter, the tracker, the
+	// working memory and compaction's tally (the window's Classify).
 	uses tooluse.Recent
 	// open pairs the tracker's tool results with their calls.
 	open tooluse.Pairer[chat.ToolCall]
@@ -378,7 +378,7 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 		budget = policy.Budget(e.info)
 	}
 	e.toolTokens = token.Tools(counter, opts.Tools)
-	if e.w, err = window.New(window.Options{Budget: budget, Counter: e.windowCounter(), Reserved: e.toolTokens}); err != nil {
+	if e.w, err = window.New(window.Options{Budget: budget, Counter: e.windowCounter(), Reserved: e.toolTokens, Classify: e.uses.Take}); err != nil {
 		return nil, fmt.Errorf("agentctx: %w", err)
 	}
 	e.strategy = opts.Strategy
