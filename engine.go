@@ -595,6 +595,11 @@ func (e *Engine) Breakdown() window.Breakdown {
 // tokenizer). Counters are safe for concurrent use.
 func (e *Engine) Counter() token.Counter { return e.counter }
 
+// ToolTokens returns the size of the tool schemas ([Options].Tools) in
+// tokens ([token.Tools]), counted once when the engine was opened. It
+// never changes; safe for concurrent use.
+func (e *Engine) ToolTokens() int { return e.toolTokens }
+
 // windowCounter is the counter of the context window: the model's
 // tokenizer, through the line memo when there is one.
 func (e *Engine) windowCounter() token.Counter {

@@ -359,11 +359,11 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	// BPE vocabulary is a one-time cost per process, counted as load.
 	start := time.Now()
 	res.LoadMS = ms(start.Sub(begin))
-	res.ToolTokens = token.Tools(counter, tr.Tools)
 	eng, err := open(ctx, tr, res, opts, strategy)
 	if err != nil {
 		return nil, err
 	}
+	res.ToolTokens = eng.ToolTokens() // tr.Tools, counted once
 	usage := newUsageComparison(counter, eng.WindowStats().Overhead, res.ToolTokens, tr.Compactions)
 	var cache cacheSim
 	calls := 0
