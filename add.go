@@ -268,7 +268,7 @@ func (e *Engine) limit(m chat.Message, call chat.ToolCall) chat.Message {
 	if !ok || m.Role != chat.RoleTool {
 		return m
 	}
-	opts := compact.LimitOptions{RecallTool: e.recallTool, Call: call}
+	opts := compact.LimitOptions{RecallTool: e.recallTool, Call: call, Classify: e.uses.Classify}
 	ratio := e.w.Ratio()
 	q := compact.QuotaFor(ratio)
 	full := 0 // m's size in tokens, once counted

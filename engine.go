@@ -74,6 +74,9 @@ type Engine struct {
 	// (BuildContextTokens, SectionTokens), so that the blocks holding
 	// them are not counted again.
 	lastMem, lastTracker counted
+	// reqBuf keeps the requests' messages between requests: a request
+	// copies only the messages added since the last one.
+	reqBuf prompt.Buffer
 	// memReuse is set while a request prepares its tail again after a
 	// compaction: the working memory did not change since the first
 	// time, and its context is reused (memText).
@@ -88,8 +91,8 @@ type Engine struct {
 
 	tracker *track.Tracker
 	active  *workmem.ActiveContext
-	// uses reads each tool call once for the tracker and the working
-	// memory.
+	// uses reads each tool call once for the limiter, the tracker, the
+	// working memory and compaction's tally (the window's Classify).
 	uses tooluse.Recent
 	// open pairs the tracker's tool results with their calls.
 	open tooluse.Pairer[chat.ToolCall]
@@ -375,7 +378,7 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 		budget = policy.Budget(e.info)
 	}
 	e.toolTokens = token.Tools(counter, opts.Tools)
-	if e.w, err = window.New(window.Options{Budget: budget, Counter: e.windowCounter(), Reserved: e.toolTokens}); err != nil {
+	if e.w, err = window.New(window.Options{Budget: budget, Counter: e.windowCounter(), Reserved: e.toolTokens, Classify: e.uses.Take}); err != nil {
 		return nil, fmt.Errorf("agentctx: %w", err)
 	}
 	e.strategy = opts.Strategy
@@ -570,6 +573,16 @@ func (e *Engine) Check() []window.Violation {
 	return e.w.Check()
 }
 
+// CheckFull is [Engine.Check] walking the whole window with fresh state
+// ([window.Window.CheckFull]): O(messages) time and allocations, the
+// oracle the incremental Check is tested against. Safe for concurrent
+// use.
+func (e *Engine) CheckFull() []window.Violation {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.w.CheckFull()
+}
+
 // Breakdown returns where the context window's tokens go, by kind
 // ([window.Window.Breakdown]). Safe for concurrent use.
 func (e *Engine) Breakdown() window.Breakdown {
@@ -581,6 +594,11 @@ func (e *Engine) Breakdown() window.Breakdown {
 // Counter returns the token counter the engine counts with (the model's
 // tokenizer). Counters are safe for concurrent use.
 func (e *Engine) Counter() token.Counter { return e.counter }
+
+// ToolTokens returns the size of the tool schemas ([Options].Tools) in
+// tokens ([token.Tools]), counted once when the engine was opened. It
+// never changes; safe for concurrent use.
+func (e *Engine) ToolTokens() int { return e.toolTokens }
 
 // windowCounter is the counter of the context window: the model's
 // tokenizer, through the line memo when there is one.

@@ -24,6 +24,11 @@ import (
 // then are its reminders marked as sent and recorded, and the engine's
 // counters moved. A request whose provider call failed is simply built
 // again: the retry carries the same reminders.
+//
+// Its messages share the Engine's memory ([prompt.Buffer]): the next
+// [Engine.Request] may write over the last of them and leaves the others
+// as they are. Send a request before building the next one, and clone
+// its messages (slices.Clone) to keep them longer; do not modify them.
 type Request struct {
 	// Request is the assembled request: the provider-neutral request to
 	// send (Messages, Tools, CacheAfter…), the token table, and the size
@@ -243,9 +248,10 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 		Tracker: trackerText, WorkingMemory: memText, Reminders: pend,
 		Tools: e.opts.Tools, ToolTokens: e.toolTokens,
 		Model: e.info.Name, MaxTokens: e.opts.MaxTokens, CacheKey: e.id, Counter: e.memo,
-		BlockTokens: e.blockTokens,
+		BlockTokens: e.blockTokens, Buffer: &e.reqBuf,
 	}
 	req := prompt.Assemble(in)
+	kept := req.Kept
 	for req.Over > 0 {
 		switch {
 		case len(in.Reminders) > 0:
@@ -267,8 +273,10 @@ func (e *Engine) request(ctx context.Context) (*Request, error) {
 			goto done
 		}
 		req = prompt.Assemble(in)
+		kept = min(kept, req.Kept) // against the request before this one
 	}
 done:
+	req.Kept = kept
 	if len(out.Dropped) > 0 {
 		e.log.Debug("tail parts dropped to fit the budget", "session", e.id, "dropped", out.Dropped, "tokens", req.Tokens, "budget", req.Budget)
 	}

@@ -151,6 +151,10 @@ type LimitOptions struct {
 	// does not depend on it. Optional. Defaults to the zero call: the
 	// tool's name decides ([tooluse.KindOfName]).
 	Call chat.ToolCall
+	// Classify reads Call. Optional. Defaults to [tooluse.Classify]; the
+	// Engine passes its [tooluse.Recent], so that the call is read once
+	// for the limiter, the tracker and the working memory.
+	Classify func(chat.ToolCall) tooluse.Use
 }
 
 // LimitToolResultWith is [LimitToolResult] with options: [QuotaFor](ratio)
@@ -240,7 +244,7 @@ func (q Quota) LimitWith(r chat.ToolResult, toolName string, opts LimitOptions) 
 		info.KeptChars = info.Chars
 		return r, info
 	}
-	rc.src = sourceOf(toolName, opts.Call, info.Kind)
+	rc.src = sourceOf(toolName, opts.Call, opts.Classify, info.Kind)
 	var out string
 	switch info.Kind {
 	case LimitLog:
@@ -557,9 +561,12 @@ const (
 // sourceOf returns what produced a result of tool toolName answering
 // call (the zero call when unknown: the name decides, and an editor's
 // numbered output, the only kind it cuts as a file, is its view).
-func sourceOf(toolName string, call chat.ToolCall, kind LimitKind) source {
+func sourceOf(toolName string, call chat.ToolCall, classify func(chat.ToolCall) tooluse.Use, kind LimitKind) source {
 	if call.Name != "" || len(call.Arguments) > 0 {
-		u := tooluse.Classify(call)
+		if classify == nil {
+			classify = tooluse.Classify
+		}
+		u := classify(call)
 		switch {
 		case u.Kind == tooluse.KindRead && len(u.Reads) > 0:
 			return srcRead

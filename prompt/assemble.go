@@ -1,8 +1,6 @@
 package prompt
 
 import (
-	"slices"
-
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/reminder"
@@ -52,6 +50,11 @@ type Input struct {
 	// memory and the tracker's section). Optional. Defaults to counting
 	// the rendered block with Counter.
 	BlockTokens func(reminder.Reminder) int
+	// Buffer keeps the messages between requests of the same window, so
+	// that a request copies only the messages added since the last one.
+	// Optional: without it every request has messages of its own. See
+	// [Buffer] for how long a request's messages stay as they are.
+	Buffer *Buffer
 	// Model, MaxTokens and CacheKey are copied to the provider request.
 	Model     string
 	MaxTokens int
@@ -76,6 +79,11 @@ type Request struct {
 	CachedTokens int
 	// Tail is the tail sections and reminders injected, in order.
 	Tail []reminder.Reminder
+	// Kept is how many leading messages this request shares with the
+	// request assembled before it with the same [Buffer]: the same
+	// messages in the same memory, not written since. 0 without a
+	// Buffer, for the first request and after a compaction.
+	Kept int
 }
 
 // Assemble builds the request: the static system prompt, the rehydration
@@ -84,7 +92,8 @@ type Request struct {
 // its messages are left as they are, so the stored history never holds
 // the tail. Cache breakpoints go after the static prompt, after the
 // rehydration block and on the last message before the tail (or the last
-// message when there is no tail). O(messages) for the slice; the window's
+// message when there is no tail). O(messages) for the slice, O(messages
+// added since the last request) with a [Buffer]; the window's
 // messages are not counted again, nor is the tail (its blocks' counts are
 // Input.BlockTokens'), nor, for an exact tiktoken counter, the text of a
 // user message the tail is injected into: only the tail's last line is.
@@ -101,35 +110,51 @@ func Assemble(in Input) *Request {
 	if tc == nil {
 		tc = counter
 	}
+	// The system messages: the static prompt and the rehydration block.
+	var head []string
+	if in.Static.Text != "" {
+		head = append(head, in.Static.Text)
+	}
+	if in.Rehydration != "" {
+		head = append(head, in.Rehydration)
+	}
+	base := len(head)
+	history := w.Len()
 	var msgs []chat.Message
+	if in.Buffer != nil {
+		msgs, req.Kept = in.Buffer.sync(w, head)
+	} else {
+		msgs = make([]chat.Message, 0, base+history+1) // room for the tail's message
+		for _, t := range head {
+			msgs = append(msgs, chat.NewText(chat.RoleSystem, t))
+		}
+		msgs = w.AppendMessages(msgs)
+	}
 	// sizes are the sizes of the system messages, in tokens, for the
 	// cached prefix.
 	var sizes []int
 	framing := ov.ReplyPriming
 	var cached int
+	k := 0
 	if in.Static.Text != "" {
-		msgs = append(msgs, chat.NewText(chat.RoleSystem, in.Static.Text))
 		req.Rows = append(req.Rows, in.Static.Rows...)
-		n := token.Message(tc, ov, msgs[len(msgs)-1])
+		n := token.Message(tc, ov, msgs[k])
 		sizes = append(sizes, n)
 		framing += n - sumRows(in.Static.Rows)
-		req.CacheAfter = append(req.CacheAfter, len(msgs)-1)
+		req.CacheAfter = append(req.CacheAfter, k)
+		k++
 	}
 	if in.ToolTokens > 0 {
 		req.Rows = append(req.Rows, Row{Name: PartTools, Tokens: in.ToolTokens})
 	}
 	if in.Rehydration != "" {
-		msgs = append(msgs, chat.NewText(chat.RoleSystem, in.Rehydration))
 		content := tc.Count(in.Rehydration)
 		n := ov.PerMessage + token.RoleTokens + content // token.Message of one text
 		sizes = append(sizes, n)
 		req.Rows = append(req.Rows, Row{Name: PartRehydration, Tokens: content})
 		framing += n - content
-		req.CacheAfter = append(req.CacheAfter, len(msgs)-1)
+		req.CacheAfter = append(req.CacheAfter, k)
 	}
-	base := len(msgs)
-	history := w.Len()
-	msgs = w.AppendMessages(slices.Grow(msgs, history+1)) // room for the tail's message
 	msgTokens := w.MessageTokens()
 	req.Rows = append(req.Rows, Row{Name: PartMessages, Tokens: msgTokens})
 
@@ -147,13 +172,17 @@ func Assemble(in Input) *Request {
 	if last >= 0 {
 		lastMsg = msgs[last]
 	}
-	if out, ok := reminder.InjectInPlace(msgs, tail); ok { // msgs is this request's own
+	if out, ok := reminder.InjectInPlace(msgs, tail); ok { // msgs is this request's own, or the Buffer's
+		if in.Buffer != nil {
+			in.Buffer.injected(msgs, out)
+		}
 		req.Tail = tail
 		rows := tailRows(tail, blockCounter(in, tc))
 		// The tail either replaced the last message or appended one.
 		delta := 0
 		if len(out) == len(msgs) {
 			replaced = last
+			req.Kept = min(req.Kept, last) // written by the tail
 			delta = injectedDelta(tc, ov, out[last], lastMsg, w.TokensAt(last-base), sumRows(rows))
 			if last > base {
 				req.CacheAfter = append(req.CacheAfter, last-1)
@@ -174,7 +203,7 @@ func Assemble(in Input) *Request {
 		req.CacheAfter = append(req.CacheAfter, last)
 	}
 	req.Rows = append(req.Rows, Row{Name: PartFraming, Tokens: framing})
-	req.Messages = msgs
+	req.Messages = msgs[:len(msgs):len(msgs)] // an append by the caller does not write into the Buffer
 
 	total := sumRows(req.Rows)
 	req.Tokens = total

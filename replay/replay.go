@@ -99,6 +99,12 @@ type Options struct {
 	// turn's end. Optional. Defaults to false; `agentctx replay` turns it
 	// on.
 	WorkingMemory bool
+	// CheckEvery, when positive, checks the window's invariants by
+	// walking the whole window ([agentctx.Engine.CheckFull], O(messages))
+	// after every CheckEvery-th model call, the others incrementally
+	// ([agentctx.Engine.Check], O(messages added)); both find the same
+	// violations. Optional. Defaults to 0: always incrementally.
+	CheckEvery int
 	// Observe, if set, is called with the engine after each model call's
 	// request is built (req set; i is the index of the assistant message
 	// about to be added) and after message i was added (req nil). It must
@@ -353,13 +359,14 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	// BPE vocabulary is a one-time cost per process, counted as load.
 	start := time.Now()
 	res.LoadMS = ms(start.Sub(begin))
-	res.ToolTokens = token.Tools(counter, tr.Tools)
 	eng, err := open(ctx, tr, res, opts, strategy)
 	if err != nil {
 		return nil, err
 	}
+	res.ToolTokens = eng.ToolTokens() // tr.Tools, counted once
 	usage := newUsageComparison(counter, eng.WindowStats().Overhead, res.ToolTokens, tr.Compactions)
 	var cache cacheSim
+	calls := 0
 	for i, m := range msgs {
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -373,8 +380,12 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			if err != nil {
 				return nil, fmt.Errorf("replay: %s: request before message %d: %w", tr.File, i, err)
 			}
-			res.InvariantViolations += len(eng.Check())
-			read := cache.add(req.Provider(), req.Tokens, req.CachedTokens)
+			if calls++; opts.CheckEvery > 0 && calls%opts.CheckEvery == 0 {
+				res.InvariantViolations += len(eng.CheckFull())
+			} else {
+				res.InvariantViolations += len(eng.Check())
+			}
+			read := cache.add(req.Provider(), req.Kept, req.Tokens, req.CachedTokens)
 			step = res.call(i, req)
 			step.CacheReadTokens = read
 			usage.call(m, &step)
@@ -699,25 +710,56 @@ func (u *usageComparison) result() *UsageDiff {
 // with exactly those messages.
 type cacheSim struct {
 	// prev is the previous request's cached prefix, prevCached its size.
+	// It shares the request's memory: the Engine's next request may write
+	// over its last message only (prompt.Buffer), kept in last.
 	prev       []chat.Message
+	last       chat.Message
 	prevCached int
 	// tokens sums the requests' sizes and read the tokens served from
 	// the cache.
 	tokens, read int
 }
 
-// add sends a request of size tokens, whose prefix up to its last cache
-// breakpoint is cached tokens, and returns the tokens of it the cache
-// served.
-func (c *cacheSim) add(req provider.Request, size, cached int) int {
+// add sends a request of size tokens, whose first kept messages are the
+// previous request's, in the same memory (prompt.Request.Kept), and whose
+// prefix up to its last cache breakpoint is cached tokens, and returns
+// the tokens of it the cache served. O(1) when the previous prefix is
+// within the kept messages, as it is from one call to the next without a
+// compaction; O(prefix) otherwise.
+func (c *cacheSim) add(req provider.Request, kept, size, cached int) int {
 	c.tokens += size
 	read := 0
-	if c.prev != nil && prefixOf(c.prev, req) {
+	if c.prefix(req.Messages, kept) {
 		read = c.prevCached
 	}
 	c.read += read
 	c.prev, c.prevCached = cachedPrefix(req), cached
+	if len(c.prev) > 0 {
+		c.last = c.prev[len(c.prev)-1]
+	}
 	return read
+}
+
+// prefix reports whether msgs starts with the previous request's cached
+// prefix, given that its first kept messages are the previous request's.
+func (c *cacheSim) prefix(msgs []chat.Message, kept int) bool {
+	n := len(c.prev)
+	if n == 0 || n > len(msgs) {
+		return false
+	}
+	from := 0
+	if &c.prev[0] == &msgs[0] { // the same memory: the first kept not written since
+		if kept >= n {
+			return true
+		}
+		from = kept
+	}
+	for i := from; i < n-1; i++ {
+		if !sameMessage(c.prev[i], msgs[i]) {
+			return false
+		}
+	}
+	return sameMessage(c.last, msgs[n-1])
 }
 
 // ratio returns read over tokens (0 without requests).
@@ -737,23 +779,14 @@ func cachedPrefix(req provider.Request) []chat.Message {
 	return req.Messages[:req.CacheAfter[len(req.CacheAfter)-1]+1]
 }
 
-// prefixOf reports whether req starts with the messages of prefix.
-// Messages that share their parts (the window hands out the same ones
-// until compaction replaces them) compare in O(1).
-func prefixOf(prefix []chat.Message, req provider.Request) bool {
-	if len(prefix) == 0 || len(prefix) > len(req.Messages) {
-		return false
+// sameMessage reports whether m and n are the same message. Messages
+// that share their parts (the window hands out the same ones until
+// compaction replaces them) compare in O(1).
+func sameMessage(m, n chat.Message) bool {
+	if len(m.Parts) > 0 && len(m.Parts) == len(n.Parts) && &m.Parts[0] == &n.Parts[0] && m.Role == n.Role {
+		return true
 	}
-	for i, m := range prefix {
-		n := req.Messages[i]
-		if len(m.Parts) > 0 && len(m.Parts) == len(n.Parts) && &m.Parts[0] == &n.Parts[0] && m.Role == n.Role {
-			continue
-		}
-		if !reflect.DeepEqual(m, n) {
-			return false
-		}
-	}
-	return true
+	return reflect.DeepEqual(m, n)
 }
 
 // errNotHere is what the tracker and rehydration get for the replayed

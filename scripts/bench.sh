@@ -9,7 +9,8 @@
 #               same run; opening a vocabulary
 #   agentctx    one Engine step with 10, 1,000 and 10,000 messages of history
 #   replay      every file of ../shared/data at 8,000 and 32,000 tokens, bare
-#               and with the Engine's extras; the largest file; 10,000 messages
+#               and with the Engine's extras; the largest file; 10,000 messages;
+#               readings per file (classify/call, counted/byte: see below)
 #   transcript  reading real transcripts (MB/s, B/op against the file size)
 #   jsonlstore  loading a 100 MB session (MB/s, peak heap)
 #   cmd         start-up: whole processes of the built binary
@@ -44,7 +45,7 @@ run() { # PACKAGE REGEXP
 
 run ./token 'Count|LoadVocab'
 run . 'EngineStep|CallCost'
-run ./replay 'Replay(Files|Largest|10k|TenThousand)'
+run ./replay 'Replay(Files|Largest|10k|TenThousand|Reads)'
 run ./transcript 'Read(ClaudeCode|Files|Concat)'
 run ./transcript 'ReadHuge/^100MB$'
 run ./session/jsonlstore 'Load100MB'
@@ -52,4 +53,15 @@ run ./proxy 'ProxyLatency'
 run ./cmd/agentctx 'Startup'
 
 benchstat "$out"
+
+# Issue 29's reading budget (BenchmarkReplayReads): each tool call read
+# once (classify/call <= 1: fails the report) and each text counted once
+# (counted/byte <= 1: reported; the working memory still counts the
+# excerpts it renders, 1.0-2.3 on the shared files).
+awk '/^BenchmarkReplayReads/ {
+  for (i = 2; i < NF; i++) {
+    if ($(i+1) == "classify/call" && $i + 0 > 1.0005) { print "bench.sh: over budget: " $1 " reads " $i " times per tool call" > "/dev/stderr"; bad = 1 }
+    if ($(i+1) == "counted/byte" && $i + 0 > 1.0005) { print "bench.sh: counting budget exceeded (not failed): " $1 " counts " $i " bytes per byte of content" > "/dev/stderr" }
+  }
+} END { exit bad }' "$out" || { echo "bench.sh: a tool call was read more than once" >&2; exit 1; }
 echo "raw results: $out" >&2

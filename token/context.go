@@ -47,6 +47,7 @@ func (b *BPE) CountContext(ctx context.Context, text string) (int, error) {
 	if text == "" {
 		return 0, nil
 	}
+	b.counted.Add(int64(len(text)))
 	if !utf8.ValidString(text) {
 		text = string([]rune(text))
 	}

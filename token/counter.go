@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -52,7 +53,16 @@ type BPE struct {
 	name  string
 	v     *vocab
 	split func(s string, i int) int // end of the piece starting at s[i]
+	// counted sums the bytes Count was given (Counted).
+	counted atomic.Int64
 }
+
+// Counted returns the bytes of text [BPE.Count] and [BPE.CountContext]
+// have counted since the counter was built, every call's text in full (a
+// BPE is shared by the whole process, one per encoding: [ForEncoding]). A
+// benchmark reads it before and after a replay to hold the Engine to
+// counting each text once. Safe for concurrent use.
+func (b *BPE) Counted() int64 { return b.counted.Load() }
 
 // Count returns the number of tokens text encodes to in the BPE's encoding,
 // counting special-token strings as ordinary text. Each byte that does not
@@ -64,6 +74,7 @@ func (b *BPE) Count(text string) int {
 	if text == "" {
 		return 0
 	}
+	b.counted.Add(int64(len(text)))
 	if !utf8.ValidString(text) {
 		text = string([]rune(text))
 	}

@@ -32,8 +32,19 @@ func (m *Memo) Count(c Counter, text string) int {
 // next round, those of the round before are forgotten.
 func (m *Memo) Turn() {
 	m.prev, m.cur = m.cur, m.prev
+	if len(m.cur) > memoReuse {
+		// clear costs the map's capacity, which never shrinks: a round
+		// that counted many texts (a session's history added at once)
+		// would make every other Turn after it that slow.
+		m.cur = nil
+		return
+	}
 	clear(m.cur)
 }
+
+// memoReuse is the most texts a round's map may hold to be cleared and
+// reused by the next round rather than dropped.
+const memoReuse = 1024
 
 // CountLines returns c.Count(text) as the sum of the counts of its lines
 // from one clean line start to the next (a line that begins with a

@@ -3,6 +3,8 @@ package tooluse
 import (
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/agentctx/agentctx/chat"
 )
@@ -60,6 +62,12 @@ import (
 //
 // Classify is safe for concurrent use.
 func Classify(call chat.ToolCall) Use {
+	classified.Add(1)
+	return classify(call)
+}
+
+// classify is Classify without the count.
+func classify(call chat.ToolCall) Use {
 	a := decodeArgs(call.Arguments)
 	var b builder
 	t, agent := lookup(call.Name)
@@ -207,5 +215,31 @@ func (b *builder) done() Use {
 // A multi-command tool has the kind of its default command
 // (str_replace_editor: [KindEdit]). Safe for concurrent use.
 func KindOfName(name string) Kind {
-	return Classify(chat.ToolCall{Name: name}).Kind
+	if k, ok := kindOfName.Load(name); ok {
+		return k.(Kind)
+	}
+	k := classify(chat.ToolCall{Name: name}).Kind
+	if kindNames.Add(1) <= maxKindNames { // a few dozen names in practice
+		kindOfName.Store(name, k)
+	}
+	return k
 }
+
+// kindOfName remembers KindOfName's answers, at most maxKindNames of
+// them (kindNames counts them).
+var (
+	kindOfName sync.Map
+	kindNames  atomic.Int64
+)
+
+const maxKindNames = 4096
+
+// classified counts the calls of Classify.
+var classified atomic.Int64
+
+// Classified returns how many tool calls [Classify] has read since the
+// process started ([KindOfName]'s readings of a name alone, once per name,
+// are not counted). A benchmark reads it
+// before and after a replay to hold the Engine to one reading per tool
+// call ([Recent]). Safe for concurrent use.
+func Classified() int64 { return classified.Load() }

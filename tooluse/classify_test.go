@@ -180,3 +180,47 @@ func TestRecentClassify(t *testing.T) {
 		}
 	}
 }
+
+// TestRecentByID: a call with an id is read once while it is remembered,
+// however many calls come between (more than the ring keeps), also when
+// a reader gives it without its id right after; Take returns it and
+// forgets it; a changed call under the same id is read again. Not
+// parallel: it counts Classify's readings (Classified).
+func TestRecentByID(t *testing.T) {
+	var r Recent
+	first := chat.ToolCall{ID: "c1", Name: "Bash", Arguments: []byte(`{"command":"grep -rn foo src"}`)}
+	reads := func(f func()) int64 {
+		before := Classified()
+		f()
+		return Classified() - before
+	}
+	if n := reads(func() { r.Classify(first) }); n != 1 {
+		t.Fatalf("first reading: %d reads, want 1", n)
+	}
+	if n := reads(func() { r.Classify(chat.ToolCall{Name: first.Name, Arguments: first.Arguments}) }); n != 0 {
+		t.Errorf("the same call without its id: %d reads, want 0", n)
+	}
+	for k := range 3 * recentSize {
+		r.Classify(chat.ToolCall{ID: fmt.Sprintf("o%d", k), Name: "Bash", Arguments: []byte(fmt.Sprintf(`{"command":"ls dir%d"}`, k))})
+	}
+	var got Use
+	if n := reads(func() { got = r.Classify(first) }); n != 0 || !reflect.DeepEqual(got, Classify(first)) {
+		t.Errorf("after %d other calls: %d reads, %+v; want 0 and Classify's", 3*recentSize, n, got)
+	}
+	changed := first
+	changed.Arguments = []byte(`{"command":"cat a.go"}`)
+	if n := reads(func() { got = r.Classify(changed) }); n != 1 || !reflect.DeepEqual(got, Classify(changed)) {
+		t.Errorf("a changed call under the same id: %d reads, %+v; want 1 and Classify's", n, got)
+	}
+	before := r.Len()
+	if n := reads(func() { got = r.Take(changed) }); n != 0 || !reflect.DeepEqual(got, Classify(changed)) {
+		t.Errorf("Take: %d reads, %+v; want 0 and Classify's", n, got)
+	}
+	if r.Len() != before-1 {
+		t.Errorf("Take left %d calls remembered, want %d", r.Len(), before-1)
+	}
+	r.Forget("o0")
+	if r.Len() != before-2 {
+		t.Errorf("Forget left %d calls remembered, want %d", r.Len(), before-2)
+	}
+}

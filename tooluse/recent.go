@@ -9,16 +9,21 @@ import (
 // recentSize is how many classifications a [Recent] keeps.
 const recentSize = 16
 
-// Recent is [Classify] that remembers its last few results, for callers
-// that read the same call more than once: the Engine's tracker and
-// working memory each read every tool call when its result arrives. A
-// call is the same when its name and its arguments, byte for byte, are
-// (Classify reads nothing else). The zero value is ready. Safe for
-// concurrent use.
+// Recent is [Classify] that remembers its results, for callers that read
+// the same call more than once: the Engine's limiter, tracker and working
+// memory read every tool call when its result arrives, and compaction's
+// tally ([Recent.Take]) when the call leaves the context window. A call
+// with an id is remembered by its id until [Recent.Take] or
+// [Recent.Forget] (so for as long as it stays in the window), and the last
+// few calls in a ring (for readers that give a call without its id);
+// either way a call is the same when its
+// name and its arguments, byte for byte, are (Classify reads nothing
+// else). The zero value is ready. Safe for concurrent use.
 type Recent struct {
 	mu   sync.Mutex
 	ring [recentSize]recentEntry
 	next int
+	byID map[string]recentEntry
 }
 
 type recentEntry struct {
@@ -33,14 +38,65 @@ type recentEntry struct {
 func (r *Recent) Classify(call chat.ToolCall) Use {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if u, ok := r.find(call); ok {
+		return u
+	}
+	u := Classify(call)
+	e := recentEntry{ok: true, name: call.Name, args: string(call.Arguments), use: u}
+	if call.ID != "" {
+		if r.byID == nil {
+			r.byID = map[string]recentEntry{}
+		}
+		r.byID[call.ID] = e
+	}
+	// In the ring too: a reader may give the same call without its id.
+	r.ring[r.next] = e
+	r.next = (r.next + 1) % recentSize
+	return u
+}
+
+// Take returns [Classify](call), remembered or read now, and forgets the
+// call: for a reader that is the call's last (compaction removing it from
+// the window for good).
+func (r *Recent) Take(call chat.ToolCall) Use {
+	r.mu.Lock()
+	u, ok := r.find(call)
+	if call.ID != "" {
+		delete(r.byID, call.ID)
+	}
+	r.mu.Unlock()
+	if ok {
+		return u
+	}
+	return Classify(call)
+}
+
+// Forget forgets the call of id, if remembered.
+func (r *Recent) Forget(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.byID, id)
+}
+
+// Len returns how many calls are remembered by id.
+func (r *Recent) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.byID)
+}
+
+// find returns the remembered reading of call, with r.mu held.
+func (r *Recent) find(call chat.ToolCall) (Use, bool) {
+	if call.ID != "" {
+		if e, ok := r.byID[call.ID]; ok && e.name == call.Name && e.args == string(call.Arguments) {
+			return e.use, true
+		}
+	}
 	for i := range r.ring {
 		e := &r.ring[i]
 		if e.ok && e.name == call.Name && e.args == string(call.Arguments) {
-			return e.use
+			return e.use, true
 		}
 	}
-	u := Classify(call)
-	r.ring[r.next] = recentEntry{ok: true, name: call.Name, args: string(call.Arguments), use: u}
-	r.next = (r.next + 1) % recentSize
-	return u
+	return Use{}, false
 }

@@ -101,8 +101,10 @@ type checker struct {
 }
 
 // touch records that entry i changed other than by an append: when it is
-// inside the verified prefix, the next Check starts over.
+// inside the verified prefix, the next Check starts over; [Window.Edits]
+// counts it.
 func (w *Window) touch(i int) {
+	w.edits++
 	if i < w.chk.n {
 		w.chk.stale = true
 	}

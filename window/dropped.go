@@ -55,7 +55,7 @@ func (d Dropped) clone() Dropped {
 	return d
 }
 
-func (d *Dropped) tally(es []entry) {
+func (d *Dropped) tally(es []entry, classify func(chat.ToolCall) tooluse.Use) {
 	for i := range es {
 		m := es[i].msg
 		d.Messages++
@@ -72,7 +72,7 @@ func (d *Dropped) tally(es []entry) {
 					d.Tools = map[string]int{}
 				}
 				d.Tools[c.Name]++
-				u := tooluse.Classify(c)
+				u := classify(c)
 				for _, f := range u.Paths {
 					d.addFile(f)
 				}

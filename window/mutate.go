@@ -137,7 +137,7 @@ func (w *Window) Remove(start, end int) error {
 		}
 	}
 	removed := w.entries[start:end]
-	w.dropped.tally(removed)
+	w.dropped.tally(removed, w.classify)
 	for i := range removed {
 		e := &removed[i]
 		w.total -= e.tokens

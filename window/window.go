@@ -62,6 +62,11 @@ type Options struct {
 	// Reserved is a fixed number of tokens every prompt holds outside the
 	// messages: tool schemas, static context. Optional. Defaults to 0.
 	Reserved int
+	// Classify reads the tool calls compaction removes, for
+	// [Dropped.Files]; each call removed is read once, and never comes
+	// back: a cache may forget it ([tooluse.Recent.Take]). Optional.
+	// Defaults to [tooluse.Classify].
+	Classify func(chat.ToolCall) tooluse.Use
 	// Anchored makes [Window.Size], [Window.Ratio] and [Window.Fits] use
 	// the usage-anchored size when a provider has reported usage, instead
 	// of the local count. Optional. Defaults to false (local count).
@@ -94,6 +99,7 @@ type Window struct {
 	counter  token.Counter
 	overhead token.Overhead
 	anchored bool
+	classify func(chat.ToolCall) tooluse.Use
 
 	nextSeq   uint64
 	systemSeq uint64 // seq of the system prompt, 0 if none
@@ -106,6 +112,8 @@ type Window struct {
 	dropped Dropped
 	// chk is what Check verified last.
 	chk checker
+	// edits counts the changes other than appends (touch).
+	edits uint64
 }
 
 // New returns an empty window configured by opts. It returns an error only
@@ -121,7 +129,11 @@ func New(opts Options) (*Window, error) {
 		counter:  opts.Counter,
 		overhead: token.OpenAIOverhead,
 		anchored: opts.Anchored,
+		classify: opts.Classify,
 		nextSeq:  1,
+	}
+	if w.classify == nil {
+		w.classify = tooluse.Classify
 	}
 	if opts.Overhead != nil {
 		w.overhead = *opts.Overhead
@@ -293,6 +305,14 @@ func (w *Window) AppendMessages(dst []chat.Message) []chat.Message {
 	}
 	return dst
 }
+
+// Edits counts the changes made to the window's messages other than
+// appends ([Window.Replace], [Window.Remove], [Window.SetNote]) since
+// [New]. While it stays the same, the messages seen earlier are still the
+// window's first messages, unchanged, in the same order: a caller that
+// keeps a copy of them (prompt.Buffer) appends only the messages added
+// since.
+func (w *Window) Edits() uint64 { return w.edits }
 
 // Budget returns the token budget (0: none).
 func (w *Window) Budget() int { return w.budget }

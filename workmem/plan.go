@@ -84,6 +84,30 @@ type listItem struct {
 	line     int
 }
 
+// mayMatch reports which of fenceRe, numberedRe and bulletRe can match
+// line, by its first character after the leading \s* (RE2's [\t\n\f\r ]):
+// most lines of prose match none, and skip the three regexps.
+func mayMatch(line string) (fence, numbered, bullet bool) {
+	lead := strings.TrimLeft(line, " \t\n\f\r")
+	if lead == "" {
+		return false, false, false
+	}
+	c := lead[0]
+	fence = c == '`' || c == '~'
+	numbered = c == '*' || c == 'S' || c == 's' || ('0' <= c && c <= '9')
+	bullet = c == '-' || c == '*' || c == '+' || strings.HasPrefix(lead, "•")
+	return fence, numbered, bullet
+}
+
+// match is re.FindStringSubmatch(line) when may, else nil: the caller
+// knows from the line's first character that re cannot match.
+func match(re *regexp.Regexp, line string, may bool) []string {
+	if !may {
+		return nil
+	}
+	return re.FindStringSubmatch(line)
+}
+
 // ExtractSteps returns the steps of the first plan-like list in text: the
 // first numbered list starting at 1 ("1.", "1)", "Step 1:") with at least
 // [MinPlanSteps] top-level items, else the first bulleted list ("-", "*",
@@ -94,13 +118,14 @@ type listItem struct {
 func ExtractSteps(text string) []Step {
 	var items []listItem
 	inFence := false
-	var fence string
+	var fenceMark string
 	for i, line := range strings.Split(text, "\n") {
 		line = strings.TrimRight(line, "\r")
-		if m := fenceRe.FindStringSubmatch(line); m != nil {
+		fence, numbered, bullet := mayMatch(line)
+		if m := match(fenceRe, line, fence); m != nil {
 			if !inFence {
-				inFence, fence = true, m[1]
-			} else if m[1] == fence {
+				inFence, fenceMark = true, m[1]
+			} else if m[1] == fenceMark {
 				inFence = false
 			}
 			items = append(items, listItem{line: i, indent: -1}) // a barrier
@@ -109,12 +134,12 @@ func ExtractSteps(text string) []Step {
 		if inFence {
 			continue
 		}
-		if m := numberedRe.FindStringSubmatch(line); m != nil {
+		if m := match(numberedRe, line, numbered); m != nil {
 			n, _ := strconv.Atoi(m[2]) // digits only (the pattern), 0 on overflow
 			items = append(items, listItem{indent: width(m[1]), numbered: true, num: n, text: m[3], line: i})
 			continue
 		}
-		if m := bulletRe.FindStringSubmatch(line); m != nil {
+		if m := match(bulletRe, line, bullet); m != nil {
 			items = append(items, listItem{indent: width(m[1]), text: m[2], line: i})
 			continue
 		}

@@ -1,6 +1,9 @@
 package workmem
 
 import (
+	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -120,4 +123,37 @@ func TestReplanKeepsStatus(t *testing.T) {
 	if h := a.PlanHistory(); len(h) != 1 || h[0].Steps[0].Status != StepDone {
 		t.Errorf("history = %+v", h)
 	}
+}
+
+// FuzzExtractStepsPrefilter: ExtractSteps skips a line's regexps by its
+// first character; the skip must never drop a line a regexp matches, so
+// the steps are those of the regexps run on every line (extractAll).
+func FuzzExtractStepsPrefilter(f *testing.F) {
+	for _, s := range []string{
+		"Plan:\n1. Read the parser\n2. Fix it\n",
+		"  - [ ] write tests\n  * run them\n+ ship\n• done",
+		"```go\n1. not a step\n```\n**1.** Step one\nStep 2: two",
+		"\f\t3) third\n\r- x\nstep 4. four",
+		"prose only, no list at all\n\nmore prose",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, line := range strings.Split(text, "\n") {
+			line = strings.TrimRight(line, "\r")
+			fence, numbered, bullet := mayMatch(line)
+			for _, c := range []struct {
+				re  *regexp.Regexp
+				may bool
+			}{
+				{fenceRe, fence},
+				{numberedRe, numbered},
+				{bulletRe, bullet},
+			} {
+				if got, want := match(c.re, line, c.may), c.re.FindStringSubmatch(line); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s on %q: prefiltered %q, regexp %q", c.re, line, got, want)
+				}
+			}
+		}
+	})
 }

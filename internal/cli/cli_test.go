@@ -122,6 +122,7 @@ func TestReplayErrors(t *testing.T) {
 		{"no args", []string{"replay"}, ExitUsage, "requires at least 1 arg"},
 		{"bad format", []string{"replay", "--format", "word", bad}, ExitUsage, "word"},
 		{"negative budget", []string{"replay", "--budget", "-5", bad}, ExitUsage, "--budget"},
+		{"negative check-every", []string{"replay", "--check-every", "-1", bad}, ExitUsage, "--check-every"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,6 +151,42 @@ func TestReplayStrict(t *testing.T) {
 	code, _, errOut := run(t, "replay", "--strict", "--strategy", "none", "--budget", "8000", file)
 	if code != ExitError || !strings.Contains(errOut, "over budget") {
 		t.Errorf("none --strict: exit %d, stderr %q; want 1 and a reason", code, errOut)
+	}
+}
+
+// TestReplayCheckEvery: --check-every 1 walks the whole window after
+// every call and reports what the incremental check reports: the same
+// --json but for the times.
+func TestReplayCheckEvery(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(sharedtest.Dir(t), "claude-code", "tool_heavy.jsonl")
+	var outs [2]map[string]any
+	for i, every := range []string{"0", "1"} {
+		code, out, errOut := run(t, "replay", file, "--budget", "4000", "--json", "--check-every", every)
+		if code != ExitOK {
+			t.Fatalf("--check-every %s: exit %d, stderr:\n%s", every, code, errOut)
+		}
+		if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &outs[i]); err != nil {
+			t.Fatalf("--check-every %s: %v\n%s", every, err, out)
+		}
+		for k := range outs[i] {
+			if strings.HasSuffix(k, "_ms") {
+				delete(outs[i], k)
+			}
+		}
+		if d, ok := outs[i]["distill"].(map[string]any); ok {
+			if st, ok := d["stats"].(map[string]any); ok {
+				delete(st, "duration_ms")
+			}
+		}
+	}
+	a, _ := json.Marshal(outs[0])
+	b, _ := json.Marshal(outs[1])
+	if string(a) != string(b) {
+		t.Errorf("--check-every 1 changed the result:\n%s\n%s", a, b)
+	}
+	if outs[0]["model_calls"].(float64) == 0 {
+		t.Errorf("no model call replayed: %s", a)
 	}
 }
 

@@ -39,6 +39,8 @@ type replayFlags struct {
 	project   string
 	home      string
 	sum       summarizerFlags
+	// checkEvery is --check-every: the full invariant walk every N calls.
+	checkEvery int
 }
 
 func newReplayCmd(e *env) *cobra.Command {
@@ -114,6 +116,7 @@ replay. The session id is printed (and is "session_id" in --json).`,
 	fl.BoolVar(&f.save, "save", false, "store each replayed trajectory as a session and print its id")
 	fl.StringVar(&f.project, "project", "", "with --save, the project the sessions belong to (default: the current folder)")
 	fl.StringVar(&f.home, "home", "", "with --save, the "+homeHelp)
+	fl.IntVar(&f.checkEvery, "check-every", 0, "walk the whole window to check its invariants after every N-th model call (the others are checked incrementally, O(messages added)); 0: never")
 	addStoreFlag(fl, e)
 	completeEngineFlags(cmd)
 	return cmd
@@ -278,6 +281,9 @@ func summarizes(s compact.Strategy) bool {
 // store) and the transcript format they force ("" to detect it). Bad
 // flags are usage errors.
 func (f replayFlags) options(e *env) (replay.Options, transcript.Format, error) {
+	if f.checkEvery < 0 {
+		return replay.Options{}, "", usageError{fmt.Errorf("--check-every must be 0 or positive, got %d", f.checkEvery)}
+	}
 	if !f.save && (f.project != "" || f.home != "") {
 		return replay.Options{}, "", usageError{errors.New("--project and --home need --save")}
 	}
@@ -310,7 +316,7 @@ func (f replayFlags) options(e *env) (replay.Options, transcript.Format, error) 
 	}
 	return replay.Options{
 		Model: f.model, Budget: f.budget, Policy: policy, Strategy: strategy, Steps: f.verbose, EndTexts: f.verbose, Logger: e.logger,
-		LimitToolResults: f.limit, WorkingMemory: f.workmem, Reminders: f.reminders,
+		LimitToolResults: f.limit, WorkingMemory: f.workmem, Reminders: f.reminders, CheckEvery: f.checkEvery,
 	}, format, nil
 }
 
