@@ -10,7 +10,7 @@
 //   - [Tiered], seed 003's three levels by usage ratio: L1 (60-80 %) cuts
 //     tool results older than the latest round and longer than 2,000 runes
 //     to 500 with a note of the original size; L2 (80-95 %) replaces all
-//     but the last two rounds with one note saying what was removed, with
+//     but the last three rounds (seed 003: two) with one note saying what was removed, with
 //     the paths and identifiers the removed tool outputs held, by the file
 //     or command each came from ([Tiered.NamesRatio]); L3
 //     (above 95 %) keeps only the system prompt, the first user message, the

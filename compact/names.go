@@ -16,7 +16,7 @@ import (
 // MaxNamesTokens the most it takes at any budget, in tokens: at a
 // 1,000,000-token budget a tenth would be a list nobody reads.
 const (
-	DefaultNamesRatio = 0.10
+	DefaultNamesRatio = 0.15
 	MaxNamesTokens    = 4000
 )
 

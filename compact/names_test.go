@@ -58,7 +58,7 @@ func TestL2NamesSection(t *testing.T) {
 	))
 	w := newWindow(t, window.Options{}, msgs...)
 	atRatio(w, 0.85)
-	run(t, &compact.Tiered{}, w)
+	run(t, &compact.Tiered{L2KeepRounds: 2}, w)
 	got := noteNames(t, w)
 	if len(got) != 2 {
 		t.Fatalf("names lines = %q, want one per removed output", got)
@@ -87,7 +87,7 @@ func TestL2NamesSection(t *testing.T) {
 		}
 	}
 	atRatio(w, 0.85)
-	run(t, &compact.Tiered{}, w)
+	run(t, &compact.Tiered{L2KeepRounds: 2}, w)
 	all := strings.Join(noteNames(t, w), "\n")
 	for _, s := range []string{"NewZebraServer", "TestParseConfig", "load_defaults"} {
 		if !strings.Contains(all, s) {

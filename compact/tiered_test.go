@@ -186,7 +186,7 @@ func TestL2(t *testing.T) {
 	))
 	w := newWindow(t, window.Options{}, msgs...)
 	atRatio(w, 0.85)
-	recs := run(t, &compact.Tiered{}, w)
+	recs := run(t, &compact.Tiered{L2KeepRounds: 2}, w)
 	if d := cmp.Diff([]compact.Level{compact.LevelL2}, levels(recs)); d != "" {
 		t.Fatalf("levels (-want +got):\n%s", d)
 	}
@@ -219,7 +219,7 @@ func TestL2(t *testing.T) {
 		}
 	}
 	atRatio(w, 0.85)
-	run(t, &compact.Tiered{}, w)
+	run(t, &compact.Tiered{L2KeepRounds: 2}, w)
 	if d := cmp.Diff([]string{"m0", "m1", "", "n0", "n1", "n2", "n3"}, ids(w)); d != "" {
 		t.Fatalf("second L2 kept (-want +got):\n%s", d)
 	}
@@ -228,26 +228,35 @@ func TestL2(t *testing.T) {
 	}
 }
 
-func TestL2KeepsLastTwoRounds(t *testing.T) {
+func TestL2KeepsLastRounds(t *testing.T) {
 	t.Parallel()
 	msgs := withIDs(concat(
 		one(user("u")),
-		round("r1", "read", "a.go", lines(800)),
-		round("r2", "read", "b.go", lines(800)), // m3 m4
-		round("r3", "read", "c.go", lines(800)), // m5 m6
-		one(asst("done, anything else?")),       // m7
-		one(user("yes: run the tests")),         // m8
+		round("r0", "read", "z.go", lines(800)), // m1 m2
+		round("r1", "read", "a.go", lines(800)), // m3 m4
+		round("r2", "read", "b.go", lines(800)), // m5 m6
+		round("r3", "read", "c.go", lines(800)), // m7 m8
+		one(asst("done, anything else?")),       // m9
+		one(user("yes: run the tests")),         // m10
 	))
-	w := newWindow(t, window.Options{}, msgs...)
-	atRatio(w, 0.85)
-	run(t, &compact.Tiered{}, w)
-	if d := cmp.Diff([]string{"m0", "", "m3", "m4", "m5", "m6", "m7", "m8"}, ids(w)); d != "" {
-		t.Errorf("L2 kept (-want +got):\n%s", d)
+	for _, tc := range []struct {
+		tiered compact.Tiered
+		want   []string
+	}{
+		{compact.Tiered{}, []string{"m0", "", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10"}},    // 3 rounds by default
+		{compact.Tiered{L2KeepRounds: 2}, []string{"m0", "", "m5", "m6", "m7", "m8", "m9", "m10"}}, // seed 003's 2
+	} {
+		w := newWindow(t, window.Options{}, msgs...)
+		atRatio(w, 0.85)
+		run(t, &tc.tiered, w)
+		if d := cmp.Diff(tc.want, ids(w)); d != "" {
+			t.Errorf("L2 (keep %d) kept (-want +got):\n%s", tc.tiered.L2KeepRounds, d)
+		}
 	}
-	w = newWindow(t, window.Options{}, msgs...)
+	w := newWindow(t, window.Options{}, msgs...)
 	atRatio(w, 0.97)
 	run(t, &compact.Tiered{}, w)
-	if d := cmp.Diff([]string{"m0", "", "m5", "m6", "m7", "m8"}, ids(w)); d != "" {
+	if d := cmp.Diff([]string{"m0", "", "m7", "m8", "m9", "m10"}, ids(w)); d != "" {
 		t.Errorf("L3 kept (-want +got):\n%s", d)
 	}
 }

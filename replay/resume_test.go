@@ -266,18 +266,16 @@ func assertSameWindow(t *testing.T, where string, want, got *window.Window) {
 // msgs that a person could have typed (Claude Code's command echoes and
 // notices, which start with "<", "Caveat:" or "[", are not).
 func titleOK(title string, msgs []chat.Message) bool {
+	// The first user message that makes a request (session.RequestText:
+	// the task block, else what a person typed, lead-ins and harness
+	// demonstrations left out) is the title, written independently of
+	// the store's observer: by hand here, and never the compaction note.
 	for _, m := range msgs {
-		t := strings.TrimSpace(m.Text())
-		if m.Role != chat.RoleUser || t == "" {
+		if m.Role != chat.RoleUser {
 			continue
 		}
-		if strings.HasPrefix(t, "<") || strings.HasPrefix(t, "Caveat:") || strings.HasPrefix(t, "[") {
-			// The prompt after the agent's tagged blocks
-			// (<uploaded_files>…) is the title; a message of tagged
-			// blocks only is skipped.
-			if title == session.Title(t) || (session.PromptText(t) != "" && title == session.Title(session.PromptText(t))) {
-				return true
-			}
+		t := session.RequestText(strings.TrimSpace(m.Text()))
+		if t == "" || strings.HasPrefix(t, "[Request interrupted") {
 			continue
 		}
 		return title == session.Title(t)
