@@ -292,4 +292,3 @@ func TestNoSession(t *testing.T) {
 		t.Error("New without a store is not an error")
 	}
 }
-
