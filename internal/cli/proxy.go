@@ -106,6 +106,9 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 	if f.budget < 0 {
 		return usageError{fmt.Errorf("proxy: --budget %d: want a positive number of tokens", f.budget)}
 	}
+	if f.mcpName != "" && !mcpNameRe.MatchString(f.mcpName) {
+		return usageError{fmt.Errorf("proxy: --mcp-name %q: want letters, digits, '-' and '_' (the name the agent has agentctx mcp configured under)", f.mcpName)}
+	}
 	host, _, err := net.SplitHostPort(f.listen)
 	if err != nil {
 		return usageError{fmt.Errorf("proxy: --listen %q: %w", f.listen, err)}
