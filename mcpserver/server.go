@@ -136,14 +136,19 @@ func (s *Server) sessionID(ctx context.Context, id string) (string, error) {
 	if s.opts.Session != "" {
 		return s.opts.Session, nil
 	}
-	ss, err := s.opts.Store.List(ctx, session.ListOptions{Project: s.opts.Project, Limit: 1})
-	if err != nil {
-		return "", fmt.Errorf("mcpserver: list sessions: %w", err)
+	for _, project := range []string{s.opts.Project, ""} {
+		ss, err := s.opts.Store.List(ctx, session.ListOptions{Project: project, Limit: 1})
+		if err != nil {
+			return "", fmt.Errorf("mcpserver: list sessions: %w", err)
+		}
+		if len(ss) > 0 {
+			return ss[0].ID, nil
+		}
+		if project == "" {
+			break
+		}
 	}
-	if len(ss) == 0 {
-		return "", ErrNoSession
-	}
-	return ss[0].ID, nil
+	return "", ErrNoSession
 }
 
 // candidates returns the sessions a recall without session_id searches,
