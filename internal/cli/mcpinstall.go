@@ -368,8 +368,11 @@ func mergeTOMLServer(old []byte, name string, e mcpEntry) ([]byte, error) {
 			Args    []string `toml:"args"`
 		} `toml:"mcp_servers"`
 	}
-	if err := toml.Unmarshal(res, &check); err != nil || check.Servers[name].Command != e.Command {
-		return nil, fmt.Errorf("could not merge the [mcp_servers.%s] table (%v); add it by hand:\n%s", name, err, table)
+	if err := toml.Unmarshal(res, &check); err != nil {
+		return nil, fmt.Errorf("could not merge the [mcp_servers.%s] table (%w); add it by hand:\n%s", name, err, table)
+	}
+	if check.Servers[name].Command != e.Command {
+		return nil, fmt.Errorf("could not merge the [mcp_servers.%s] table; add it by hand:\n%s", name, table)
 	}
 	return res, nil
 }
