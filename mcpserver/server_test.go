@@ -292,3 +292,65 @@ func TestNoSession(t *testing.T) {
 		t.Error("New without a store is not an error")
 	}
 }
+
+// TestRecallSpan: a span a summary replaced comes back whole by its id,
+// or its lines holding a query; context lists it.
+func TestRecallSpan(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	root := t.TempDir()
+	w, err := jsonlstore.Open(jsonlstore.Options{Root: root, Sync: jsonlstore.SyncNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := agentctx.Open(ctx, agentctx.Options{Store: w, SessionID: "spans", Dir: t.TempDir(), Budget: 8000, NoWorkspace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Add(ctx, chat.NewText(chat.RoleUser, "Build the project step by step.")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		id := fmt.Sprintf("c%d", i)
+		if err := e.Add(ctx,
+			chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: id, Name: "Bash", Arguments: json.RawMessage(fmt.Sprintf(`{"command":"make step%d"}`, i))}}},
+			chat.NewToolResult(id, "Bash", fmt.Sprintf("step %d built, MARK-%d found\n", i, i), false),
+			chat.NewText(chat.RoleAssistant, fmt.Sprintf("step %d done", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.Compact(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	st, err := jsonlstore.Open(jsonlstore.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := mcpserver.New(mcpserver.Options{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectors["memory"](t, s)
+	rep, err := s.Context(ctx, "")
+	if err != nil || len(rep.Spans) == 0 || rep.Spans[0] != "s1" || rep.Compactions == 0 {
+		t.Fatalf("context: spans %v, compactions %d, %v", rep.Spans, rep.Compactions, err)
+	}
+	got, isErr := callText(t, cs, "recall_span", map[string]any{"span_id": "s1"})
+	if isErr || !strings.HasPrefix(got, "[messages of span s1, lines 1-") || !strings.Contains(got, "make step0") {
+		t.Errorf("recall_span s1: error=%v %.300q", isErr, got)
+	}
+	got, isErr = callText(t, cs, "recall_span", map[string]any{"span_id": "s1", "query": "MARK-0 found"})
+	if isErr || !strings.Contains(got, "step 0 built, MARK-0 found") {
+		t.Errorf("recall_span s1 query: error=%v %q", isErr, got)
+	}
+	// search_session finds what the summary replaced.
+	got, isErr = callText(t, cs, "search_session", map[string]any{"query": "MARK-1 found"})
+	if isErr || !strings.Contains(got, "tool (Bash call_id=c1) line 1: step 1 built, MARK-1 found") {
+		t.Errorf("search_session: error=%v %q", isErr, got)
+	}
+}
