@@ -85,10 +85,10 @@ func (s *mcpScript) next(shell string, tools []string, lastName, lastResult stri
 	if lastName != "" {
 		s.results[lastName] = lastResult
 	}
-	switch {
-	case lastName == "":
+	switch lastName {
+	case "":
 		return shell, map[string]any{"command": "seq 1 2500; echo " + mcpNeedle + "; seq 2501 5000", "description": "Print the log"}, ""
-	case lastName == shell:
+	case shell:
 		m := cutNote.FindStringSubmatch(lastResult)
 		if m == nil {
 			return "", nil, "agentconf: the output was not cut with a note naming the MCP tool."
