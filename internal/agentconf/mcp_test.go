@@ -21,7 +21,8 @@ import (
 )
 
 // The recall through MCP, end to end: the pinned Claude Code and Gemini
-// CLI, with `agentctx mcp` configured as `agentctx mcp install` writes it,
+// CLI (Codex 0.169.0 is not here: it defers MCP tools behind its
+// tool_search, which this script does not play), with `agentctx mcp` configured as `agentctx mcp install` writes it,
 // run behind `agentctx proxy --mcp-name agentctx` against a scripted
 // model. The model runs a command whose 24 kB output the proxy cuts; the
 // note names mcp__agentctx__recall_output and the call id; the model calls
@@ -397,11 +398,11 @@ func runMCPRecall(t *testing.T, a mcpAgent, exe, bin string) {
 	recalled := script.results[a.recall]
 	line := recalledLine.FindString(recalled)
 	if line == "" {
-		t.Fatalf("the MCP tool's result holds no numbered line %q: %q\n%s:\n%s", mcpNeedle, recalled, a.name, tail(out, 4000))
+		t.Fatalf("the MCP tool's result holds no numbered line %q: %q (tools %v)\n%s:\n%s", mcpNeedle, recalled, script.tools, a.name, tail(out, 4000))
 	}
 	// The agent passed the recalled line on: its final answer holds it.
 	if final := a.final(out); !strings.Contains(final, strings.TrimSpace(line)) {
 		t.Errorf("%s's answer %q does not hold the recalled line", a.name, tail(final, 600))
 	}
-	t.Logf("cut note: %s; recalled: %q", m[0], strings.TrimSpace(recalled))
+	t.Logf("tools %v; cut note: %s; recalled: %q", script.tools, m[0], strings.TrimSpace(recalled))
 }
