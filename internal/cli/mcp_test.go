@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -218,5 +221,57 @@ func TestMCPInstall(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(path); string(data) != old {
 		t.Errorf("commented settings changed: %s", data)
+	}
+}
+
+// TestMCPHTTP: agentctx mcp --http serves streamable HTTP on loopback,
+// refuses a request whose Host is not a loopback name (DNS rebinding),
+// and stops when its context ends.
+func TestMCPHTTP(t *testing.T) {
+	home := t.TempDir()
+	proxiedCut(t, home)
+	ctx, cancel := context.WithCancel(t.Context())
+	errR, errW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"mcp", "--home", home, "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, errW)
+		errW.Close()
+	}()
+	line, err := bufio.NewReader(errR).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, addr, _ := strings.Cut(strings.TrimSpace(line), " on ")
+	go func() { _, _ = io.Copy(io.Discard, errR) }()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: addr}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_session", Arguments: map[string]any{"query": "TestParseDate"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; res.IsError || !strings.Contains(got, "(Bash call_id=toolu_log1, full output) line 2001: --- FAIL: TestParseDate") {
+		t.Errorf("search_session over HTTP: error=%v %q", res.IsError, got)
+	}
+	_ = cs.Close()
+	req, _ := http.NewRequest(http.MethodPost, addr, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Host = "evil.example"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusForbidden {
+		t.Errorf("a request with Host evil.example: %v %v, want 403", res.StatusCode, err)
+	} else {
+		res.Body.Close()
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitOK && code != ExitInterrupted {
+			t.Errorf("agentctx mcp --http exited %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("agentctx mcp --http did not stop")
 	}
 }
