@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -167,6 +168,21 @@ func TestMCPInstall(t *testing.T) {
 	}
 	if _, out, _ := run(t, "mcp", "install", "codex", "--command", "agentctx"); out != "[mcp_servers.agentctx]\ncommand = \"agentctx\"\nargs = [\"mcp\"]\n" {
 		t.Errorf("codex entry %q", out)
+	}
+	// A relative store path is made absolute: the agent starts the
+	// server in its own folder.
+	wd, _ := os.Getwd()
+	for store, want := range map[string]string{
+		"sqlite:rel/s.db?sync=always": "sqlite:" + filepath.Join(wd, "rel/s.db") + "?sync=always",
+		"jsonl:sessions":              "jsonl:" + filepath.Join(wd, "sessions"),
+		"some/folder":                 filepath.Join(wd, "some/folder"),
+		"sqlite:":                     "sqlite:",
+		"postgres://u@db/x":           "postgres://u@db/x",
+	} {
+		_, out, _ := run(t, "mcp", "install", "codex", "--command", "agentctx", "--store", store)
+		if !strings.Contains(out, strconv.Quote(want)) {
+			t.Errorf("--store %s: entry %q, want %q in it", store, out, want)
+		}
 	}
 
 	dir := t.TempDir()

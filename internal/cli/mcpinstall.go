@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentctx/agentctx/mcpserver"
 	"github.com/agentctx/agentctx/proxy"
+	"github.com/agentctx/agentctx/session/storeurl"
 )
 
 // mcpAgents are the agents `agentctx mcp install` configures, and the wire
@@ -96,7 +97,11 @@ func runMCPInstall(e *env, home, agent string, f mcpInstallFlags) error {
 	}
 	args := []string{"mcp"}
 	if e.store != "" {
-		args = append(args, "--store", e.store)
+		st, err := absStoreURL(e.store)
+		if err != nil {
+			return usageError{fmt.Errorf("mcp install: --store: %w", err)}
+		}
+		args = append(args, "--store", st)
 	}
 	if home != "" {
 		abs, err := filepath.Abs(home)
@@ -152,6 +157,32 @@ func runMCPInstall(e *env, home, agent string, f mcpInstallFlags) error {
 	}
 	fmt.Fprintf(e.stdout, "%s: %s configured; its model sees %s\n", path, f.name, proxy.MCPToolName(wire, f.name, mcpserver.ToolRecallOutput))
 	return nil
+}
+
+// absStoreURL returns the store URL raw with a relative file path made
+// absolute: the agent starts the server in its own folder. Network URLs
+// and the default locations ("sqlite:") are returned as they are.
+// Errors: the URL's (storeurl.Parse).
+func absStoreURL(raw string) (string, error) {
+	u, err := storeurl.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	if u.Path == "" || u.Path == u.Raw && strings.Contains(raw, "://") || filepath.IsAbs(u.Path) {
+		return raw, nil
+	}
+	abs, err := filepath.Abs(u.Path)
+	if err != nil {
+		return "", err
+	}
+	if u.Path == u.Raw { // a folder, no scheme
+		return abs, nil
+	}
+	out := raw[:strings.IndexByte(raw, ':')+1] + abs
+	if _, q, ok := strings.Cut(raw, "?"); ok {
+		out += "?" + q
+	}
+	return out, nil
 }
 
 // mcpEntry is one MCP server in an agent's config: Claude Code's and
