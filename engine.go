@@ -133,8 +133,9 @@ type Engine struct {
 	// overflows counts RecoverOverflow calls since the last reply.
 	lastTokens int
 	overflows  int
-	// recallTool is RecallToolName when the agent registered the tool:
-	// the limiter's notes then say how to read a cut output back.
+	// recallTool is RecallToolName when the agent registered the tool,
+	// or Options.RecallToolName: the limiter's notes then say how to read
+	// a cut output back.
 	recallTool string
 	// outputs keeps the latest full tool outputs in memory (see Recall):
 	// all there is without a store, a cache in front of the session with
@@ -447,6 +448,9 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 		if t.Name == RecallToolName {
 			e.recallTool = RecallToolName
 		}
+	}
+	if opts.RecallToolName != "" {
+		e.recallTool = opts.RecallToolName
 	}
 	e.outputs = newOutputCache(opts.RecallCacheBytes)
 	e.spans = newOutputCache(opts.RecallCacheBytes)

@@ -63,6 +63,15 @@ type Options struct {
 	// Tools are the tool schemas sent with every request; their size is
 	// reserved in the budget. Optional.
 	Tools []chat.ToolDef
+	// RecallToolName is the name the tool-result limiter's notes give the
+	// tool that reads a cut output back, when the agent reaches the
+	// recall under another name than [RecallToolName]: the proxy sets it
+	// to `agentctx mcp`'s recall_output as the agent presents MCP tools
+	// (mcp__agentctx__recall_output for Claude Code and Codex). The tool
+	// must answer as [Engine.Recall] does, by call_id. Optional. Defaults
+	// to [RecallToolName] when Tools has that tool, else "": the notes
+	// name no tool. Not recorded in the session.
+	RecallToolName string
 	// StaticRatio is the largest share of the budget the static system
 	// prompt (base prompt, instruction files, context blocks) may take;
 	// over it, blocks are dropped (prompt.BuildStatic). Optional.

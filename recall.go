@@ -206,25 +206,81 @@ func (e *Engine) fullOutput(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("agentctx: recall from %s: %w", e.id, err)
 	}
-	if r, ok := session.ToolOutput(tr.Entries, id); ok {
-		e.outputs.put(id, r.Content)
-		return r.Content, nil
+	if s, ok := storedOutput(tr.Entries, id); ok {
+		e.outputs.put(id, s)
+		return s, nil
 	}
-	// Not cut by the limiter: the result as it was added (compaction may
-	// have masked or cut it since).
-	for i := len(tr.Entries) - 1; i >= 0; i-- {
-		ms, err := tr.Entries[i].Messages()
+	return "", fmt.Errorf("%w: %q", ErrNoOutput, id)
+}
+
+// storedOutput returns the full output of call id among a session's
+// entries: the one the limiter kept whole when it cut the result, else the
+// result as it was added (compaction may have masked or cut it since).
+func storedOutput(entries []session.Entry, id string) (string, bool) {
+	if r, ok := session.ToolOutput(entries, id); ok {
+		return r.Content, true
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		ms, err := entries[i].Messages()
 		if err != nil {
 			continue
 		}
 		for _, m := range ms {
 			if r, ok := m.ToolResult(); ok && m.Role == chat.RoleTool && r.ToolCallID == id {
-				e.outputs.put(id, r.Content)
-				return r.Content, nil
+				return r.Content, true
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: %q", ErrNoOutput, id)
+	return "", false
+}
+
+// RecallStored is [Engine.Recall] for a session that no engine of this
+// process holds: it reads session id from st (reads take no lock, so the
+// process that writes the session, an agent or the proxy, goes on) and
+// answers args as Recall does, in the same shape. `agentctx mcp` answers
+// its recall tools with it. A tool output is found by args.CallID among
+// the session's kept outputs and tool results, a span by args.SpanID among
+// its compact boundaries. Errors: [ErrNoOutput] and [ErrNoSpan] (naming
+// the id), a range outside the text (naming its size), and the store's
+// (session.ErrNotFound, session.ErrInvalidID). Safe for concurrent use
+// when st is.
+func RecallStored(ctx context.Context, st session.Store, id string, args RecallArgs) (string, error) {
+	if args.CallID == "" && args.SpanID == "" {
+		return "", fmt.Errorf("recall_output: call_id or span_id is required")
+	}
+	tr, err := st.Load(ctx, id, session.LoadOptions{All: true})
+	if err != nil {
+		return "", fmt.Errorf("agentctx: recall from %s: %w", id, err)
+	}
+	return RecallIn(tr.Entries, args)
+}
+
+// RecallIn answers args from a session's entries, loaded whole
+// (session.LoadOptions.All), as [RecallStored] does. Errors: [ErrNoOutput]
+// and [ErrNoSpan] (naming the id), a range outside the text (naming its
+// size).
+func RecallIn(entries []session.Entry, args RecallArgs) (string, error) {
+	var full string
+	if args.SpanID != "" && args.CallID == "" {
+		s, ok := session.SpanText(entries, args.SpanID)
+		if !ok {
+			return "", fmt.Errorf("%w: %q", ErrNoSpan, args.SpanID)
+		}
+		full = s
+	} else {
+		if args.CallID == "" {
+			return "", fmt.Errorf("recall_output: call_id or span_id is required")
+		}
+		s, ok := storedOutput(entries, args.CallID)
+		if !ok {
+			return "", fmt.Errorf("%w: %q", ErrNoOutput, args.CallID)
+		}
+		full = s
+	}
+	if args.Query != "" {
+		return recallQuery(args, full), nil
+	}
+	return recallRange(args, full)
 }
 
 // Recoverable returns the texts the agent can read back with

@@ -139,7 +139,9 @@ type LimitOptions struct {
 	// ToolCallID, the note of a cut result names the lines (or, within
 	// one line or a JSON document, the bytes) left out, the call id and
 	// how to call RecallTool for them, in under 200 runes with an id of
-	// up to 40. Optional. Defaults to "": the notes do not mention it.
+	// up to 40 and a name as long as recall_output (a longer name, such
+	// as an MCP tool's mcp__agentctx__recall_output, adds its extra
+	// runes). Optional. Defaults to "": the notes do not mention it.
 	RecallTool string
 	// Call is the tool call the result answers, when known. Its reading
 	// ([tooluse.Classify]) chooses what the note of a cut says about the

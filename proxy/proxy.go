@@ -84,6 +84,17 @@ type Options struct {
 	// headers' arrival: a body not whole by then is answered 408.
 	// Optional. Defaults to [DefaultReadTimeout].
 	ReadTimeout time.Duration
+	// MCPServer is the name under which the agents behind the proxy have
+	// `agentctx mcp` configured ("agentctx" as `agentctx mcp install`
+	// writes it). When set, the note on a tool result the proxy cuts names
+	// that server's recall_output as the agent presents it to its model
+	// ([MCPToolName]: mcp__agentctx__recall_output for Claude Code and
+	// Codex, mcp_agentctx_recall_output for Gemini CLI), with the call id
+	// to give it, so the model can read the output back. Optional.
+	// Defaults to "": the note names an MCP recall_output only when the
+	// agent's request declares one, and otherwise says how long the output
+	// was (and, for a command's output, how to run it again filtered).
+	MCPServer string
 }
 
 // DefaultReadTimeout is how long the proxy waits for a model request's
@@ -475,7 +486,8 @@ func (p *Proxy) open(ctx context.Context, s *state, b *body, c *conversation) er
 		Metadata: meta,
 		Model:    b.model, Budget: p.opts.Budget, MaxTokens: b.maxTokens,
 		SystemPrompt: c.system, Tools: c.tools, StaticRatio: 1,
-		NoWorkspace: true, NoDiskReads: true, NoWorkingMemory: true, NoTrackerSection: true, NoReminders: true,
+		RecallToolName: p.recallToolName(b.wire, c.tools),
+		NoWorkspace:    true, NoDiskReads: true, NoWorkingMemory: true, NoTrackerSection: true, NoReminders: true,
 		Rehydrate: agentctx.RehydrateOptions{Disabled: true},
 		Strategy:  p.opts.Strategy, Logger: p.opts.Logger,
 	})

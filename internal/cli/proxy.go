@@ -25,6 +25,7 @@ type proxyFlags struct {
 	home           string
 	allowedHosts   []string
 	allowedOrigins []string
+	mcpName        string
 }
 
 func newProxyCmd(e *env) *cobra.Command {
@@ -63,7 +64,13 @@ Web pages cannot use the proxy: a request whose Host is not the address it
 listens on (127.0.0.1, localhost or [::1], any port: what agents send)
 is refused with 421 (DNS rebinding), one from a page (an Origin header) with
 403, a model request not sent as application/json with 415.
---allowed-host and --allowed-origin allow more.`,
+--allowed-host and --allowed-origin allow more.
+
+With 'agentctx mcp' configured in the agent (agentctx mcp install), give
+--mcp-name with the name it is configured under: the note on a tool
+result the proxy cuts then tells the model to call that server's
+recall_output (mcp__agentctx__recall_output for Claude Code and Codex,
+mcp_agentctx_recall_output for Gemini CLI) for the lines it left out.`,
 		Example: `  agentctx proxy --upstream https://api.anthropic.com
   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
 
@@ -83,6 +90,7 @@ is refused with 421 (DNS rebinding), one from a page (an Origin header) with
 	cmd.Flags().BoolVar(&f.always, "always", false, "send the managed window even when the agent's request fits the budget")
 	cmd.Flags().StringSliceVar(&f.allowedHosts, "allowed-host", nil, "a Host the proxy answers besides its listening address (name or name:port; repeatable)")
 	cmd.Flags().StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "a web origin whose pages may call the proxy (repeatable)")
+	cmd.Flags().StringVar(&f.mcpName, "mcp-name", "", "the name the agents have 'agentctx mcp' configured under (e.g. agentctx): a cut output's note names its recall_output as the agent sees it (mcp__agentctx__recall_output)")
 	addHomeFlag(cmd, e, &f.home)
 	return cmd
 }
@@ -97,6 +105,9 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 	up, err := url.Parse(f.upstream)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return usageError{fmt.Errorf("proxy: --upstream %q: want an absolute http or https URL", f.upstream)}
+	}
+	if f.mcpName != "" && !mcpNameRe.MatchString(f.mcpName) {
+		return usageError{fmt.Errorf("proxy: --mcp-name %q: want letters, digits, '-' and '_' (the name the agent has agentctx mcp configured under)", f.mcpName)}
 	}
 	host, _, err := net.SplitHostPort(f.listen)
 	if err != nil {
@@ -119,6 +130,7 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 	p, err := proxy.New(proxy.Options{
 		Upstream: up, Store: st, Budget: f.budget, Always: f.always, Logger: log,
 		AllowedHosts: f.allowedHosts, AllowedOrigins: f.allowedOrigins,
+		MCPServer: f.mcpName,
 	})
 	if err != nil {
 		return err
