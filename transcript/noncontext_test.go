@@ -8,11 +8,11 @@ import (
 )
 
 // TestNonContextKindsInREADME: every known non-context kind of every
-// reader's table is named in the README's per-format table, on its
+// reader's table is named in docs/transcripts.md's per-format table, on its
 // format's row (issue 28: each reader lists its kinds in one table,
 // documented there).
 func TestNonContextKindsInREADME(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+	data, err := os.ReadFile("../docs/transcripts.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestNonContextKindsInREADME(t *testing.T) {
 		kinds := NonContextKinds(f)
 		for _, k := range nonContextNames(kinds) {
 			if !strings.Contains(rows[f], "`"+k+"`") {
-				t.Errorf("README's %s row does not name the known non-context kind `%s`", f, k)
+				t.Errorf("docs/transcripts.md's %s row does not name the known non-context kind `%s`", f, k)
 			}
 		}
 	}

@@ -8,21 +8,22 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/agentctx/agentctx/internal/sharedtest"
 )
 
 var updateReadme = flag.Bool("update-readme", false, "rewrite the README's generated sample outputs (TestReadmeSamples)")
 
-// readmeSample marks a generated block in README.md: the line
+// readmeSample marks a generated block in README.md or a page of docs/: the line
 // "<!-- sample: agentctx ARGS -->" followed by a fenced code block that
 // holds what the command prints on the shared data (timings as "N ms");
 // ARGS ending in " | tail -K" keeps the last K lines.
 var readmeSample = regexp.MustCompile("(?m)^<!-- sample: agentctx (.+) -->\n```\n((?s:.*?))```\n")
 
-// TestReadmeSamples runs each sample command of README.md on the shared
-// data and checks that the README shows what it prints now: the samples
-// never go stale. `go test ./internal/cli -run TestReadmeSamples
+// TestReadmeSamples runs each sample command of README.md and docs/*.md on
+// the shared data and checks that the pages show what it prints now: the
+// samples never go stale. `go test ./internal/cli -run TestReadmeSamples
 // -update-readme` rewrites them.
 func TestReadmeSamples(t *testing.T) {
 	sharedtest.Dir(t)
@@ -32,8 +33,25 @@ func TestReadmeSamples(t *testing.T) {
 	if st, err := os.Stat(filepath.Join("..", "shared", "data")); err != nil || !st.IsDir() {
 		t.Skip("../shared/data is not beside the repository (AGENTCTX_SHARED_DATA points elsewhere)")
 	}
-	readme := "README.md"
-	data, err := os.ReadFile(readme)
+	docs, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, file := range append([]string{"README.md"}, docs...) {
+		total += checkSamples(t, file)
+	}
+	if total == 0 {
+		t.Fatal("neither README.md nor docs/ has a generated sample")
+	}
+}
+
+// checkSamples runs the sample commands of one Markdown file and checks
+// (or with -update-readme rewrites) their outputs; it returns how many
+// samples the file has.
+func checkSamples(t *testing.T, file string) int {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +63,7 @@ func TestReadmeSamples(t *testing.T) {
 		cmd, tail, _ := strings.Cut(m[1], " | tail -")
 		code, stdout, stderr := run(t, strings.Fields(cmd)...)
 		if code != ExitOK {
-			t.Errorf("agentctx %s: exit %d: %s", m[1], code, stderr)
+			t.Errorf("%s: agentctx %s: exit %d: %s", file, m[1], code, stderr)
 			return block
 		}
 		got := normalizeSample(stdout)
@@ -58,18 +76,18 @@ func TestReadmeSamples(t *testing.T) {
 		}
 		return "<!-- sample: agentctx " + m[1] + " -->\n```\n" + got + "```\n"
 	})
-	if n == 0 {
-		t.Fatal("README.md has no generated sample")
-	}
 	if *updateReadme {
-		if err := os.WriteFile(readme, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
+		if out != string(data) {
+			if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
-		return
+		return n
 	}
 	for _, f := range failed {
-		t.Errorf("README.md: the sample of `agentctx %s` is stale; run go test ./internal/cli -run TestReadmeSamples -update-readme", f)
+		t.Errorf("%s: the sample of `agentctx %s` is stale; run go test ./internal/cli -run TestReadmeSamples -update-readme", file, f)
 	}
+	return n
 }
 
 var (
@@ -93,4 +111,94 @@ func normalizeSample(s string) string {
 		lines[i] = sampleMillis.ReplaceAllString(l, "N ms")
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// mdLink is a Markdown link's target: [text](target), outside code.
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// TestDocLinks checks every relative link of the README, CONTRIBUTING,
+// CHANGELOG and docs/ pages: the file it names exists, and a #fragment
+// names a heading of that file (GitHub's anchors: lower case, spaces as
+// '-', punctuation other than '-' and '_' left out).
+func TestDocLinks(t *testing.T) {
+	t.Chdir(filepath.Join("..", ".."))
+	docs, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := append([]string{"README.md", "CONTRIBUTING.md", "CHANGELOG.md"}, docs...)
+	anchors := map[string]map[string]bool{}
+	anchorsOf := func(file string) map[string]bool {
+		if a, ok := anchors[file]; ok {
+			return a
+		}
+		a := map[string]bool{}
+		data, err := os.ReadFile(file)
+		if err == nil {
+			fence := false
+			for _, l := range strings.Split(string(data), "\n") {
+				if strings.HasPrefix(l, "```") {
+					fence = !fence
+				}
+				if fence || !strings.HasPrefix(l, "#") {
+					continue
+				}
+				a[githubAnchor(strings.TrimLeft(l, "# "))] = true
+			}
+		}
+		anchors[file] = a
+		return a
+	}
+	n := 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fence := false
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "```") {
+				fence = !fence
+			}
+			if fence {
+				continue
+			}
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				n++
+				path, frag, _ := strings.Cut(target, "#")
+				dest := file
+				if path != "" {
+					dest = filepath.Join(filepath.Dir(file), path)
+					if _, err := os.Stat(dest); err != nil {
+						t.Errorf("%s:%d: link to %s: no such file", file, i+1, target)
+						continue
+					}
+				}
+				if frag != "" && strings.HasSuffix(dest, ".md") && !anchorsOf(dest)[frag] {
+					t.Errorf("%s:%d: link to %s: no heading with that anchor in %s", file, i+1, target, dest)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no relative link found: the checker reads nothing")
+	}
+}
+
+// githubAnchor returns the anchor GitHub gives a heading.
+func githubAnchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
