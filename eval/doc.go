@@ -1,6 +1,6 @@
 // Package eval measures what a compaction strategy keeps for an agent's
 // next step, on real trajectories and without a model: `agentctx eval`'s
-// lab (issue 27).
+// lab.
 //
 // # Next-action support
 //

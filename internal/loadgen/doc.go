@@ -1,4 +1,4 @@
-// Package loadgen is the fleet test's load generator (issue 16): it
+// Package loadgen is the fleet test's load generator: it
 // starts `agentctx serve` processes on loopback sharing one store
 // ([Start], [Fleet]), drives sessions of replayed real trajectories
 // through them ([Run]) and checks every session against a single
