@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -138,7 +139,11 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 	}
 	defer closeStore(store, &err)
 	home, _ := os.UserHomeDir()
-	s := &chatSession{e: e, f: f, root: root, store: store, guard: &agent.Guard{Yes: f.yes, Root: root, Home: home}}
+	rules, err := agent.LoadRules(filepath.Join(root, agent.SettingsFile))
+	if err != nil {
+		return fmt.Errorf("chat: the permission rules: %w", err)
+	}
+	s := &chatSession{e: e, f: f, root: root, store: store, guard: &agent.Guard{Yes: f.yes, Root: root, Home: home, Rules: rules}}
 	defer func() {
 		if cerr := s.close(); cerr != nil && err == nil {
 			err = cerr
@@ -163,6 +168,16 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 		}
 		return runREPL(ctx, s)
 	}
+	// No one to ask: a call neither --yes nor an allow rule allows
+	// stops the task, named.
+	s.guard.Ask = func(_ context.Context, call chat.ToolCall, _ tools.Access, reason string) (agent.Decision, error) {
+		if reason != "" {
+			// What --yes never allows: refused, and the task goes on.
+			return agent.DecisionDeny, &agent.Refusal{By: "agentctx chat -p", Reason: reason + "; print mode asks no one, and --yes does not allow it"}
+		}
+		why := "print mode asks no one; pass --yes, or allow it in " + agent.SettingsFile + ` (e.g. "allow": ["` + agent.AlwaysRule(call).String() + `"])`
+		return agent.DecisionDeny, &agent.Refusal{By: "agentctx chat -p", Reason: why, Stop: true}
+	}
 	enc := newJSONLines(e.stdout)
 	if f.json {
 		s.onEvent = func(ev agent.Event) { _ = enc.Encode(ev) }
@@ -178,6 +193,10 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 	}
 	if err != nil {
 		return fmt.Errorf("chat: %w%s", err, s.hint(err))
+	}
+	if res.StopReason == agent.StopDenied {
+		c := res.Refusal.Call
+		return fmt.Errorf("chat: refused %s %s: %s (session %s)", c.Name, callSummary(&agent.ToolCallEvent{Name: c.Name, Arguments: c.Arguments}), res.Refusal.Reason, s.eng.ID())
 	}
 	if res.StopReason != agent.StopDone {
 		return fmt.Errorf("chat: stopped: %s after %d model calls (session %s)", res.StopReason, res.ModelCalls, s.eng.ID())
@@ -205,6 +224,20 @@ type chatSession struct {
 	llm   provider.Model
 	eng   *agentctx.Engine
 	agent *agent.Agent
+	// env and tools are the session's tools, for the user's !command
+	// and @path.
+	env   tools.Env
+	tools []tools.Tool
+}
+
+// tool returns the session's tool named name, nil if none.
+func (s *chatSession) tool(name string) tools.Tool {
+	for _, t := range s.tools {
+		if t.Def().Name == name {
+			return t
+		}
+	}
+	return nil
 }
 
 // startID returns the session to start with: "" for a new one, the
@@ -330,7 +363,7 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	// Before a session is opened: no key, no session.
 	llm, err := newModel(cfg)
 	if err != nil {
-		return fmt.Errorf("chat: %w (set %s, or point %s at a local server)", err, provider.KeyVar(cfg.Provider), baseURLVar(cfg.Provider))
+		return fmt.Errorf("chat: %w%s", err, setupHint(cfg.Provider, err))
 	}
 	if id == "" {
 		name = cfg.Model
@@ -369,15 +402,16 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	}
 	sum.Model = llm
 	env.Engine = eng
+	ts := tools.Default(env)
 	a, err := agent.New(agent.Options{
-		Engine: eng, Model: llm, Tools: tools.Default(env), MaxTurns: s.f.maxTurns,
+		Engine: eng, Model: llm, Tools: ts, MaxTurns: s.f.maxTurns,
 		Permission: s.guard, Events: s.emit,
 	})
 	if err != nil {
 		_ = eng.Close()
 		return err
 	}
-	s.cfg, s.llm, s.eng, s.agent = cfg, llm, eng, a
+	s.cfg, s.llm, s.eng, s.agent, s.env, s.tools = cfg, llm, eng, a, env, ts
 	return nil
 }
 
@@ -430,6 +464,21 @@ func toolDefs(ts []tools.Tool) []chat.ToolDef {
 		out = append(out, t.Def())
 	}
 	return out
+}
+
+// setupHint says what to set after the provider's client could not be
+// made, once: nothing for an unknown provider (the error lists the
+// known ones), the base URL alone when the error already names the key's
+// variable, else both.
+func setupHint(p string, err error) string {
+	key := provider.KeyVar(p)
+	switch {
+	case errors.Is(err, provider.ErrUnknownProvider) || key == "":
+		return ""
+	case strings.Contains(err.Error(), key):
+		return fmt.Sprintf(" (or point %s at a local server)", baseURLVar(p))
+	}
+	return fmt.Sprintf(" (set %s, or point %s at a local server)", key, baseURLVar(p))
 }
 
 // baseURLVar names the base-URL variable of a provider.
