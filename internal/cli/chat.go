@@ -55,17 +55,51 @@ func newChatCmd(e *env) *cobra.Command {
 	var f chatFlags
 	cmd := &cobra.Command{
 		Use:   "chat [DIR]",
-		Short: "Run the reference coding agent on the project in DIR (print mode with -p)",
+		Short: "Run the reference coding agent on the project in DIR (interactive, or print mode with -p)",
 		Long: `Chat runs agentctx's reference coding agent (the seeds' agent) on the
 project in DIR (default: the current directory), on the Engine: every model
 call within the budget, interrupted calls answered, overflows recovered,
 the session stored like any other.
 
-This version has the print mode only, for scripts and CI (like claude -p
-and codex exec): -p PROMPT runs until the model stops or --max-turns, prints
-the final answer (or, with --json, one JSON event per line), and exits
-non-zero on failure. Writes and commands need --yes, or are asked about
-in the interactive chat.
+Without -p, chat is interactive: type a request and Enter; the model's
+text streams in, each tool call shows on a line with the first and last
+lines of its output, and a status line ends each turn (the prompt's size
+against the budget, the share cached, the session's compactions and
+cost). --continue or --resume first recaps the session: the last
+request, the todo list, the files changed.
+
+Keys and input:
+  Enter              send the message
+  Alt-Enter          a new line in the message (also a line ending in \)
+  paste              a paste is one message, however many lines
+  @PATH              attach a file of the project (paths outside it are refused)
+  !COMMAND           run a command yourself, in the agent's sandbox; its
+                     output goes to the model with your next message
+  Ctrl-O             the whole output of the last tool (also /expand)
+  Tab                complete a slash command; Up/Down: history
+  Ctrl-C             interrupt the model or a command; twice at an empty
+                     prompt: exit (the session stays stored)
+
+Permissions: reads run freely; before a write or an edit the change is
+shown as a diff, and writes and commands ask, answered with one key:
+  y   run it
+  n   refuse it and stop the turn; then say what to do instead (that is
+      your next message; the model is told you refused)
+  a   run it and allow its like from now on: an allow rule such as
+      "write_file" or "run_command(go test:*)" in .agentctx/settings.json
+The project's rules are read at start from .agentctx/settings.json,
+{"permissions": {"allow": [...], "ask": [...], "deny": [...]}}, with
+Claude Code's syntax (Bash(go test:*), Edit(src/**), Read, Write(*.md);
+our tool names work too): deny first, then ask, then allow. --yes allows
+what no rule denies or asks.
+
+Slash commands:
+` + slashHelp() + `
+Print mode, for scripts and CI (like claude -p and codex exec): -p PROMPT
+runs until the model stops or --max-turns, prints the final answer (or,
+with --json, one JSON event per line), and exits non-zero on failure. A
+write or command that neither --yes nor an allow rule allows stops it:
+it exits 1 naming the refused call.
 
 Commands run in an OS sandbox (bubblewrap; Debian/Ubuntu: apt-get install
 bubblewrap): they may write only in DIR, a private /tmp and Go's build
@@ -479,6 +513,15 @@ func setupHint(p string, err error) string {
 		return fmt.Sprintf(" (or point %s at a local server)", baseURLVar(p))
 	}
 	return fmt.Sprintf(" (set %s, or point %s at a local server)", key, baseURLVar(p))
+}
+
+// slashHelp is the slash commands' lines of chat's help.
+func slashHelp() string {
+	var b strings.Builder
+	for _, c := range slashCommands {
+		fmt.Fprintf(&b, "  %-26s %s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
+	}
+	return b.String()
 }
 
 // baseURLVar names the base-URL variable of a provider.
