@@ -385,7 +385,8 @@ const chatOrigin = "chat"
 
 // open closes the current engine, if any, and opens a new session (id
 // "") or resumes id with the options in over (Model, Budget) overriding
-// what the session recorded. The model is --model (or over's), else the
+// what the session recorded (over.Policy: a budget computed again for
+// the model). The model is --model (or over's), else the
 // session's, else $AGENTCTX_MODEL, else the provider's default.
 func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options) error {
 	if err := s.close(); err != nil {
@@ -410,7 +411,7 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	// The summarizer's model is the session's, known once it is open.
 	sum := &compact.ModelSummarizer{}
 	opts := agentctx.Options{
-		Store: s.store, Dir: s.root, Model: name, Budget: cmp.Or(over.Budget, s.f.budget), Origin: chatOrigin,
+		Store: s.store, Dir: s.root, Model: name, Budget: cmp.Or(over.Budget, s.f.budget), Policy: over.Policy, Origin: chatOrigin,
 		SystemPrompt: chatSystemPrompt, Tools: append(toolDefs(tools.Default(defEnv)), agentctx.RecallTool()),
 		Summarizer: sum, Logger: s.e.logger,
 	}

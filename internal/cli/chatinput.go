@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"github.com/agentctx/agentctx/chat"
 )
@@ -37,7 +38,16 @@ const (
 // see above. Not safe for concurrent use (the editor reads from one
 // goroutine).
 type pasteReader struct {
-	r       io.Reader
+	r io.Reader
+	// keyMode, when set, turns the keys y, n and a into Enter, keeping
+	// the key in key, and drops every other key but Ctrl-C: the
+	// permission question's one-key answer. expand is set by Ctrl-O,
+	// which becomes Enter. The editor must see Enter itself, or it
+	// goes on reading the terminal after the line. Optional.
+	keyMode *atomic.Bool
+	key     *atomic.Int32
+	expand  *atomic.Bool
+
 	in      bool   // inside a paste
 	lastCR  bool   // the last byte of the paste was a CR
 	pending []byte // bytes read, not yet decided (a sequence's start)
@@ -107,6 +117,23 @@ func (p *pasteReader) scan() {
 				i++ // no escape sequence inside a paste
 				continue
 			}
+		}
+		if !p.in && p.keyMode != nil && p.keyMode.Load() {
+			switch c {
+			case 'y', 'Y', 'n', 'N', 'a', 'A':
+				p.key.Store(int32(c | 0x20))
+				p.out = append(p.out, '\r')
+			case 0x03:
+				p.out = append(p.out, c)
+			}
+			i++
+			continue
+		}
+		if !p.in && c == ctrlO && p.expand != nil {
+			p.expand.Store(true)
+			p.out = append(p.out, '\r')
+			i++
+			continue
 		}
 		if p.in {
 			switch {

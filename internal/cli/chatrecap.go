@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,16 +33,33 @@ type sessionRecap struct {
 // recapOf reads a session's entries.
 func recapOf(entries []session.Entry) sessionRecap {
 	var rc sessionRecap
+	// After a compact boundary the engine writes again the messages
+	// compaction kept (around the summary): copies of earlier entries,
+	// left out here so that nothing is counted twice.
 	kept := make([]session.Entry, 0, len(entries))
+	seen := map[string]bool{}
+	copies := false
 	for i := range entries {
 		e := &entries[i]
-		if e.IsBoundary() {
+		switch {
+		case e.IsBoundary():
 			rc.compactions++
+			copies = true
+			continue
+		case e.IsCompactSummary:
+			continue
+		case e.Message == nil && e.ToolResult == nil:
+			kept = append(kept, *e)
 			continue
 		}
-		if !e.IsCompactSummary {
-			kept = append(kept, *e)
+		tr, _ := json.Marshal(e.ToolResult)
+		key := string(e.Message) + "\x00" + string(tr)
+		if copies && seen[key] {
+			continue
 		}
+		copies = false
+		seen[key] = true
+		kept = append(kept, *e)
 	}
 	msgs, _ := session.Messages(kept)
 	failed := map[string]bool{}

@@ -90,7 +90,7 @@ type repl struct {
 	shellContext []string
 	// The permission question reads one key: keyMode is set while it
 	// waits, key is the key read; expandKey is set by Ctrl-O at the
-	// prompt.
+	// prompt (see pasteReader).
 	keyMode   atomic.Bool
 	key       atomic.Int32
 	expandKey atomic.Bool
@@ -130,8 +130,7 @@ func runREPL(ctx context.Context, s *chatSession) error {
 		AutoComplete:           readline.NewPrefixCompleter(completions...),
 		InterruptPrompt:        "^C",
 		EOFPrompt:              "/exit",
-		Stdin:                  readline.NewCancelableStdin(&pasteReader{r: s.e.stdin}),
-		FuncFilterInputRune:    r.filterRune,
+		Stdin:                  readline.NewCancelableStdin(&pasteReader{r: s.e.stdin, keyMode: &r.keyMode, key: &r.key, expand: &r.expandKey}),
 		Stdout:                 r.out,
 		Stderr:                 rawWriter(s.e.stderr),
 		FuncIsTerminal:         func() bool { return interactive },
@@ -271,27 +270,6 @@ func (r *repl) continued(line string) (string, error) {
 		line = strings.TrimSuffix(line, "\\") + string(pasteNL) + next
 	}
 	return line, nil
-}
-
-// filterRune sees each key before the line editor: at the permission
-// question it takes y, n or a as the answer, without Enter; at the
-// prompt Ctrl-O asks for the last tool output whole.
-func (r *repl) filterRune(c rune) (rune, bool) {
-	if r.keyMode.Load() {
-		switch c {
-		case 'y', 'Y', 'n', 'N', 'a', 'A':
-			r.key.Store(c | 0x20)
-			return readline.CharEnter, true
-		case readline.CharInterrupt:
-			return c, true
-		}
-		return c, false
-	}
-	if c == ctrlO {
-		r.expandKey.Store(true)
-		return readline.CharEnter, true
-	}
-	return c, true
 }
 
 // ctrlO is the key that shows the last tool output whole.
@@ -492,7 +470,7 @@ func (r *repl) ask(ctx context.Context, call chat.ToolCall, access tools.Access,
 	r.rl.SetPrompt("  " + choices + " › ")
 	defer r.rl.SetPrompt(r.paint("1", chatPrompt))
 	for {
-		// On a terminal one key answers (filterRune); piped input, read
+		// On a terminal one key answers (pasteReader); piped input, read
 		// ahead by the line editor, answers with lines.
 		r.key.Store(0)
 		r.keyMode.Store(r.interactive)

@@ -1,8 +1,15 @@
 package cli
 
 import (
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentctx/agentctx/provider/providertest"
 )
 
 // TestChatHelp: chat --help documents the interactive mode, its keys,
@@ -46,5 +53,49 @@ func TestChatProviderHints(t *testing.T) {
 	if code != ExitError || strings.Count(errOut, "OPENAI_API_KEY") != 1 || !strings.Contains(errOut, "openai") ||
 		!strings.Contains(errOut, "OPENAI_BASE_URL") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("no key: exit %d, %q (want the key's variable named once)", code, errOut)
+	}
+}
+
+// TestChatRecap: --continue recaps the session (its last request, the
+// files it changed) and starts the status line's counters from the whole
+// session's (issue 30, finding 6).
+func TestChatRecap(t *testing.T) {
+	srv := providertest.NewOpenAI(providertest.Options{Script: withSummaries(copyScript)})
+	defer srv.Close()
+	t.Setenv("AGENTCTX_PROVIDER", "openai")
+	t.Setenv("OPENAI_BASE_URL", srv.BaseURL)
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("AGENTCTX_MODEL", "gpt-4o")
+	t.Setenv("AGENTCTX_HOME", t.TempDir())
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runIn(t, "upper-case a.txt into b.txt\ny\n/compact\ndo it again\ny\n/exit\n", "chat", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	costs := regexp.MustCompile(`session \$([\d.]+)\)`).FindAllStringSubmatch(out, -1)
+	if len(costs) != 2 {
+		t.Fatalf("no session cost in the status lines:\n%s", out)
+	}
+	code, out, errOut = runIn(t, "once more\ny\n/exit\n", "chat", dir, "--continue")
+	if code != 0 {
+		t.Fatalf("--continue: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"where the session stands · 2 requests · 1 compaction", "you asked: do it again", "files changed: b.txt", "· 1 compaction ·"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--continue does not show %q:\n%s", want, out)
+		}
+	}
+	m := regexp.MustCompile(`\$([\d.]+) \(session \$([\d.]+)\)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no cost in the status line:\n%s", out)
+	}
+	turn, _ := strconv.ParseFloat(m[1], 64)
+	total, _ := strconv.ParseFloat(m[2], 64)
+	before, _ := strconv.ParseFloat(costs[1][1], 64)
+	if math.Abs(total-(before+turn)) > 0.0002 {
+		t.Errorf("session cost %v after --continue, want %v + %v", total, before, turn)
 	}
 }
