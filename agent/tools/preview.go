@@ -51,7 +51,7 @@ func Preview(env Env, call chat.ToolCall) (c Change, ok bool, err error) {
 	case errors.Is(rerr, os.ErrNotExist):
 		c.Created = true
 	case rerr != nil:
-		return c, true, fmt.Errorf("%s: %v", a.Path, errors.Unwrap(rerr))
+		return c, true, fmt.Errorf("%s: %w", a.Path, errors.Unwrap(rerr))
 	case len(data) > MaxReadBytes:
 		return c, true, fmt.Errorf("%s is over %d bytes", a.Path, MaxReadBytes)
 	}

@@ -198,7 +198,7 @@ func (r *repl) attachMentions(ctx context.Context, msg string) (string, []string
 			if strings.Contains(res.Content, "no such file") || strings.Contains(res.Content, "does not exist") {
 				continue
 			}
-			return "", nil, fmt.Errorf("@%s: %s; nothing was sent", p, strings.SplitN(strings.TrimSpace(res.Content), "\n", 2)[0])
+			return "", nil, fmt.Errorf("@%s: %s; nothing was sent", p, strings.TrimPrefix(strings.SplitN(strings.TrimSpace(res.Content), "\n", 2)[0], "Error: "))
 		}
 		fmt.Fprintf(&b, "\n\n<file path=%q attached by the user>\n%s\n</file>", p, strings.TrimRight(res.Content, "\n"))
 		paths = append(paths, p)

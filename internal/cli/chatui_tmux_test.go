@@ -216,7 +216,7 @@ func TestChatTmuxUI(t *testing.T) {
 			_, at = p.waitFor(at, "›", 5*time.Second)
 			p.send("/compact", "Enter")
 			_, at = p.waitFor(at, "✻ compacted", 10*time.Second)
-			_, at = p.waitFor(at, "›", 5*time.Second)
+			p.waitFor(at, "›", 5*time.Second)
 			p.send("/exit", "Enter")
 			if code := p.exitStatus(5 * time.Second); code != 0 {
 				t.Fatalf("/exit: status %d\n%s", code, p.screen())
@@ -228,7 +228,7 @@ func TestChatTmuxUI(t *testing.T) {
 			// Finding 6: --continue recaps; the rule holds; the counters
 			// are the session's.
 			p2 := tmuxStart(t, env, bin, "chat", dir, "--continue")
-			s, at = p2.waitFor(0, "where the session stands", 10*time.Second)
+			_, at = p2.waitFor(0, "where the session stands", 10*time.Second)
 			s, end = p2.waitFor(at, "›", 5*time.Second)
 			recap := s[at:end]
 			for _, want := range []string{"1 compaction", "you asked: look at @calc.py", "files changed: calc.py"} {
@@ -268,7 +268,7 @@ func TestChatTmuxUI(t *testing.T) {
 				p2.send("/budget", "Enter")
 				_, at = p2.waitFor(at, budget+" tokens (policy", 5*time.Second)
 				p2.send("/clear", "Enter")
-				_, at = p2.waitFor(at, "openai/gpt-5 · budget "+budget+" tokens · new session", 10*time.Second)
+				p2.waitFor(at, "openai/gpt-5 · budget "+budget+" tokens · new session", 10*time.Second)
 			}
 			p2.send("/exit", "Enter")
 			if code := p2.exitStatus(5 * time.Second); code != 0 {
