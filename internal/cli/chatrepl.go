@@ -581,7 +581,7 @@ func (r *repl) command(ctx context.Context, line string) (quit bool, err error) 
 		return false, r.reopen(ctx, arg, agentctx.Options{})
 	case "/clear":
 		// A new session with the model of this one (/model's included).
-		return false, r.reopen(ctx, "", agentctx.Options{Model: s.llm.Name()})
+		return false, r.reopen(ctx, "", agentctx.Options{Model: s.eng.Model().Name})
 	case "/model":
 		if arg == "" {
 			r.println(escapeTerm(s.llm.Name()))

@@ -99,3 +99,39 @@ func TestChatRecap(t *testing.T) {
 		t.Errorf("session cost %v after --continue, want %v + %v", total, before, turn)
 	}
 }
+
+// TestChatModelBudget: /model takes the new model's budget and records
+// it without the engine's override warning; /clear keeps the model
+// (issue 30, finding 7).
+func TestChatModelBudget(t *testing.T) {
+	srv := providertest.NewOpenAI(providertest.Options{Script: withSummaries(copyScript)})
+	defer srv.Close()
+	t.Setenv("AGENTCTX_PROVIDER", "openai")
+	t.Setenv("OPENAI_BASE_URL", srv.BaseURL)
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("AGENTCTX_MODEL", "gpt-4o")
+	t.Setenv("AGENTCTX_HOME", t.TempDir())
+	dir := t.TempDir()
+	code, out, errOut := runIn(t, "/model gpt-5\n/budget\n/clear\n/exit\n", "chat", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	m := regexp.MustCompile(`openai/gpt-5 · budget ([\d,]+) tokens · (?:new|resumed) session`).FindStringSubmatch(out)
+	if m == nil || m[1] == "98,616" {
+		t.Fatalf("/model gpt-5 did not take gpt-5's budget:\n%s", out)
+	}
+	if strings.Contains(out, "option overrides") {
+		t.Errorf("/model printed the override warning:\n%s", out)
+	}
+	if !strings.Contains(out, m[1]+" tokens (policy") {
+		t.Errorf("/budget after /model:\n%s", out)
+	}
+	if !strings.Contains(out, "· openai/gpt-5 · budget "+m[1]+" tokens · new session") {
+		t.Errorf("/clear forgot /model:\n%s", out)
+	}
+	// The switch is recorded: --continue resumes on gpt-5, quietly.
+	code, out, errOut = runIn(t, "/exit\n", "chat", dir, "--continue")
+	if code != 0 || strings.Contains(out, "option overrides") {
+		t.Errorf("--continue: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

@@ -268,7 +268,7 @@ func TestChatTmuxUI(t *testing.T) {
 				p2.send("/budget", "Enter")
 				_, at = p2.waitFor(at, budget+" tokens (policy", 5*time.Second)
 				p2.send("/clear", "Enter")
-				p2.waitFor(at, "openai/gpt-5 · budget "+budget+" tokens · new session", 10*time.Second)
+				p2.waitFor(at, "· openai/gpt-5 · budget "+budget+" tokens · new session", 10*time.Second)
 			}
 			p2.send("/exit", "Enter")
 			if code := p2.exitStatus(5 * time.Second); code != 0 {
