@@ -199,6 +199,11 @@ func TestChatTmuxUI(t *testing.T) {
 			p.send("/expand", "Enter")
 			_, at = p.waitFor(at, "    10\n", 5*time.Second)
 			_, at = p.waitFor(at, "›", 5*time.Second)
+			// Ctrl-O too, the line being typed kept.
+			p.send("half-typed", "C-o")
+			_, at = p.waitFor(at, "    10\n", 5*time.Second)
+			_, at = p.waitFor(at, "› half-typed", 5*time.Second)
+			p.send("", "C-u")
 
 			// !command and @path.
 			p.send("!echo hello-from-shell", "Enter")
