@@ -85,52 +85,50 @@ func uiScript(r providertest.Request) providertest.Reply {
 	return providertest.Reply{Text: "OK."}
 }
 
-// TestChatTmuxUI drives the interactive chat in a terminal on both wires
-// through what issue 30 found missing: a three-line bracketed paste, an
-// Alt-Enter and a trailing backslash each make one message (finding 1);
-// the diff of an edit is on screen before its question, a command's
-// failing last line after it, /expand shows the rest (finding 2); the
-// question takes one key, n stops the turn and what the user types
-// instead is the next message, the model told of the refusal; "a" writes
-// an allow rule that /permissions shows and that holds after --continue
-// (finding 5); !command and @path; --continue recaps the session and
-// keeps its counters (finding 6); /model sets the new model's budget
-// without the override warning and /clear keeps it (finding 7).
-func TestChatTmuxUI(t *testing.T) {
+// uiSetup starts uiScript's server on wire and makes a project holding
+// calc.py, with outside.txt next to it; env is the chat's environment.
+func uiSetup(t *testing.T, wire providertest.Wire) (srv *providertest.Server, dir string, env []string) {
+	t.Helper()
+	srv = providertest.New(providertest.Options{Wire: wire, Script: uiScript})
+	dir = t.TempDir()
+	calc := filepath.Join(dir, "calc.py")
+	if err := os.WriteFile(calc, []byte(calcBug), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "outside.txt"), []byte("secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	env = []string{"AGENTCTX_HOME=" + home, "TERM=xterm-256color", "AGENTCTX_PROVIDER=" + string(wire)}
+	for _, k := range []string{"PATH", "HOME"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	model := "gpt-4o"
+	if wire == providertest.WireAnthropic {
+		model = "claude-sonnet-4-5"
+		env = append(env, "ANTHROPIC_BASE_URL="+srv.BaseURL, "ANTHROPIC_API_KEY=test")
+	} else {
+		env = append(env, "OPENAI_BASE_URL="+srv.BaseURL, "OPENAI_API_KEY=test")
+	}
+	env = append(env, "AGENTCTX_MODEL="+model)
+	return srv, dir, env
+}
+
+// TestChatTmuxPaste: a three-line bracketed paste, an Alt-Enter and a
+// trailing backslash each make one message, on both wires (issue 30,
+// finding 1: each pasted line was a turn of its own).
+func TestChatTmuxPaste(t *testing.T) {
 	needTmux(t)
 	bin := buildAgentctx(t)
 	for _, wire := range []providertest.Wire{providertest.WireOpenAI, providertest.WireAnthropic} {
 		t.Run(string(wire), func(t *testing.T) {
-			srv := providertest.New(providertest.Options{Wire: wire, Script: uiScript})
+			srv, dir, env := uiSetup(t, wire)
 			defer srv.Close()
-			dir := t.TempDir()
-			calc := filepath.Join(dir, "calc.py")
-			if err := os.WriteFile(calc, []byte(calcBug), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "outside.txt"), []byte("secret\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			home := t.TempDir()
-			env := []string{"AGENTCTX_HOME=" + home, "TERM=xterm-256color", "AGENTCTX_PROVIDER=" + string(wire)}
-			for _, k := range []string{"PATH", "HOME"} {
-				if v, ok := os.LookupEnv(k); ok {
-					env = append(env, k+"="+v)
-				}
-			}
-			model := "gpt-4o"
-			if wire == providertest.WireAnthropic {
-				model = "claude-sonnet-4-5"
-				env = append(env, "ANTHROPIC_BASE_URL="+srv.BaseURL, "ANTHROPIC_API_KEY=test")
-			} else {
-				env = append(env, "OPENAI_BASE_URL="+srv.BaseURL, "OPENAI_API_KEY=test")
-			}
-			env = append(env, "AGENTCTX_MODEL="+model)
-
 			p := tmuxStart(t, env, bin, "chat", dir)
 			_, at := p.waitFor(0, "new session ", 10*time.Second)
 			_, at = p.waitFor(at, "›", 5*time.Second)
-
 			// Finding 1: a paste of three lines is one message.
 			p.tmux("set-buffer", "-b", "paste", "Here is the error:\nline two\nline three")
 			p.tmux("paste-buffer", "-p", "-b", "paste", "-t", "main")
@@ -152,6 +150,35 @@ func TestChatTmuxUI(t *testing.T) {
 			_, at = p.waitFor(at, "…", 5*time.Second)
 			p.send("beta", "Enter")
 			_, at = p.waitFor(at, "One message of 2 lines.", 10*time.Second)
+			_, at = p.waitFor(at, "›", 5*time.Second)
+
+			p.send("/exit", "Enter")
+			if code := p.exitStatus(5 * time.Second); code != 0 {
+				t.Fatalf("/exit: status %d\n%s", code, p.screen())
+			}
+		})
+	}
+}
+
+// TestChatTmuxUI drives the interactive chat in a terminal on both wires
+// through what issue 30 found missing: the diff of an edit is on screen before its question, a command's
+// failing last line after it, /expand shows the rest (finding 2); the
+// question takes one key, n stops the turn and what the user types
+// instead is the next message, the model told of the refusal; "a" writes
+// an allow rule that /permissions shows and that holds after --continue
+// (finding 5); !command and @path; --continue recaps the session and
+// keeps its counters (finding 6); /model sets the new model's budget
+// without the override warning and /clear keeps it (finding 7).
+func TestChatTmuxUI(t *testing.T) {
+	needTmux(t)
+	bin := buildAgentctx(t)
+	for _, wire := range []providertest.Wire{providertest.WireOpenAI, providertest.WireAnthropic} {
+		t.Run(string(wire), func(t *testing.T) {
+			srv, dir, env := uiSetup(t, wire)
+			defer srv.Close()
+			calc := filepath.Join(dir, "calc.py")
+			p := tmuxStart(t, env, bin, "chat", dir)
+			_, at := p.waitFor(0, "new session ", 10*time.Second)
 			_, at = p.waitFor(at, "›", 5*time.Second)
 
 			// Finding 2 and 5: the diff, then one key; n stops the turn.
