@@ -150,7 +150,7 @@ func TestChatTmuxPaste(t *testing.T) {
 			_, at = p.waitFor(at, "…", 5*time.Second)
 			p.send("beta", "Enter")
 			_, at = p.waitFor(at, "One message of 2 lines.", 10*time.Second)
-			_, at = p.waitFor(at, "›", 5*time.Second)
+			p.waitFor(at, "›", 5*time.Second)
 
 			p.send("/exit", "Enter")
 			if code := p.exitStatus(5 * time.Second); code != 0 {
