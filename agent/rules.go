@@ -123,7 +123,7 @@ func matchCommand(spec, cmd string) bool {
 	if spec == cmd {
 		return true
 	}
-	if strings.ContainsAny(cmd, ";&|`<>\n") || strings.Contains(cmd, "$(") {
+	if chained(cmd) {
 		return false
 	}
 	if prefix, ok := strings.CutSuffix(spec, ":*"); ok {
@@ -143,6 +143,12 @@ func matchCommand(spec, cmd string) bool {
 	re.WriteString("$")
 	ok, _ := regexp.MatchString(re.String(), cmd)
 	return ok
+}
+
+// chained reports whether a command line chains, pipes, redirects or
+// substitutes: ; & | ` < > $( or a newline.
+func chained(cmd string) bool {
+	return strings.ContainsAny(cmd, ";&|`<>\n") || strings.Contains(cmd, "$(")
 }
 
 // matchPath matches a slash-separated path relative to the project
@@ -233,13 +239,19 @@ func (rs *Rules) Decide(call chat.ToolCall, root string) (RuleVerdict, Rule) {
 
 // AlwaysRule is the allow rule an "always" answer to call records: for a
 // command, its program and, when the second word is a subcommand (letters
-// only: "go test", "npm run"), that word, as "run_command(go test:*)";
+// only: "go test", "npm run"), that word, as "run_command(go test:*)",
+// or the whole command when it chains, pipes, redirects or substitutes;
 // for any other tool its name alone. The hazard check still asks about a
 // hazardous command such a rule matches.
 func AlwaysRule(call chat.ToolCall) Rule {
-	cmd := strings.Fields(tooluse.Classify(call).Command)
+	line := strings.TrimSpace(tooluse.Classify(call).Command)
+	cmd := strings.Fields(line)
 	if len(cmd) == 0 {
 		return Rule{Tool: call.Name}
+	}
+	if chained(line) {
+		// No prefix rule matches a chained command: the command itself.
+		return Rule{Tool: call.Name, Spec: line, HasSpec: true}
 	}
 	prefix := cmd[0]
 	if len(cmd) > 1 && regexp.MustCompile(`^[a-z][a-z-]*$`).MatchString(cmd[1]) {

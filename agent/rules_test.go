@@ -52,6 +52,17 @@ func TestRuleMatch(t *testing.T) {
 			t.Errorf("%s on %s %s: %v, want %v", tc.rule, tc.call.Name, tc.call.Arguments, got, tc.want)
 		}
 	}
+	for _, tc := range []struct{ cmd, want string }{
+		{"go test ./...", "run_command(go test:*)"},
+		{"ls -la", "run_command(ls:*)"},
+		{"seq 1 20; echo done", "run_command(seq 1 20; echo done)"},
+	} {
+		c := call("run_command", `{"command":"`+tc.cmd+`"}`)
+		r := agent.AlwaysRule(c)
+		if r.String() != tc.want || !r.Match(c, root) {
+			t.Errorf("AlwaysRule(%s) = %s (matches itself: %v), want %s", tc.cmd, r, r.Match(c, root), tc.want)
+		}
+	}
 	for _, bad := range []string{"", "Bash(go test", "Ba sh", "(x)"} {
 		if _, err := agent.ParseRule(bad); !errors.Is(err, agent.ErrBadRule) {
 			t.Errorf("ParseRule(%q): %v, want ErrBadRule", bad, err)
