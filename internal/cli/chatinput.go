@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/agentctx/agentctx/agent/tools"
 	"github.com/agentctx/agentctx/chat"
 )
 
@@ -168,8 +169,8 @@ func unmarkLine(s string) string {
 var mentionRE = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
 
 // attachMentions reads the files the message's @path mentions name with
-// the read_file tool (so confined to the project as the agent's reads
-// are) and returns the message with their contents appended, and the
+// the read_file tool, confined to the project (even under
+// --allow-outside), and returns the message with their contents appended, and the
 // paths attached. A path the tool refuses (outside the project, a
 // folder) is an error naming it: nothing is sent. A mention of a file
 // that does not exist (an e-mail handle, @latest) stays text.
@@ -178,7 +179,15 @@ func (r *repl) attachMentions(ctx context.Context, msg string) (string, []string
 	if len(ms) == 0 {
 		return msg, nil, nil
 	}
-	read := r.s.tool("read_file")
+	// Confined to the project even under --allow-outside.
+	env := r.s.env
+	env.AllowOutside = false
+	var read tools.Tool
+	for _, t := range tools.Default(env) {
+		if t.Def().Name == "read_file" {
+			read = t
+		}
+	}
 	if read == nil {
 		return msg, nil, nil
 	}

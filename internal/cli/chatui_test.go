@@ -135,3 +135,43 @@ func TestChatModelBudget(t *testing.T) {
 		t.Errorf("--continue: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestChatMentionOutside: an @path outside the project is refused with a
+// message and nothing is sent, even under --allow-outside; a file of the
+// project is attached.
+func TestChatMentionOutside(t *testing.T) {
+	srv := providertest.NewOpenAI(providertest.Options{Script: uiScript})
+	defer srv.Close()
+	t.Setenv("AGENTCTX_PROVIDER", "openai")
+	t.Setenv("OPENAI_BASE_URL", srv.BaseURL)
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("AGENTCTX_MODEL", "gpt-4o")
+	t.Setenv("AGENTCTX_HOME", t.TempDir())
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "p")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range map[string]string{filepath.Join(parent, "secret.txt"): "s3cret\n", filepath.Join(dir, "calc.py"): calcFix} {
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := runIn(t, "read @../secret.txt\nlook at @calc.py\n/exit\n", "chat", dir, "--allow-outside")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "@../secret.txt: ../secret.txt: path is outside the project") || !strings.Contains(out, "nothing was sent") {
+		t.Errorf("the outside path was not refused:\n%s", out)
+	}
+	if !strings.Contains(out, "The file is attached: true.") {
+		t.Errorf("calc.py was not attached:\n%s", out)
+	}
+	for _, r := range srv.Requests() {
+		for _, m := range r.Messages {
+			if strings.Contains(m.Text(), "s3cret") || strings.Contains(m.Text(), "read @../secret.txt") {
+				t.Errorf("request %d holds the refused message", r.N)
+			}
+		}
+	}
+}
