@@ -46,6 +46,9 @@ const (
 	StopInterrupted StopReason = "interrupted"
 	// StopError: a provider, tool or Engine error ended the Run.
 	StopError StopReason = "error"
+	// StopDenied: a call was refused by a [Refusal] with Stop set;
+	// [Result.Refusal] says which.
+	StopDenied StopReason = "denied"
 )
 
 // Options configures an [Agent].
@@ -90,6 +93,9 @@ type Result struct {
 	ToolCalls  int `json:"tool_calls"`
 	// StopReason is why the Run stopped.
 	StopReason StopReason `json:"stop_reason"`
+	// Refusal is the refusal that stopped the Run ([StopDenied]); nil
+	// otherwise.
+	Refusal *Refusal `json:"-"`
 }
 
 // Agent runs the loop of one session (its Engine's). Safe for concurrent
@@ -183,7 +189,7 @@ func (a *Agent) Run(ctx context.Context, userMessage string) (res Result, err er
 			if err := ctx.Err(); err != nil {
 				return res, fmt.Errorf("agent: interrupted before tool %s: %w", c.Name, err)
 			}
-			out, err := a.runTool(ctx, turn, c)
+			out, ref, err := a.runTool(ctx, turn, c)
 			if err != nil {
 				return res, err
 			}
@@ -194,6 +200,12 @@ func (a *Agent) Run(ctx context.Context, userMessage string) (res Result, err er
 			}
 			if err := e.Add(ctx, chat.Message{Role: chat.RoleTool, Parts: []chat.Part{out}}); err != nil {
 				return res, fmt.Errorf("agent: add the result of %s: %w", c.Name, err)
+			}
+			if ref != nil && ref.Stop {
+				// The calls left are answered by the Engine when the
+				// next message comes.
+				res.StopReason, res.Refusal = StopDenied, ref
+				return res, nil
 			}
 		}
 	}
@@ -280,9 +292,9 @@ func (a *Agent) send(ctx context.Context, turn int, req *agentctx.Request) (*pro
 	return resp, err
 }
 
-// runTool asks the permission guard and runs one call. Its error is the
-// guard's.
-func (a *Agent) runTool(ctx context.Context, turn int, c chat.ToolCall) (chat.ToolResult, error) {
+// runTool asks the permission guard and runs one call; ref is the
+// guard's [Refusal], if it refused with one. Its error is the guard's.
+func (a *Agent) runTool(ctx context.Context, turn int, c chat.ToolCall) (_ chat.ToolResult, ref *Refusal, _ error) {
 	a.emit(Event{Kind: EventToolCall, Turn: turn, Call: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: c.Arguments}})
 	out := chat.ToolResult{ToolCallID: c.ID, ToolName: c.Name}
 	denied := false
@@ -295,8 +307,13 @@ func (a *Agent) runTool(ctx context.Context, turn int, c chat.ToolCall) (chat.To
 		out.IsError = true
 	default:
 		d, err := a.opts.Permission.Allow(ctx, c, t.Access())
+		if errors.As(err, &ref) {
+			ref.Call = c
+			out.Content, out.IsError, denied = ref.Content(), true, true
+			break
+		}
 		if err != nil {
-			return out, fmt.Errorf("agent: permission for %s: %w", c.Name, err)
+			return out, nil, fmt.Errorf("agent: permission for %s: %w", c.Name, err)
 		}
 		if d == DecisionDeny {
 			out.Content, out.IsError, denied = DeniedResult, true, true
@@ -308,8 +325,8 @@ func (a *Agent) runTool(ctx context.Context, turn int, c chat.ToolCall) (chat.To
 			out.ToolName = c.Name
 		}
 	}
-	a.emit(Event{Kind: EventToolResult, Turn: turn, Result: &ToolResultEvent{ID: c.ID, Name: c.Name, Bytes: len(out.Content), IsError: out.IsError, Denied: denied}})
-	return out, nil
+	a.emit(Event{Kind: EventToolResult, Turn: turn, Result: &ToolResultEvent{ID: c.ID, Name: c.Name, Bytes: len(out.Content), IsError: out.IsError, Denied: denied, Content: out.Content}})
+	return out, ref, nil
 }
 
 func (a *Agent) emitCompaction(turn int, req *agentctx.Request) {

@@ -33,7 +33,11 @@
 // # Permissions and confinement
 //
 // A [Guard] asks before writes and commands unless the user allowed them
-// (Yes, the CLI's --yes). What --yes cannot allow is read from the
+// (Yes, the CLI's --yes, or an allow rule of the project's [Rules], in
+// Claude Code's syntax, read from [SettingsFile] by [LoadRules]; an
+// "always" answer adds one, [AlwaysRule]). A deny rule, or an Ask that
+// refuses with a reason, answers the call with a [Refusal] saying who
+// refused and why; a Refusal with Stop ends the Run ([StopDenied]). What --yes cannot allow is read from the
 // command's shell syntax (tooluse.Hazards, not a list of patterns): rm -r
 // outside the project or of / and ~, find -delete, curl … | sh, recursive
 // chmod and chown outside the project, writes to devices, mkfs, fork

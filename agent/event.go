@@ -71,8 +71,8 @@ type ToolCallEvent struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
-// ToolResultEvent describes a tool result; the content itself goes to
-// the Engine, not to the event.
+// ToolResultEvent describes a tool result; the content goes to the
+// Engine, and to the event's Content for display only.
 type ToolResultEvent struct {
 	// ID is the call answered and Name the tool's name.
 	ID   string `json:"id"`
@@ -83,6 +83,10 @@ type ToolResultEvent struct {
 	// permission guard refused the call.
 	IsError bool `json:"is_error,omitempty"`
 	Denied  bool `json:"denied,omitempty"`
+	// Content is the result's text as the tool returned it, for a user
+	// interface to show (the chat's head and tail lines). Not in the
+	// event's JSON, which keeps Bytes.
+	Content string `json:"-"`
 }
 
 // CompactionEvent describes the compaction levels applied before one

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -22,7 +23,7 @@ const (
 	// DecisionAllow runs the call.
 	DecisionAllow
 	// DecisionAlways runs the call, and tells a guard that remembers
-	// ([Guard]) to allow the tool's later calls without asking.
+	// ([Guard]) to allow its like ([AlwaysRule]) without asking.
 	DecisionAlways
 )
 
@@ -34,18 +35,59 @@ type Permission interface {
 	Allow(ctx context.Context, call chat.ToolCall, access tools.Access) (Decision, error)
 }
 
+// Refusal is a refused tool call with who refused it and why. A
+// [Permission]'s Allow returns it as its error (not wrapped) to refuse a
+// call with its reason: [Agent.Run] does not run the call, gives the model
+// [Refusal.Content] as its result and goes on, unless Stop is set: then
+// Run ends with [StopDenied] and [Result.Refusal] set, the session valid.
+type Refusal struct {
+	// Call is the refused call; Run sets it.
+	Call chat.ToolCall
+	// By says who refused: "the user", "the project's deny rule
+	// Bash(rm:*) (.agentctx/settings.json)", "print mode".
+	By string
+	// Reason says why; "" when By says it all.
+	Reason string
+	// Stop ends the Run after this call.
+	Stop bool
+}
+
+// Error implements error: "write_file refused by the user: reason".
+func (r *Refusal) Error() string {
+	s := r.Call.Name + " refused by " + r.By
+	if r.Reason != "" {
+		s += ": " + r.Reason
+	}
+	return s
+}
+
+// Content is the tool result the model gets for the refused call.
+func (r *Refusal) Content() string {
+	s := "denied by " + r.By
+	if r.Reason != "" {
+		s += ": " + r.Reason
+	}
+	if r.Stop {
+		s += " (the turn was stopped here)"
+	}
+	return s
+}
+
 // Guard is the usual [Permission] (seed 000's permissionGuard): reads are
-// free; writes and commands are allowed when Yes is set or the tool was
-// answered [DecisionAlways] before, else asked. Two kinds of call are
-// asked every time, even with Yes or after [DecisionAlways]:
+// free; writes and commands are allowed when Yes is set or an allow rule
+// matches (Rules, or an "always" answered before), else asked. A deny
+// rule refuses the call with a [Refusal] naming the rule. Some calls are
+// asked every time, even with Yes or an allow rule:
 //
 //   - a command with a hazard (tooluse.Hazards: rm -r outside the
 //     project, find -delete, curl … | sh, chmod -R of /, writes to
 //     devices, mkfs, fork bombs …), whatever the tool's access;
-//   - any command when Unconfined is set: no sandbox confines it.
+//   - any command when Unconfined is set: no sandbox confines it;
+//   - a call an ask rule matches.
 //
-// Without Ask, what would be asked is denied. Safe for concurrent use;
-// set the fields before the first Allow.
+// Without Ask, what would be asked is refused ([Refusal], By "the
+// permission guard": no one was asked). Safe for concurrent use; set the
+// fields before the first Allow.
 type Guard struct {
 	// Yes allows every write and command (the CLI's --yes), except
 	// those above. Optional.
@@ -57,42 +99,54 @@ type Guard struct {
 	// Unconfined reports that commands run without a sandbox
 	// (tools.Env.Sandbox is nil), so that each is asked. Optional.
 	Unconfined bool
+	// Rules are the project's permission rules ([LoadRules]). Optional.
+	Rules Rules
 	// Ask asks the user about call; reason says why it is asked even
-	// under Yes ("" when it is not). Optional: nil denies.
+	// under Yes ("" when it is not). It may return a [Refusal] as its
+	// error to refuse with a reason or stop the Run. Optional: nil
+	// refuses.
 	Ask func(ctx context.Context, call chat.ToolCall, access tools.Access, reason string) (Decision, error)
+	// Remember is told the allow rule ([AlwaysRule]) an "always" answer
+	// added, to keep it (the CLI writes it to [SettingsFile]). Optional.
+	Remember func(Rule)
 
-	mu     sync.Mutex
-	always map[string]bool
+	mu sync.Mutex
 }
 
 // Allow implements [Permission].
 func (g *Guard) Allow(ctx context.Context, call chat.ToolCall, access tools.Access) (Decision, error) {
+	g.mu.Lock()
+	verdict, rule := g.Rules.Decide(call, g.Root)
+	g.mu.Unlock()
+	if verdict == RuleDeny {
+		return DecisionDeny, &Refusal{By: fmt.Sprintf("the project's deny rule %s (%s)", rule, SettingsFile)}
+	}
 	reason := g.Reason(call, access)
-	if reason == "" {
-		if access == tools.AccessRead || g.Yes {
-			return DecisionAllow, nil
-		}
-		g.mu.Lock()
-		ok := g.always[call.Name]
-		g.mu.Unlock()
-		if ok {
-			return DecisionAllow, nil
-		}
+	if reason == "" && verdict == RuleAsk {
+		reason = fmt.Sprintf("the project's ask rule %s (%s)", rule, SettingsFile)
+	}
+	if reason == "" && (access == tools.AccessRead || g.Yes || verdict == RuleAllow) {
+		return DecisionAllow, nil
 	}
 	if g.Ask == nil {
-		return DecisionDeny, nil
+		why := "writes and commands need permission and no one was asked (allow them with Yes or an allow rule)"
+		if reason != "" {
+			why = reason + "; no one was asked"
+		}
+		return DecisionDeny, &Refusal{By: "the permission guard", Reason: why}
 	}
 	d, err := g.Ask(ctx, call, access, reason)
 	if err != nil {
 		return DecisionDeny, err
 	}
 	if d == DecisionAlways && reason == "" {
+		r := AlwaysRule(call)
 		g.mu.Lock()
-		if g.always == nil {
-			g.always = map[string]bool{}
-		}
-		g.always[call.Name] = true
+		g.Rules.Allow = append(g.Rules.Allow, r)
 		g.mu.Unlock()
+		if g.Remember != nil {
+			g.Remember(r)
+		}
 	}
 	return d, nil
 }
@@ -115,4 +169,12 @@ func (g *Guard) Reason(call chat.ToolCall, access tools.Access) string {
 		return "no sandbox: the command would run unconfined"
 	}
 	return ""
+}
+
+// RulesSnapshot returns a copy of the guard's rules, the ones "always"
+// added included.
+func (g *Guard) RulesSnapshot() Rules {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return Rules{Allow: slices.Clone(g.Rules.Allow), Ask: slices.Clone(g.Rules.Ask), Deny: slices.Clone(g.Rules.Deny)}
 }

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -133,7 +134,14 @@ func TestGuard(t *testing.T) {
 			}
 			for i, c := range tc.calls {
 				got, err := g.Allow(ctx, c, tc.access[i])
-				if err != nil {
+				var ref *agent.Refusal
+				switch {
+				case errors.As(err, &ref):
+					// Without Ask, a refusal that says no one was asked.
+					if tc.answer >= 0 || got != agent.DecisionDeny || !strings.Contains(ref.Content(), "no one was asked") {
+						t.Errorf("call %d: %v %v", i, got, err)
+					}
+				case err != nil:
 					t.Fatal(err)
 				}
 				if got != tc.want[i] {

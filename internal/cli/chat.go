@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -54,17 +55,51 @@ func newChatCmd(e *env) *cobra.Command {
 	var f chatFlags
 	cmd := &cobra.Command{
 		Use:   "chat [DIR]",
-		Short: "Run the reference coding agent on the project in DIR (print mode with -p)",
+		Short: "Run the reference coding agent on the project in DIR (interactive, or print mode with -p)",
 		Long: `Chat runs agentctx's reference coding agent (the seeds' agent) on the
 project in DIR (default: the current directory), on the Engine: every model
 call within the budget, interrupted calls answered, overflows recovered,
 the session stored like any other.
 
-This version has the print mode only, for scripts and CI (like claude -p
-and codex exec): -p PROMPT runs until the model stops or --max-turns, prints
-the final answer (or, with --json, one JSON event per line), and exits
-non-zero on failure. Writes and commands need --yes, or are asked about
-in the interactive chat.
+Without -p, chat is interactive: type a request and Enter; the model's
+text streams in, each tool call shows on a line with the first and last
+lines of its output, and a status line ends each turn (the prompt's size
+against the budget, the share cached, the session's compactions and
+cost). --continue or --resume first recaps the session: the last
+request, the todo list, the files changed.
+
+Keys and input:
+  Enter              send the message
+  Alt-Enter          a new line in the message (also a line ending in \)
+  paste              a paste is one message, however many lines
+  @PATH              attach a file of the project (paths outside it are refused)
+  !COMMAND           run a command yourself, in the agent's sandbox; its
+                     output goes to the model with your next message
+  Ctrl-O             the whole output of the last tool (also /expand)
+  Tab                complete a slash command; Up/Down: history
+  Ctrl-C             interrupt the model or a command; twice at an empty
+                     prompt: exit (the session stays stored)
+
+Permissions: reads run freely; before a write or an edit the change is
+shown as a diff, and writes and commands ask, answered with one key:
+  y   run it
+  n   refuse it and stop the turn; then say what to do instead (that is
+      your next message; the model is told you refused)
+  a   run it and allow its like from now on: an allow rule such as
+      "write_file" or "run_command(go test:*)" in .agentctx/settings.json
+The project's rules are read at start from .agentctx/settings.json,
+{"permissions": {"allow": [...], "ask": [...], "deny": [...]}}, with
+Claude Code's syntax (Bash(go test:*), Edit(src/**), Read, Write(*.md);
+our tool names work too): deny first, then ask, then allow. --yes allows
+what no rule denies or asks.
+
+Slash commands:
+` + slashHelp() + `
+Print mode, for scripts and CI (like claude -p and codex exec): -p PROMPT
+runs until the model stops or --max-turns, prints the final answer (or,
+with --json, one JSON event per line), and exits non-zero on failure. A
+write or command that neither --yes nor an allow rule allows stops it:
+it exits 1 naming the refused call.
 
 Commands run in an OS sandbox (bubblewrap; Debian/Ubuntu: apt-get install
 bubblewrap): they may write only in DIR, a private /tmp and Go's build
@@ -142,7 +177,11 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 	}
 	defer closeStore(store, &err)
 	home, _ := os.UserHomeDir()
-	s := &chatSession{e: e, f: f, root: root, store: store, guard: &agent.Guard{Yes: f.yes, Root: root, Home: home}}
+	rules, err := agent.LoadRules(filepath.Join(root, agent.SettingsFile))
+	if err != nil {
+		return fmt.Errorf("chat: the permission rules: %w", err)
+	}
+	s := &chatSession{e: e, f: f, root: root, store: store, guard: &agent.Guard{Yes: f.yes, Root: root, Home: home, Rules: rules}}
 	defer func() {
 		if cerr := s.close(); cerr != nil && err == nil {
 			err = cerr
@@ -167,6 +206,16 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 		}
 		return runREPL(ctx, s)
 	}
+	// No one to ask: a call neither --yes nor an allow rule allows
+	// stops the task, named.
+	s.guard.Ask = func(_ context.Context, call chat.ToolCall, _ tools.Access, reason string) (agent.Decision, error) {
+		if reason != "" {
+			// What --yes never allows: refused, and the task goes on.
+			return agent.DecisionDeny, &agent.Refusal{By: "agentctx chat -p", Reason: reason + "; print mode asks no one, and --yes does not allow it"}
+		}
+		why := "print mode asks no one; pass --yes, or allow it in " + agent.SettingsFile + ` (e.g. "allow": ["` + agent.AlwaysRule(call).String() + `"])`
+		return agent.DecisionDeny, &agent.Refusal{By: "agentctx chat -p", Reason: why, Stop: true}
+	}
 	enc := newJSONLines(e.stdout)
 	if f.json {
 		s.onEvent = func(ev agent.Event) { _ = enc.Encode(ev) }
@@ -182,6 +231,10 @@ func runChat(cmd *cobra.Command, e *env, f chatFlags, dir string) (err error) {
 	}
 	if err != nil {
 		return fmt.Errorf("chat: %w%s", err, s.hint(err))
+	}
+	if res.StopReason == agent.StopDenied {
+		c := res.Refusal.Call
+		return fmt.Errorf("chat: refused %s %s: %s (session %s)", c.Name, callSummary(&agent.ToolCallEvent{Name: c.Name, Arguments: c.Arguments}), res.Refusal.Reason, s.eng.ID())
 	}
 	if res.StopReason != agent.StopDone {
 		return fmt.Errorf("chat: stopped: %s after %d model calls (session %s)", res.StopReason, res.ModelCalls, s.eng.ID())
@@ -209,6 +262,20 @@ type chatSession struct {
 	llm   provider.Model
 	eng   *agentctx.Engine
 	agent *agent.Agent
+	// env and tools are the session's tools, for the user's !command
+	// and @path.
+	env   tools.Env
+	tools []tools.Tool
+}
+
+// tool returns the session's tool named name, nil if none.
+func (s *chatSession) tool(name string) tools.Tool {
+	for _, t := range s.tools {
+		if t.Def().Name == name {
+			return t
+		}
+	}
+	return nil
 }
 
 // startID returns the session to start with: "" for a new one, the
@@ -322,7 +389,8 @@ const chatOrigin = "chat"
 
 // open closes the current engine, if any, and opens a new session (id
 // "") or resumes id with the options in over (Model, Budget) overriding
-// what the session recorded. The model is --model (or over's), else the
+// what the session recorded (over.Policy: a budget computed again for
+// the model). The model is --model (or over's), else the
 // session's, else $AGENTCTX_MODEL, else the provider's default.
 func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options) error {
 	if err := s.close(); err != nil {
@@ -334,7 +402,7 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	// Before a session is opened: no key, no session.
 	llm, err := newModel(cfg)
 	if err != nil {
-		return fmt.Errorf("chat: %w (set %s, or point %s at a local server)", err, provider.KeyVar(cfg.Provider), baseURLVar(cfg.Provider))
+		return fmt.Errorf("chat: %w%s", err, setupHint(cfg.Provider, err))
 	}
 	if id == "" {
 		name = cfg.Model
@@ -347,7 +415,7 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	// The summarizer's model is the session's, known once it is open.
 	sum := &compact.ModelSummarizer{}
 	opts := agentctx.Options{
-		Store: s.store, Dir: s.root, Model: name, Budget: cmp.Or(over.Budget, s.f.budget), Origin: chatOrigin,
+		Store: s.store, Dir: s.root, Model: name, Budget: cmp.Or(over.Budget, s.f.budget), Policy: over.Policy, Origin: chatOrigin,
 		SystemPrompt: chatSystemPrompt, Tools: append(toolDefs(tools.Default(defEnv)), agentctx.RecallTool()),
 		Summarizer: sum, Logger: s.e.logger,
 	}
@@ -373,15 +441,16 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	}
 	sum.Model = llm
 	env.Engine = eng
+	ts := tools.Default(env)
 	a, err := agent.New(agent.Options{
-		Engine: eng, Model: llm, Tools: tools.Default(env), MaxTurns: s.f.maxTurns,
+		Engine: eng, Model: llm, Tools: ts, MaxTurns: s.f.maxTurns,
 		Permission: s.guard, Events: s.emit,
 	})
 	if err != nil {
 		_ = eng.Close()
 		return err
 	}
-	s.cfg, s.llm, s.eng, s.agent = cfg, llm, eng, a
+	s.cfg, s.llm, s.eng, s.agent, s.env, s.tools = cfg, llm, eng, a, env, ts
 	return nil
 }
 
@@ -434,6 +503,30 @@ func toolDefs(ts []tools.Tool) []chat.ToolDef {
 		out = append(out, t.Def())
 	}
 	return out
+}
+
+// setupHint says what to set after the provider's client could not be
+// made, once: nothing for an unknown provider (the error lists the
+// known ones), the base URL alone when the error already names the key's
+// variable, else both.
+func setupHint(p string, err error) string {
+	key := provider.KeyVar(p)
+	switch {
+	case errors.Is(err, provider.ErrUnknownProvider) || key == "":
+		return ""
+	case strings.Contains(err.Error(), key):
+		return fmt.Sprintf(" (or point %s at a local server)", baseURLVar(p))
+	}
+	return fmt.Sprintf(" (set %s, or point %s at a local server)", key, baseURLVar(p))
+}
+
+// slashHelp is the slash commands' lines of chat's help.
+func slashHelp() string {
+	var b strings.Builder
+	for _, c := range slashCommands {
+		fmt.Fprintf(&b, "  %-26s %s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
+	}
+	return b.String()
 }
 
 // baseURLVar names the base-URL variable of a provider.

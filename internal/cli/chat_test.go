@@ -68,11 +68,34 @@ func TestChatPrintMode(t *testing.T) {
 	}
 
 	dir = project()
-	if code, out, errOut := run(t, "chat", dir, "-p", "upper-case a.txt into b.txt"); code != 0 {
+	// Without --yes and without an allow rule: the task stops at the
+	// write, named, and exits non-zero.
+	if code, out, errOut := run(t, "chat", dir, "-p", "upper-case a.txt into b.txt"); code != ExitError ||
+		!strings.Contains(errOut, "refused write_file b.txt: print mode asks no one; pass --yes") {
 		t.Fatalf("without --yes: exit %d, %q %q", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "b.txt")); err == nil {
 		t.Fatal("without --yes the write went through")
+	}
+	// An allow rule in the project's settings is enough.
+	if err := os.MkdirAll(filepath.Join(dir, ".agentctx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".agentctx", "settings.json"), []byte(`{"permissions":{"allow":["Write(b.txt)"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, "chat", dir, "-p", "upper-case a.txt into b.txt"); code != 0 || !strings.Contains(out, "All done") {
+		t.Fatalf("with an allow rule: exit %d, %q %q", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "b.txt")); err != nil || string(b) != "HELLO\n" {
+		t.Fatalf("with an allow rule: b.txt = %q, %v", b, err)
+	}
+	// A rule that does not parse is an error naming the file and entry.
+	if err := os.WriteFile(filepath.Join(dir, ".agentctx", "settings.json"), []byte(`{"permissions":{"deny":["Bash(rm"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run(t, "chat", dir, "-p", "x"); code != ExitError || !strings.Contains(errOut, "settings.json: permissions.deny[0]") {
+		t.Fatalf("a bad rule: exit %d, %q", code, errOut)
 	}
 
 	dir = project()

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chzyer/readline"
@@ -20,6 +21,7 @@ import (
 	"github.com/agentctx/agentctx/agent"
 	"github.com/agentctx/agentctx/agent/tools"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/tooluse"
 	"github.com/agentctx/agentctx/workmem"
@@ -55,6 +57,8 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/unpin", "N", "stop sending pinned instruction N (its number in /pins, or its id)"},
 	{"/findings", "", "the findings the agent noted (its scratchpad)"},
 	{"/plan", "", "the agent's plan and its steps"},
+	{"/permissions", "", "the project's allow / ask / deny rules (" + agent.SettingsFile + ")"},
+	{"/expand", "", "the whole output of the last tool (also Ctrl-O)"},
 	{"/help", "", "this list"},
 	{"/exit", "", "leave (the session stays stored: agentctx chat --continue)"},
 }
@@ -76,6 +80,23 @@ type repl struct {
 	// call's line waits for its result.
 	col      int
 	openCall bool
+	// interactive is set when stdin and stdout are a terminal.
+	interactive bool
+
+	// lastOutput is the last tool's whole output (/expand);
+	// shellContext the outputs of the user's !commands, for the next
+	// message.
+	lastOutput   string
+	shellContext []string
+	// The permission question reads one key: keyMode is set while it
+	// waits, key is the key read; expandKey is set by Ctrl-O at the
+	// prompt (see pasteReader).
+	keyMode   atomic.Bool
+	key       atomic.Int32
+	expandKey atomic.Bool
+	// instead is what the user said to do instead of a call refused
+	// with n: the next message.
+	instead string
 
 	// Per session: what the status line reports.
 	last        agent.UsageEvent
@@ -96,8 +117,8 @@ func runREPL(ctx context.Context, s *chatSession) error {
 	// raw terminal, and passes what it prints of the model's, the tools'
 	// and the sessions' text through escapeTerm.
 	s.e.ownsInterrupt = true
-	r := &repl{s: s, out: rawWriter(s.e.stdout), color: colorOn(s.e.stdout)}
 	interactive := isTerminal(s.e.stdout) && isTerminalReader(s.e.stdin)
+	r := &repl{s: s, out: rawWriter(s.e.stdout), color: colorOn(s.e.stdout), interactive: interactive}
 	completions := make([]readline.PrefixCompleterInterface, 0, len(slashCommands))
 	for _, c := range slashCommands {
 		completions = append(completions, readline.PcItem(c.name))
@@ -109,7 +130,7 @@ func runREPL(ctx context.Context, s *chatSession) error {
 		AutoComplete:           readline.NewPrefixCompleter(completions...),
 		InterruptPrompt:        "^C",
 		EOFPrompt:              "/exit",
-		Stdin:                  readline.NewCancelableStdin(s.e.stdin),
+		Stdin:                  readline.NewCancelableStdin(&pasteReader{r: s.e.stdin, keyMode: &r.keyMode, key: &r.key, expand: &r.expandKey}),
 		Stdout:                 r.out,
 		Stderr:                 rawWriter(s.e.stderr),
 		FuncIsTerminal:         func() bool { return interactive },
@@ -119,8 +140,14 @@ func runREPL(ctx context.Context, s *chatSession) error {
 	}
 	defer rl.Close()
 	r.rl = rl
+	if interactive {
+		// A paste is one message (see pasteReader).
+		r.write(bracketedPasteOn)
+		defer r.write(bracketedPasteOff)
+	}
 	s.onEvent = r.event
 	s.guard.Ask = r.ask
+	s.guard.Remember = r.remember
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
@@ -149,9 +176,18 @@ func runREPL(ctx context.Context, s *chatSession) error {
 	}()
 
 	r.banner()
+	r.recap(base)
 	ctrlC := false
+	prefill := ""
 	for {
-		line, err := rl.Readline()
+		line, err := rl.ReadlineWithDefault(prefill)
+		prefill = ""
+		if r.expandKey.Swap(false) && err == nil {
+			// Ctrl-O: the last output whole, then the line as it was.
+			r.expand()
+			prefill = line
+			continue
+		}
 		r.mu.Lock()
 		sigged := r.sigged
 		r.mu.Unlock()
@@ -176,11 +212,15 @@ func runREPL(ctx context.Context, s *chatSession) error {
 			return fmt.Errorf("chat: read the prompt: %w", err)
 		}
 		ctrlC = false
-		line = strings.TrimSpace(line)
+		_ = rl.SaveHistory(strings.TrimSpace(line))
+		line, err = r.continued(line)
+		if err != nil {
+			continue
+		}
+		line = strings.TrimSpace(unmarkLine(line))
 		if line == "" {
 			continue
 		}
-		_ = rl.SaveHistory(line)
 		if strings.HasPrefix(line, "/") {
 			quit, err := r.command(base, line)
 			if err != nil {
@@ -196,12 +236,61 @@ func runREPL(ctx context.Context, s *chatSession) error {
 			}
 			continue
 		}
-		r.turn(base, line)
+		if cmd, ok := strings.CutPrefix(line, "!"); ok {
+			if cmd = strings.TrimSpace(cmd); cmd != "" {
+				r.shellCommand(base, cmd)
+			}
+			continue
+		}
+		msg, paths, err := r.attachMentions(base, line)
+		if err != nil {
+			r.println(r.paint("31", "error: ") + escapeTerm(err.Error()))
+			continue
+		}
+		for _, p := range paths {
+			r.println(r.paint("2", "  ⎿ attached "+escapeTerm(p)))
+		}
+		r.turn(base, msg)
 	}
 }
 
-// turn runs the agent on one user message; Ctrl-C cancels it.
+// continued reads the lines that follow a line ending in a backslash
+// (the backslash dropped, a newline in its place), as a shell does.
+func (r *repl) continued(line string) (string, error) {
+	if !strings.HasSuffix(line, "\\") {
+		return line, nil
+	}
+	r.rl.SetPrompt(r.paint("2", "… "))
+	defer r.rl.SetPrompt(r.paint("1", chatPrompt))
+	for strings.HasSuffix(line, "\\") {
+		next, err := r.rl.Readline()
+		if err != nil {
+			return "", err
+		}
+		line = strings.TrimSuffix(line, "\\") + string(pasteNL) + next
+	}
+	return line, nil
+}
+
+// ctrlO is the key that shows the last tool output whole.
+const ctrlO = 'O' & 0x1f
+
+// turn runs the agent on one user message, after the outputs of the
+// user's !commands; Ctrl-C cancels it. When the user refused a call with
+// n and said what to do instead, that is the next turn.
 func (r *repl) turn(base context.Context, line string) {
+	for line != "" {
+		if len(r.shellContext) > 0 {
+			line = strings.Join(r.shellContext, "\n\n") + "\n\n" + line
+			r.shellContext = nil
+		}
+		r.instead = ""
+		r.turn1(base, line)
+		line = r.instead
+	}
+}
+
+func (r *repl) turn1(base context.Context, line string) {
 	ctx, cancel := context.WithCancel(base)
 	defer cancel()
 	r.mu.Lock()
@@ -219,14 +308,17 @@ func (r *repl) turn(base context.Context, line string) {
 		r.println(r.paint("33", "⏹ interrupted") + r.paint("2", " · the session is intact; an interrupted tool call is answered as such"))
 	case err != nil:
 		r.println(r.paint("31", "error: ") + escapeTerm(err.Error()+r.s.hint(err)))
+	case res.StopReason == agent.StopDenied && r.instead == "":
+		r.println(r.paint("33", "⏹ stopped") + r.paint("2", " · "+escapeTerm(res.Refusal.Error())+"; say what to do next"))
 	case res.StopReason == agent.StopMaxTurns:
 		r.println(r.paint("33", fmt.Sprintf("stopped after %d model calls (--max-turns); say \"go on\" to continue", res.ModelCalls)))
 	}
 	r.status(time.Since(start))
 }
 
-// banner introduces the chat.
-func (r *repl) banner() {
+// banner introduces the chat; quiet leaves out the engine's warnings
+// that options override the session's (the user just asked for them).
+func (r *repl) banner(quiet ...bool) {
 	s := r.s
 	what := "new session"
 	if m := s.eng.Stats(); s.eng.WindowStats().Messages > 0 || m.Requests > 0 {
@@ -235,6 +327,9 @@ func (r *repl) banner() {
 	r.println(r.paint("1", "agentctx chat") + r.paint("2", fmt.Sprintf(" · %s · %s · budget %s tokens · %s %s",
 		escapeTerm(homeShort(s.root)), escapeTerm(s.llm.Name()), num(s.eng.Budget()), what, s.eng.ID())))
 	for _, w := range s.eng.Warnings() {
+		if len(quiet) > 0 && quiet[0] && strings.HasPrefix(w, "resume: option overrides") {
+			continue
+		}
 		r.println(r.paint("33", "! ") + escapeTerm(w))
 	}
 	mode := "writes and commands ask first"
@@ -250,7 +345,7 @@ func (r *repl) banner() {
 			mode = "writes allowed (--yes)"
 		}
 	}
-	r.println(r.paint("2", mode+" · /help for the commands · Ctrl-C interrupts · Ctrl-C twice exits"))
+	r.println(r.paint("2", mode+" · /help for the commands and keys · Ctrl-C interrupts · Ctrl-C twice exits"))
 }
 
 // event shows one agent event.
@@ -275,6 +370,12 @@ func (r *repl) event(ev agent.Event) {
 			what = r.paint("2", what)
 		}
 		r.closeCall(what)
+		if !res.Denied {
+			r.showOutput(res.Content)
+			r.lastOutput = res.Content
+		} else {
+			r.println(r.paint("2", "    "+escapeTerm(res.Content)))
+		}
 	case agent.EventCompaction:
 		r.endLine()
 		c := ev.Compaction
@@ -344,21 +445,40 @@ func (r *repl) status(took time.Duration) {
 	r.println(r.paint("2", "── "+strings.Join(parts, " · ")))
 }
 
-// ask is the permission guard's question: y, n, or always for the tool.
+// ask is the permission guard's question, answered with one key: y
+// runs the call; a runs it and allows its like from now on (an allow
+// rule written to the project's settings); n refuses it, stops the turn
+// and asks what to do instead, which becomes the next message. A write
+// or an edit shows its diff first.
 func (r *repl) ask(ctx context.Context, call chat.ToolCall, access tools.Access, reason string) (agent.Decision, error) {
 	r.closeCall("")
+	if c, ok, err := tools.Preview(r.s.env, call); ok {
+		if err != nil {
+			r.println(r.paint("2", "  (no diff: "+escapeTerm(err.Error())+")"))
+		} else {
+			r.showDiff(c)
+		}
+	}
 	name := escapeTerm(call.Name)
 	q := fmt.Sprintf("allow %s %s?", name, escapeTerm(callSummary(&agent.ToolCallEvent{Name: call.Name, Arguments: call.Arguments})))
-	choices := "[y]es / [n]o / [a]lways for " + name
+	choices := "[y]es · [n]o, and say what to do instead · [a]lways: " + escapeTerm(agent.AlwaysRule(call).String())
 	if reason != "" {
 		r.println(r.paint("31", "⚠ asked even with --yes: ") + escapeTerm(reason))
-		choices = "[y]es / [n]o"
+		choices = "[y]es · [n]o, and say what to do instead"
 	}
 	r.println(r.paint("33", q))
 	r.rl.SetPrompt("  " + choices + " › ")
 	defer r.rl.SetPrompt(r.paint("1", chatPrompt))
 	for {
+		// On a terminal one key answers (pasteReader); piped input, read
+		// ahead by the line editor, answers with lines.
+		r.key.Store(0)
+		r.keyMode.Store(r.interactive)
 		ans, err := r.rl.Readline()
+		r.keyMode.Store(false)
+		if a := strings.ToLower(strings.TrimSpace(ans)); !r.interactive && a != "" {
+			r.key.Store(int32(a[0]))
+		}
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
 			// Ctrl-C at the question: deny and stop the turn.
@@ -373,17 +493,40 @@ func (r *repl) ask(ctx context.Context, call chat.ToolCall, access tools.Access,
 		case ctx.Err() != nil:
 			return agent.DecisionDeny, nil
 		}
-		switch strings.ToLower(strings.TrimSpace(ans)) {
-		case "y", "yes":
+		switch r.key.Load() {
+		case 'y':
+			r.println(r.paint("2", "  ✓ yes"))
 			return agent.DecisionAllow, nil
-		case "n", "no":
-			return agent.DecisionDeny, nil
-		case "a", "always":
+		case 'a':
 			if reason == "" {
+				r.println(r.paint("2", "  ✓ always"))
 				return agent.DecisionAlways, nil
 			}
+		case 'n':
+			r.println(r.paint("2", "  ✗ no"))
+			r.rl.SetPrompt(r.paint("33", "  what should the agent do instead? (Enter: just stop) › "))
+			instead, err := r.rl.Readline()
+			if err != nil {
+				instead = ""
+			}
+			r.instead = strings.TrimSpace(unmarkLine(instead))
+			why := "they stopped the turn"
+			if r.instead != "" {
+				why = "they said what to do instead in their next message"
+			}
+			return agent.DecisionDeny, &agent.Refusal{By: "the user", Reason: why, Stop: true}
 		}
 	}
+}
+
+// remember writes an "always" answer's allow rule to the project's
+// settings file, and says so.
+func (r *repl) remember(rule agent.Rule) {
+	if err := agent.AddAllowRule(filepath.Join(r.s.root, agent.SettingsFile), rule); err != nil {
+		r.println(r.paint("31", "error: ") + "keep the rule " + escapeTerm(rule.String()) + ": " + escapeTerm(err.Error()))
+		return
+	}
+	r.println(r.paint("2", "  allowed from now on: "+escapeTerm(rule.String())+" ("+agent.SettingsFile+")"))
 }
 
 // command runs a slash command; quit is set by /exit.
@@ -399,6 +542,10 @@ func (r *repl) command(ctx context.Context, line string) (quit bool, err error) 
 			r.println(fmt.Sprintf("  %-10s %-16s %s", c.name, c.args, r.paint("2", c.help)))
 		}
 		r.println(r.paint("2", "  Ctrl-C interrupts the model or a command; Ctrl-C twice at an empty prompt exits."))
+	case "/expand":
+		r.expand()
+	case "/permissions":
+		r.permissions()
 	case "/context":
 		rep := engineReport(s.eng)
 		printInspect(r.out, rep, r.color)
@@ -433,13 +580,16 @@ func (r *repl) command(ctx context.Context, line string) (quit bool, err error) 
 		}
 		return false, r.reopen(ctx, arg, agentctx.Options{})
 	case "/clear":
-		return false, r.reopen(ctx, "", agentctx.Options{})
+		// A new session with the model of this one (/model's included).
+		return false, r.reopen(ctx, "", agentctx.Options{Model: s.eng.Model().Name})
 	case "/model":
 		if arg == "" {
 			r.println(escapeTerm(s.llm.Name()))
 			return false, nil
 		}
-		return false, r.reopen(ctx, s.eng.ID(), agentctx.Options{Model: arg})
+		// The new model's budget (unless --budget set one), under the
+		// default policy: not the old model's, which Resume would keep.
+		return false, r.reopen(ctx, s.eng.ID(), agentctx.Options{Model: arg, Policy: model.DefaultPolicy})
 	case "/budget":
 		if arg == "" {
 			r.println(fmt.Sprintf("%s tokens (%s)", num(s.eng.Budget()), s.eng.BudgetSource()))
@@ -531,8 +681,36 @@ func (r *repl) reopen(ctx context.Context, id string, over agentctx.Options) err
 	if r.s.eng.ID() != prev {
 		r.last, r.cost, r.turnCost, r.compactions, r.priced = agent.UsageEvent{}, 0, 0, 0, false
 	}
-	r.banner()
+	// What the user asked for (/model, /budget) is recorded in the
+	// session without the engine's "option overrides" warning.
+	r.banner(over.Model != "" || over.Budget != 0)
+	if r.s.eng.ID() != prev && id != "" {
+		r.recap(ctx)
+	}
 	return nil
+}
+
+// permissions prints the guard's rules: the settings file's and the ones
+// "always" added.
+func (r *repl) permissions() {
+	rs := r.s.guard.RulesSnapshot()
+	r.println(r.paint("2", "rules from "+filepath.Join(homeShort(r.s.root), agent.SettingsFile)+" (deny, then ask, then allow; the first match decides):"))
+	for _, l := range []struct {
+		name  string
+		rules []agent.Rule
+	}{{"deny", rs.Deny}, {"ask", rs.Ask}, {"allow", rs.Allow}} {
+		if len(l.rules) == 0 {
+			r.println(fmt.Sprintf("  %-6s %s", l.name, r.paint("2", "(none)")))
+		}
+		for _, x := range l.rules {
+			r.println(fmt.Sprintf("  %-6s %s", l.name, escapeTerm(x.String())))
+		}
+	}
+	mode := "other writes and commands are asked"
+	if r.s.guard.Yes {
+		mode = "--yes: other writes and commands are allowed"
+	}
+	r.println(r.paint("2", "  "+mode+"; hazardous commands are always asked"))
 }
 
 // stepMark is how a plan step's status is shown.
