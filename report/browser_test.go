@@ -95,8 +95,12 @@ func TestBrowser(t *testing.T) {
 			if blue < 200 {
 				t.Errorf("%d pixels of the prompt line in the plot area %v, want ≥ 200", blue, box)
 			}
-			if rep.Totals.CacheReadTokens > 0 && green < 1000 {
-				t.Errorf("%d pixels of cache shading in the plot area %v, want ≥ 1000", green, box)
+			// On the 2,500-call page the prompt line's strokes cover
+			// most of the plot (120,000 pixels with L2 keeping three
+			// rounds), and about 700 pixels of shading stay visible;
+			// none does when the shading is not drawn.
+			if rep.Totals.CacheReadTokens > 0 && green < 500 {
+				t.Errorf("%d pixels of cache shading in the plot area %v, want ≥ 500", green, box)
 			}
 		})
 	}
