@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -158,6 +159,15 @@ func writeModels(w io.Writer, rows []modelRow, sources bool) error {
 
 // usd formats a price in dollars per million tokens: "$2.5", "$0.125".
 func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', -1, 64) }
+
+// dollars formats an amount of US dollars: to the cent from $1, to a
+// hundredth of a cent below ("$0.0421").
+func dollars(v float64) string {
+	if math.Abs(v) >= 1 {
+		return fmt.Sprintf("$%.2f", v)
+	}
+	return fmt.Sprintf("$%.4f", v)
+}
 
 // usdp is usd of *v, "-" for nil.
 func usdp(v *float64) string {

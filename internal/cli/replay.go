@@ -585,6 +585,10 @@ func printSummary(w io.Writer, r *replay.Result) {
 	if r.PromptTokens > 0 {
 		fmt.Fprintf(w, "  prompt cache %s of %s prompt tokens (%s) were the previous request's cached prefix\n", num(r.CacheReadTokens), num(r.PromptTokens), pct(r.CacheHitRatio))
 	}
+	if c := r.Cost; c != nil {
+		fmt.Fprintf(w, "  cost         %s with compaction, %s without (list price as of %s); %s tokens written to the cache again after compactions\n",
+			dollars(c.USD), dollars(c.UncompactedUSD), c.PriceAsOf, num(c.CompactionCacheWriteTokens))
+	}
 	fmt.Fprintf(w, "  compactions  %s; tokens removed %s\n", levelCounts(r), num(r.TokensRemoved))
 	if r.LimitedResults > 0 {
 		fmt.Fprintf(w, "  limiter      %s tool results cut as they entered the window, %s characters removed\n", num(r.LimitedResults), num(r.LimitedChars))
