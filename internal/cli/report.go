@@ -83,6 +83,10 @@ one at a time: --index picks one (default the first).`,
 			}
 			fmt.Fprintf(e.stdout, "wrote %s: %d model calls, %d compactions, peak %s of %s tokens\n",
 				escapeTerm(f.output), len(rep.Calls), len(rep.Compactions), num(rep.Totals.PeakPrompt), num(rep.Budget))
+			if c := rep.Totals.Cost; c != nil {
+				fmt.Fprintf(e.stdout, "cost %s with compaction, %s without (%s list price as of %s)\n",
+					dollars(c.USD), dollars(c.UncompactedUSD), escapeTerm(rep.Model), c.PriceAsOf)
+			}
 			return nil
 		},
 	}
