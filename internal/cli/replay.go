@@ -350,10 +350,17 @@ func printTotals(w io.Writer, results []*replay.Result) {
 		total          *compact.Retention
 		summaries      int
 		prompt, cached int
+		priced         int
+		with, without  float64
 	)
 	for _, r := range results {
 		prompt += r.PromptTokens
 		cached += r.CacheReadTokens
+		if c := r.Cost; c != nil {
+			priced++
+			with += c.USD
+			without += c.UncompactedUSD
+		}
 		if r.Retention != nil {
 			if total == nil {
 				total = &compact.Retention{}
@@ -364,6 +371,10 @@ func printTotals(w io.Writer, results []*replay.Result) {
 	}
 	if prompt > 0 {
 		fmt.Fprintf(w, "prompt cache: %s of %s prompt tokens (%s) were the previous request's cached prefix\n", num(cached), num(prompt), pct(float64(cached)/float64(prompt)))
+	}
+	if priced > 0 {
+		fmt.Fprintf(w, "cost: %s with compaction, %s without, at list prices (%d of %d trajectories; the others' models have no price)\n",
+			dollars(with), dollars(without), priced, len(results))
 	}
 	if total != nil {
 		fmt.Fprintf(w, "retention over %d summaries: ", summaries)
