@@ -28,7 +28,6 @@ var agentDefaults = map[string]string{
 	// preview access), PREVIEW_GEMINI_FLASH_MODEL, DEFAULT_GEMINI_FLASH_MODEL
 	// and DEFAULT_GEMINI_FLASH_LITE_MODEL.
 	"gemini-2.5-pro":         "Gemini CLI 0.61.0 DEFAULT_GEMINI_MODEL",
-	"gemini-3-pro-preview":   "Gemini CLI 0.61.0 PREVIEW_GEMINI_MODEL",
 	"gemini-3.1-pro-preview": "Gemini CLI 0.61.0 PREVIEW_GEMINI_3_1_MODEL",
 	"gemini-3-flash-preview": "Gemini CLI 0.61.0 PREVIEW_GEMINI_FLASH_MODEL",
 	"gemini-3.5-flash":       "Gemini CLI 0.61.0 DEFAULT_GEMINI_FLASH_MODEL",

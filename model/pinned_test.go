@@ -190,7 +190,9 @@ func TestPinnedGeminiModels(t *testing.T) {
 	if found["DEFAULT_GEMINI_MODEL"] == "" {
 		t.Fatalf("no DEFAULT_GEMINI_MODEL in Gemini CLI's bundle (%d files): its layout changed", len(files))
 	}
-	priced := map[string]bool{"DEFAULT_GEMINI_MODEL": true, "PREVIEW_GEMINI_MODEL": true, "PREVIEW_GEMINI_3_1_MODEL": true,
+	// PREVIEW_GEMINI_MODEL (gemini-3-pro-preview) is shut down: a row
+	// without a price.
+	priced := map[string]bool{"DEFAULT_GEMINI_MODEL": true, "PREVIEW_GEMINI_3_1_MODEL": true,
 		"PREVIEW_GEMINI_FLASH_MODEL": true, "BASE_GEMINI_FLASH_MODEL": true, "BASE_GEMINI_FLASH_LITE_MODEL": true}
 	for name, id := range found {
 		i := Lookup(id)

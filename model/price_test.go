@@ -45,7 +45,7 @@ func TestPriceOf(t *testing.T) {
 		"gpt-4o-mini-2024-07-18":          0.15,
 		"o3":                              2.00,
 		"gemini-2.5-pro":                  1.25,
-		"gemini-3-pro-preview":            2,
+		"gemini-4-neon":                   3,
 		"models/gemini-3.1-pro-preview":   2,
 		"google/gemini-3-flash-preview":   0.50,
 		"gemini-3.5-flash":                1.50,
@@ -63,7 +63,7 @@ func TestPriceOf(t *testing.T) {
 	for _, name := range []string{"gpt-5.5-pro", "gpt-5-pro", "gpt-5.4-pro", "gpt-4o-2024-05-13", "chatgpt-4o-latest",
 		"o3-pro", "o3-mini", "o4-mini", "claude-opus-5-7", "claude-sonnet-6", "claude-opus-4-9", "claude-3-opus-20240229",
 		"gpt-6.1-terra", "gpt-5.6-sol", "deepseek-chat", "deepseek-v4-pro", "qwen2.5-coder:7b", "llama3.1", "",
-		"gpt-4.1-mini-pro", "gemini-3.8-flash"} {
+		"gpt-4.1-mini-pro", "gemini-3.8-flash", "gemini-3-pro-preview", "gemini-4-pro"} {
 		if p, ok := PriceOf(name); ok {
 			t.Errorf("PriceOf(%q) = %+v, want unknown", name, p)
 		}

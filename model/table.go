@@ -39,9 +39,10 @@ var entries = []entry{
 			LongContext: &PriceTier{Above: 272_000, Input: 4, Output: 15, CacheRead: 0.20, CacheWrite5m: 5}},
 		source: srcOpenAIModels + "gpt-6.2-sol", asOf: today},
 	{family: "gpt-6.2-astra", pattern: `gpt-6[.-]2-astra` + oaEnd, example: "gpt-6.2-astra",
-		window: 1_050_000, output: 128_000, encoding: o200k,
-		price:  &Price{Input: 8, Output: 40},
-		source: srcOpenAIModels + " (the models overview lists $8 / $40, 1.05M, 128K; cache and long-context rates not found: cache tokens billed at input, calls over 272K at the short-context rates)", asOf: today},
+		window: 1_050_000, output: 128_000, input: 922_000, encoding: o200k,
+		price: &Price{Input: 8, Output: 40, CacheRead: 0.40, CacheWrite5m: 10,
+			LongContext: &PriceTier{Above: 272_000, Input: 16, Output: 60, CacheRead: 0.80, CacheWrite5m: 20}},
+		source: srcOpenAIModels + " (the models overview: $8 / $40, 1.05M, 128K); cache and long-context rates from " + srcOpenAIPricing + " as quoted by TokenMeter's v0.17.0 notes", asOf: today},
 	{family: "gpt-6.1-sol", pattern: `gpt-6[.-]1-sol` + oaEnd, example: "openai/gpt-6.1-sol",
 		window: 1_050_000, output: 128_000, input: 922_000, encoding: o200k,
 		price: &Price{Input: 2, Output: 10, CacheRead: 0.10, CacheWrite5m: 2.50,
@@ -279,14 +280,34 @@ var entries = []entry{
 	// gemini-3.5-flash, gemini-3.8-flash, gemini-3.1-flash-lite,
 	// gemini-3.5-flash-lite. Cache reads: Google's rates were not in the
 	// sources read, so they are billed at input (an upper bound).
+	// Gemini 4 (not yet in Gemini CLI 0.61.0): prices of the vendor's
+	// page as quoted by TokenMeter's release notes (implicit caching only,
+	// no storage rate). Argon's rises to $4 / $20 / $0.20 on 2026-12-01.
+	{family: "gemini-4-neon", pattern: `gemini-4-neon`, example: "gemini-4-neon",
+		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
+		price:  &Price{Input: 3, Output: 15, CacheRead: 0.15},
+		source: srcGooglePricing + " as quoted by TokenMeter v0.17.0 (1M context, 65K output, $3 / $15, cached $0.15)", asOf: today},
+	{family: "gemini-4-argon", pattern: `gemini-4-argon`, example: "gemini-4-argon",
+		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
+		price:  &Price{Input: 2, Output: 10, CacheRead: 0.10},
+		source: srcGooglePricing + " as quoted by TokenMeter v0.13.1 (1M context, 64K output; $2 / $10, cached $0.10 through 2026-11-30, then $4 / $20 / $0.20)", asOf: today},
+	{family: "gemini-4-hydrogen", pattern: `gemini-4-hydrogen`, example: "gemini-4-hydrogen",
+		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
+		price:  &Price{Input: 1.50, Output: 7.50, CacheRead: 0.075},
+		source: srcGooglePricing + " as quoted by TokenMeter v0.17.0 (1M context; the output limit not given, the family's 65,536 assumed)", asOf: today},
+	{family: "gemini-4", pattern: `gemini-4`, example: "gemini-4-pro",
+		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
+		source: "the Gemini 4 models' 1M context (TokenMeter's notes); no price for the others", asOf: today},
 	{family: "gemini-3.1-pro", pattern: `gemini-3[.-]1-pro`, example: "google/gemini-3.1-pro-preview",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
 		price:  &Price{Input: 2, Output: 12, LongContext: &PriceTier{Above: 200_000, Input: 4, Output: 18}},
 		source: srcGooglePricing + " as quoted by morphllm ($2 / $12 up to 200K, $4 above) and OpenRouter via inference.sh ($18 output above 200K); limits: " + srcGoogleModels, asOf: today},
+	// gemini-3-pro-preview was shut down on 2026-03-09 (Google's
+	// deprecation page, as quoted by GlobalGPT), gemini-3.1-pro-preview
+	// its replacement: no price for a model that no longer runs.
 	{family: "gemini-3-pro", pattern: `gemini-3-pro`, example: "gemini-3-pro-preview",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
-		price:  &Price{Input: 2, Output: 12, LongContext: &PriceTier{Above: 200_000, Input: 4, Output: 18}},
-		source: srcGooglePricing + " (Gemini 3 Pro: the 3.1 Pro rates, as quoted by morphllm); limits: " + srcGoogleModels, asOf: today},
+		source: srcGoogleModels + "; shut down on 2026-03-09 per ai.google.dev/gemini-api/docs/deprecations as quoted by GlobalGPT (replacement: gemini-3.1-pro-preview); no price", asOf: today},
 	{family: "gemini-3.5-flash-lite", pattern: `gemini-3[.-]5-flash-lite`, example: "gemini-3.5-flash-lite",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
 		source: "limits of the Gemini 3 family; price not found", asOf: today},
@@ -298,7 +319,7 @@ var entries = []entry{
 		price: &Price{Input: 0.25, Output: 1.50}, source: srcGooglePricing + " as quoted by morphllm (flat $0.25 / $1.50)", asOf: today},
 	{family: "gemini-3-flash", pattern: `gemini-3-flash`, example: "gemini-3-flash-preview",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
-		price: &Price{Input: 0.50, Output: 3}, source: srcGooglePricing + " as quoted by morphllm ($0.50 / $3 up to 200K; the rate above 200K not found)", asOf: today},
+		price: &Price{Input: 0.50, Output: 3, CacheRead: 0.05}, source: srcGooglePricing + " as quoted verbatim by factquire (read there 2026-07-04: $0.50 / $3.00, context caching $0.05) and morphllm", asOf: today},
 	// gemini-3.8-flash ($0.75 input through 2026-12-31 per api-evangelist's
 	// transcript of Google's page; output not found) and others.
 	{family: "gemini-3", pattern: `gemini-3`, example: "gemini-3.8-flash",
