@@ -161,7 +161,9 @@ func TestLookup(t *testing.T) {
 		{"meta-llama/Meta-Llama-3-8B-Instruct", "llama-3", 8_192, token.Cl100kBase, true},
 		// Mistral.
 		{"codestral-latest", "codestral", 256_000, token.O200kBase, true},
-		{"devstral-medium-2507", "devstral", 128_000, token.O200kBase, true},
+		{"devstral-medium-2507", "devstral-medium", 128_000, token.O200kBase, true},
+		{"devstral-2512", "devstral-2", 262_144, token.O200kBase, true},
+		{"mistral/devstral-medium-latest", "devstral-2", 262_144, token.O200kBase, true},
 		{"mistral-small-2503", "mistral", 128_000, token.O200kBase, true},
 		{"magistral-medium-latest", "mistral", 128_000, token.O200kBase, true},
 		{"open-mistral-7b", "mixtral", 32_768, token.O200kBase, true},

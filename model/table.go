@@ -393,11 +393,26 @@ var entries = []entry{
 		window: 4_096, output: 4_096, encoding: cl100k, estimated: true, source: srcLlama, asOf: "2026-11-21"},
 
 	// ── Mistral ── (o200k_base stand-in for Tekken, 131K tokens. Mistral
-	// publishes no output limit: 32,768 is a common provider cap.) No
-	// prices: Mistral's price page was not read.
+	// publishes no output limit: 32,768 is a common provider cap.)
+	// Mistral's own price page was not read: the coding models' prices
+	// are those Mastra lists from models.dev; the others have none.
 	{family: "codestral", pattern: `codestral`, example: "codestral-2501",
-		window: 256_000, output: 32_768, encoding: o200k, estimated: true, source: srcMistral, asOf: "2026-11-21"},
-	{family: "devstral", pattern: `devstral`, example: "mistralai/devstral-small-2507",
+		window: 256_000, output: 32_768, encoding: o200k, estimated: true,
+		price: &Price{Input: 0.30, Output: 0.90}, source: srcMistral + "; price of codestral-latest as listed by Mastra's Mistral provider page (models.dev data; Mistral's own price page not read)", asOf: today},
+	// Devstral 2 (devstral-2512, the -latest aliases): 256K.
+	{family: "devstral-2", pattern: `devstral-(?:medium-)?(?:2512|latest)|devstral-2(?:$|[^0-9])`, example: "mistral/devstral-2512",
+		window: 262_144, output: 32_768, encoding: o200k, estimated: true,
+		price: &Price{Input: 0.40, Output: 2}, source: "Mastra's Mistral provider page (models.dev data: devstral-2512 and devstral-medium-latest, 262K, $0.40 / $2); Mistral's own pages not read", asOf: today},
+	{family: "devstral-small-2", pattern: `devstral-small-2(?:512|$|[^0-9])`, example: "labs-devstral-small-2512",
+		window: 262_144, output: 32_768, encoding: o200k, estimated: true,
+		source: "Mastra's Mistral provider page (256K; no price listed)", asOf: today},
+	{family: "devstral-medium", pattern: `devstral-medium`, example: "devstral-medium-2507",
+		window: 128_000, output: 32_768, encoding: o200k, estimated: true,
+		price: &Price{Input: 0.40, Output: 2}, source: srcMistral + "; price as listed by Mastra's Mistral provider page (models.dev data)", asOf: today},
+	{family: "devstral-small", pattern: `devstral-small`, example: "mistralai/devstral-small-2507",
+		window: 128_000, output: 32_768, encoding: o200k, estimated: true,
+		price: &Price{Input: 0.10, Output: 0.30}, source: srcMistral + "; price as listed by Mastra's Mistral provider page (models.dev data)", asOf: today},
+	{family: "devstral", pattern: `devstral`, example: "devstral",
 		window: 128_000, output: 32_768, encoding: o200k, estimated: true, source: srcMistral, asOf: "2026-11-21"},
 	{family: "mixtral", pattern: `mixtral|mistral-7b|mistral:7b|open-mistral-7b`, example: "mistralai/Mixtral-8x7B-Instruct-v0.1",
 		window: 32_768, output: 32_768, encoding: o200k, estimated: true, source: srcMistral, asOf: "2026-11-21"},
