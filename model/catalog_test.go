@@ -146,7 +146,7 @@ func TestLookup(t *testing.T) {
 		{"deepseek/deepseek-v3.2", "deepseek-chat", 128_000, token.O200kBase, true},
 		{"deepseek-v4-flash", "deepseek-v4", 1_000_000, token.O200kBase, true},
 		// Qwen.
-		{"qwen3-coder-plus", "qwen3-coder", 262_144, token.Cl100kBase, true},
+		{"qwen3-coder-plus", "qwen3-coder-plus", 1_000_000, token.Cl100kBase, true},
 		{"Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-coder", 262_144, token.Cl100kBase, true},
 		{"qwen3:32b", "qwen3", 131_072, token.Cl100kBase, true},
 		{"qwen/qwq-32b", "qwen3", 131_072, token.Cl100kBase, true},

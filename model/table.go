@@ -369,6 +369,12 @@ var entries = []entry{
 	// ── Qwen ── (cl100k_base stand-in: Qwen's vocabulary extends it.)
 	// No prices: open weights served by many hosts, and DashScope's price
 	// list was not read.
+	// The hosted qwen3-coder-plus (Alibaba Cloud Model Studio): 1M. Its
+	// price is tiered by prompt size (0–32K, 32–128K, 128–256K, 256K–1M),
+	// which one long-context tier cannot hold: no price.
+	{family: "qwen3-coder-plus", pattern: `qwen-?3-coder-plus`, example: "alibaba/qwen3-coder-plus",
+		window: 1_000_000, output: 65_536, encoding: cl100k, estimated: true,
+		source: "Vercel AI Gateway's qwen3-coder-plus page (1M context); the output limit of Qwen3-Coder; Alibaba's tiered price not modelled", asOf: today},
 	{family: "qwen3-coder", pattern: `qwen-?3-coder`, example: "qwen/qwen3-coder-480b-a35b-instruct",
 		window: 262_144, output: 65_536, encoding: cl100k, estimated: true, source: srcQwen, asOf: "2026-11-21"},
 	{family: "qwen3", pattern: `qwen-?3` + br + `|qwq`, example: "qwen3-235b-a22b",
