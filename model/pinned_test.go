@@ -273,3 +273,56 @@ func isIdentStart(c byte) bool {
 }
 
 func isIdent(c byte) bool { return isIdentStart(c) || '0' <= c && c <= '9' }
+
+// TestPinnedOpencodeCatalog reads the models.dev catalog opencode bundles
+// in its binary and checks every price of ours against it, provider by
+// provider (the first-party providers only: a gateway's prices differ): a
+// model it prices that our catalog prices must cost the same input,
+// output and cache read.
+func TestPinnedOpencodeCatalog(t *testing.T) {
+	nm := pinnedDir(t)
+	bin, err := os.ReadFile(filepath.Join(nm, "opencode-linux-x64-baseline", "bin", "opencode"))
+	if err != nil {
+		t.Skipf("no opencode binary for this platform: %v", err)
+	}
+	checked := 0
+	for _, prov := range []string{"openai", "anthropic", "google", "mistral", "deepseek"} {
+		at := bytes.Index(bin, []byte(prov+`:{id:"`+prov+`"`))
+		if at < 0 {
+			t.Errorf("no %s provider in opencode's catalog: its layout changed", prov)
+			continue
+		}
+		obj, err := jsObject(bin[bytes.IndexByte(bin[at:], '{')+at:])
+		if err != nil {
+			t.Fatalf("%s: %v", prov, err)
+		}
+		var p struct {
+			Models map[string]struct {
+				Cost *struct {
+					Input     float64 `json:"input"`
+					Output    float64 `json:"output"`
+					CacheRead float64 `json:"cache_read"`
+				} `json:"cost"`
+			} `json:"models"`
+		}
+		if err := json.Unmarshal(obj, &p); err != nil {
+			t.Fatalf("decoding opencode's %s provider: %v", prov, err)
+		}
+		for id, m := range p.Models {
+			i := Lookup(id)
+			if i.Price == nil || m.Cost == nil {
+				continue
+			}
+			checked++
+			got, want := *i.Price, *m.Cost
+			if got.Input != want.Input || got.Output != want.Output || got.CacheRead != want.CacheRead {
+				t.Errorf("%s/%s (row %s): $%g / $%g, read $%g; opencode's catalog: $%g / $%g, read $%g",
+					prov, id, i.Family, got.Input, got.Output, got.CacheRead, want.Input, want.Output, want.CacheRead)
+			}
+		}
+	}
+	t.Logf("%d priced models checked against opencode's catalog", checked)
+	if checked < 20 {
+		t.Errorf("only %d models checked: the catalog's layout changed", checked)
+	}
+}

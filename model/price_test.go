@@ -10,46 +10,48 @@ import (
 func TestPriceOf(t *testing.T) {
 	t.Parallel()
 	known := map[string]float64{ // name → input price
-		"claude-opus-5-5":                 4,
-		"claude-opus-5-5[1m]":             4,
-		"us.anthropic.claude-opus-5-5":    4,
-		"claude-opus-5":                   5,
-		"claude-sonnet-5":                 2,
-		"claude-opus-4-8":                 5,
-		"claude-opus-4-7":                 5,
-		"claude-opus-4-6":                 5,
-		"claude-opus-4-6[1m]":             5,
-		"claude-sonnet-4-6":               3,
-		"claude-opus-4-5-20251101":        5,
-		"claude-opus-4-1-20250805":        15,
-		"claude-sonnet-4-20250514":        3,
-		"claude-sonnet-4-5":               3,
-		"claude-3-7-sonnet-latest":        3,
-		"claude-haiku-4-5-20251001":       1,
-		"claude-3-5-haiku-20241022":       0.80,
-		"gpt-6.1-sol":                     2,
-		"openai/gpt-5.5":                  5,
-		"gpt-5.4":                         2.50,
-		"gpt-5.3-codex":                   1.75,
-		"gpt-5.2":                         1.75,
-		"gpt-5":                           1.25,
-		"openai/gpt-5-2025-08-07":         1.25,
-		"gpt-5-codex":                     1.25,
-		"gpt-5.1-codex-max":               1.25,
-		"gpt-5-mini":                      0.25,
-		"gpt-5-nano-2025-08-07":           0.05,
-		"gpt-4.1-2025-04-14":              2.00,
-		"gpt-4.1-mini":                    0.40,
-		"GPT-4o":                          2.50,
-		"gpt-4o-2024-08-06":               2.50,
-		"gpt-4o-mini-2024-07-18":          0.15,
-		"o3":                              2.00,
-		"gemini-2.5-pro":                  1.25,
-		"gemini-4-neon":                   3,
-		"models/gemini-3.1-pro-preview":   2,
-		"google/gemini-3-flash-preview":   0.50,
-		"gemini-3.5-flash":                1.50,
-		"vertex_ai/gemini-2.5-flash-lite": 0.10,
+		"claude-opus-5-5":                    4,
+		"claude-opus-5-5[1m]":                4,
+		"us.anthropic.claude-opus-5-5":       4,
+		"claude-opus-5":                      5,
+		"claude-sonnet-5":                    2,
+		"claude-opus-4-8":                    5,
+		"claude-opus-4-7":                    5,
+		"claude-opus-4-6":                    5,
+		"claude-opus-4-6[1m]":                5,
+		"claude-sonnet-4-6":                  3,
+		"claude-opus-4-5-20251101":           5,
+		"claude-opus-4-1-20250805":           15,
+		"claude-sonnet-4-20250514":           3,
+		"claude-sonnet-4-5":                  3,
+		"claude-3-7-sonnet-latest":           3,
+		"claude-haiku-4-5-20251001":          1,
+		"claude-3-5-haiku-20241022":          0.80,
+		"gpt-6.1-sol":                        2,
+		"openai/gpt-5.5":                     5,
+		"gpt-5.4":                            2.50,
+		"gpt-5.3-codex":                      1.75,
+		"gpt-5.2":                            1.75,
+		"gpt-5":                              1.25,
+		"openai/gpt-5-2025-08-07":            1.25,
+		"gpt-5-codex":                        1.25,
+		"gpt-5.1-codex-max":                  1.25,
+		"gpt-5-mini":                         0.25,
+		"gpt-5-nano-2025-08-07":              0.05,
+		"gpt-4.1-2025-04-14":                 2.00,
+		"gpt-4.1-mini":                       0.40,
+		"GPT-4o":                             2.50,
+		"gpt-4o-2024-08-06":                  2.50,
+		"gpt-4o-mini-2024-07-18":             0.15,
+		"o3":                                 2.00,
+		"gemini-2.5-pro":                     1.25,
+		"gemini-4-neon":                      3,
+		"models/gemini-3.1-pro-preview":      2,
+		"google/gemini-3-flash-preview":      0.50,
+		"gemini-3.5-flash":                   1.50,
+		"gemini-3.8-flash":                   0.75,
+		"gemini-3.1-pro-preview-customtools": 2,
+		"vertex_ai/gemini-2.5-flash-lite":    0.10,
 	}
 	for name, in := range known {
 		p, ok := PriceOf(name)
@@ -62,8 +64,9 @@ func TestPriceOf(t *testing.T) {
 	// (DeepSeek's peak and off-peak rates).
 	for _, name := range []string{"gpt-5.5-pro", "gpt-5-pro", "gpt-5.4-pro", "gpt-4o-2024-05-13", "chatgpt-4o-latest",
 		"o3-pro", "o3-mini", "o4-mini", "claude-opus-5-7", "claude-sonnet-6", "claude-opus-4-9", "claude-3-opus-20240229",
-		"gpt-6.1-terra", "gpt-5.6-sol", "deepseek-chat", "deepseek-v4-pro", "qwen2.5-coder:7b", "llama3.1", "",
-		"gpt-4.1-mini-pro", "gemini-3.8-flash", "gemini-3-pro-preview", "gemini-4-pro"} {
+		"gpt-6.1-terra", "gpt-5.6", "deepseek-chat", "deepseek-v4-pro", "qwen2.5-coder:7b", "llama3.1", "",
+		"gpt-4.1-mini-pro", "gemini-3-pro-preview", "gemini-4-pro",
+		"gemini-2.5-flash-image", "gemini-2.5-flash-preview-tts", "gemini-3.1-flash-image-preview", "gemini-3.8-flash-lite"} {
 		if p, ok := PriceOf(name); ok {
 			t.Errorf("PriceOf(%q) = %+v, want unknown", name, p)
 		}
@@ -87,8 +90,8 @@ func TestPriceCost(t *testing.T) {
 	if got, want := p.Cost(150_000, 100_000, 0, 1000), (150_000*6+100_000*0.6+1000*22.5)/1e6; math.Abs(got-want) > 1e-9 {
 		t.Errorf("long-context Cost = %v, want %v", got, want)
 	}
-	// A cache rate not given bills at input: gemini-2.5-pro's reads.
-	g, _ := PriceOf("gemini-2.5-pro")
+	// A cache rate not given bills at input.
+	g := Price{Input: 2, Output: 12}
 	if got, want := g.Cost(0, 1000, 0, 0), g.Cost(1000, 0, 0, 0); got != want || got == 0 {
 		t.Errorf("cache reads without a rate cost %v, want input's %v", got, want)
 	}

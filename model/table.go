@@ -66,15 +66,29 @@ var entries = []entry{
 	{family: "gpt-6", pattern: `gpt-6`, example: "gpt-6.1-terra",
 		window: 1_050_000, output: 128_000, input: 922_000, encoding: o200k,
 		source: srcOpenAIModels + " (the family's 1.05M window; per-model prices not found)", asOf: today},
-	// GPT-5.6 Sol, Terra, Luna: only third-party prices found.
-	{family: "gpt-5.6", pattern: `gpt-5[.-]6`, example: "gpt-5.6-sol",
+	// GPT-5.6 Sol, Terra, Luna (in Codex 0.169.0's catalog, which runs
+	// them at 272,000): the API's 1.05M window; rates above 272K input
+	// tokens not found (calls there are priced at the short-context rates).
+	{family: "gpt-5.6-sol", pattern: `gpt-5[.-]6-sol` + oaEnd, example: "gpt-5.6-sol",
 		window: 1_050_000, output: 128_000, input: 922_000, encoding: o200k,
-		source: "LiteLLM's GPT-6 note (GPT-6 keeps GPT-5.6's 1,050,000 window, 922K input, 128K output); no OpenAI page found, prices unknown; Codex 0.169.0 runs these at 272,000", asOf: today},
+		price:  &Price{Input: 4, Output: 20, CacheRead: 0.40, CacheWrite5m: 5},
+		source: srcOpencode + " (1.05M, 128K, $4 / $20, read $0.40, write $5; PromptFuel's notes give the same promotional price from 2026-08-21); input cap from LiteLLM's GPT-6 note", asOf: today},
+	{family: "gpt-5.6-terra", pattern: `gpt-5[.-]6-terra` + oaEnd, example: "gpt-5.6-terra",
+		window: 1_050_000, output: 128_000, input: 922_000, encoding: o200k,
+		price:  &Price{Input: 2, Output: 12, CacheRead: 0.20, CacheWrite5m: 2.50},
+		source: srcOpencode + " ($2 / $12, read $0.20, write $2.50; the same in PromptFuel's notes from 2026-07-30)", asOf: today},
+	{family: "gpt-5.6-luna", pattern: `gpt-5[.-]6-luna` + oaEnd, example: "gpt-5.6-luna",
+		window: 1_050_000, output: 128_000, input: 922_000, encoding: o200k,
+		price:  &Price{Input: 0.20, Output: 1.20, CacheRead: 0.02, CacheWrite5m: 0.25},
+		source: srcOpencode + " ($0.20 / $1.20, read $0.02, write $0.25; the same in PromptFuel's notes from 2026-07-30)", asOf: today},
+	{family: "gpt-5.6", pattern: `gpt-5[.-]6`, example: "gpt-5.6",
+		window: 1_050_000, output: 128_000, input: 922_000, encoding: o200k,
+		source: srcOpencode + " (1.05M window); other GPT-5.6 names not priced", asOf: today},
 	{family: "gpt-5.5", pattern: `gpt-5[.-]5` + oaEnd, example: "gpt-5.5",
 		window: 272_000, output: 128_000, encoding: o200k,
 		price: &Price{Input: 5, Output: 30, CacheRead: 0.50,
 			LongContext: &PriceTier{Above: 272_000, Input: 10, Output: 45, CacheRead: 1}},
-		source: "window: Codex 0.169.0's bundled model catalog (context_window = max_context_window = 272,000; third-party gateways list 1M for the API, OpenAI's gpt-5.5 page is not in the search index); prices: " + srcOpenAIPricing + " as quoted by api-evangelist (read 2026-11-05), morphllm and Vercel", asOf: today},
+		source: "window: Codex 0.169.0's bundled model catalog (context_window = max_context_window = 272,000, the edge of the long-context price; the API takes 1,050,000 per " + srcOpencode + ", OpenAI's gpt-5.5 page is not in the search index); prices: " + srcOpencode + "; " + srcOpenAIPricing + " as quoted by api-evangelist (read 2026-11-05), morphllm and Vercel", asOf: today},
 	{family: "gpt-5.5-other", pattern: `gpt-5[.-]5`, example: "gpt-5.5-pro",
 		window: 272_000, output: 128_000, encoding: o200k,
 		source: "the gpt-5.5 row's window; prices of the variants not checked", asOf: today},
@@ -298,43 +312,48 @@ var entries = []entry{
 	{family: "gemini-4", pattern: `gemini-4`, example: "gemini-4-pro",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
 		source: "the Gemini 4 models' 1M context (TokenMeter's notes); no price for the others", asOf: today},
-	{family: "gemini-3.1-pro", pattern: `gemini-3[.-]1-pro`, example: "google/gemini-3.1-pro-preview",
+	{family: "gemini-3.1-pro", pattern: `gemini-3[.-]1-pro` + gEnd, example: "google/gemini-3.1-pro-preview",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
-		price:  &Price{Input: 2, Output: 12, LongContext: &PriceTier{Above: 200_000, Input: 4, Output: 18}},
-		source: srcGooglePricing + " as quoted by morphllm ($2 / $12 up to 200K, $4 above) and OpenRouter via inference.sh ($18 output above 200K); limits: " + srcGoogleModels, asOf: today},
+		price:  &Price{Input: 2, Output: 12, CacheRead: 0.20, LongContext: &PriceTier{Above: 200_000, Input: 4, Output: 18}},
+		source: "Gemini CLI 0.61.0's PREVIEW_GEMINI_3_1_MODEL; " + srcOpencode + " ($2 / $12, cache read $0.20); " + srcGooglePricing + " as quoted by morphllm ($4 input above 200K) and OpenRouter via inference.sh ($18 output above 200K); limits: " + srcGoogleModels, asOf: today},
 	// gemini-3-pro-preview was shut down on 2026-03-09 (Google's
 	// deprecation page, as quoted by GlobalGPT), gemini-3.1-pro-preview
 	// its replacement: no price for a model that no longer runs.
 	{family: "gemini-3-pro", pattern: `gemini-3-pro`, example: "gemini-3-pro-preview",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
 		source: srcGoogleModels + "; shut down on 2026-03-09 per ai.google.dev/gemini-api/docs/deprecations as quoted by GlobalGPT (replacement: gemini-3.1-pro-preview); no price", asOf: today},
-	{family: "gemini-3.5-flash-lite", pattern: `gemini-3[.-]5-flash-lite`, example: "gemini-3.5-flash-lite",
+	{family: "gemini-3.5-flash-lite", pattern: `gemini-3[.-]5-flash-lite` + gEnd, example: "gemini-3.5-flash-lite",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
-		source: "limits of the Gemini 3 family; price not found", asOf: today},
-	{family: "gemini-3.5-flash", pattern: `gemini-3[.-]5-flash`, example: "gemini-3.5-flash",
+		price: &Price{Input: 0.30, Output: 2.50, CacheRead: 0.03}, source: "Gemini CLI 0.61.0's LATEST_GEMINI_FLASH_LITE_MODEL; " + srcOpencode, asOf: today},
+	{family: "gemini-3.5-flash", pattern: `gemini-3[.-]5-flash` + gEnd, example: "gemini-3.5-flash",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
-		price: &Price{Input: 1.50, Output: 9}, source: srcGooglePricing + " as quoted by morphllm (flat $1.50 / $9)", asOf: today},
-	{family: "gemini-3.1-flash-lite", pattern: `gemini-3[.-]1-flash-lite`, example: "gemini-3.1-flash-lite",
+		price: &Price{Input: 1.50, Output: 9, CacheRead: 0.15}, source: "Gemini CLI 0.61.0's DEFAULT_GEMINI_FLASH_MODEL; " + srcOpencode + "; " + srcGooglePricing + " as quoted by morphllm (flat $1.50 / $9)", asOf: today},
+	// Gemini 3.6, 3.7 and 3.8 Flash (Gemini CLI's LATEST_GEMINI_FLASH_MODEL
+	// is 3.8): one price.
+	{family: "gemini-3.8-flash", pattern: `gemini-3[.-][678]-flash` + gEnd, example: "gemini-3.8-flash",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
-		price: &Price{Input: 0.25, Output: 1.50}, source: srcGooglePricing + " as quoted by morphllm (flat $0.25 / $1.50)", asOf: today},
-	{family: "gemini-3-flash", pattern: `gemini-3-flash`, example: "gemini-3-flash-preview",
+		price: &Price{Input: 0.75, Output: 3.75, CacheRead: 0.075}, source: "Gemini CLI 0.61.0's LATEST_GEMINI_FLASH_MODEL; " + srcOpencode + " (3.6, 3.7 and 3.8 Flash); $0.75 input through 2026-12-31 per api-evangelist's transcript of " + srcGooglePricing, asOf: today},
+	{family: "gemini-3.1-flash-lite", pattern: `gemini-3[.-]1-flash-lite` + gEnd, example: "gemini-3.1-flash-lite",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
-		price: &Price{Input: 0.50, Output: 3, CacheRead: 0.05}, source: srcGooglePricing + " as quoted verbatim by factquire (read there 2026-07-04: $0.50 / $3.00, context caching $0.05) and morphllm", asOf: today},
-	// gemini-3.8-flash ($0.75 input through 2026-12-31 per api-evangelist's
-	// transcript of Google's page; output not found) and others.
-	{family: "gemini-3", pattern: `gemini-3`, example: "gemini-3.8-flash",
+		price: &Price{Input: 0.25, Output: 1.50, CacheRead: 0.025}, source: "Gemini CLI 0.61.0's DEFAULT_GEMINI_FLASH_LITE_MODEL; " + srcOpencode + "; " + srcGooglePricing + " as quoted by morphllm (flat $0.25 / $1.50)", asOf: today},
+	{family: "gemini-3-flash", pattern: `gemini-3-flash` + gEnd, example: "gemini-3-flash-preview",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
-		source: srcGoogleModels + " (Gemini 3 limits); prices of the other Gemini 3 models not found", asOf: today},
-	{family: "gemini-2.5-pro", pattern: `gemini-2[.-]5-pro`, example: "gemini-2.5-pro",
+		price: &Price{Input: 0.50, Output: 3, CacheRead: 0.05}, source: "Gemini CLI 0.61.0's PREVIEW_GEMINI_FLASH_MODEL; " + srcGooglePricing + " as quoted verbatim by factquire (read there 2026-07-04: $0.50 / $3.00, context caching $0.05) and morphllm", asOf: today},
+	// Other Gemini 3 models (image, live, TTS variants …): limits of the
+	// family, no price.
+	{family: "gemini-3", pattern: `gemini-3`, example: "gemini-3.1-flash-image-preview",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
-		price:  &Price{Input: 1.25, Output: 10, LongContext: &PriceTier{Above: 200_000, Input: 2.50, Output: 15}},
-		source: srcGooglePricing + " as quoted by deploybase and morphllm ($1.25 / $10 up to 200K, $2.50 / $15 above); Gemini CLI 0.61.0's DEFAULT_GEMINI_MODEL", asOf: today},
-	{family: "gemini-2.5-flash-lite", pattern: `gemini-2[.-]5-flash-lite`, example: "vertex_ai/gemini-2.5-flash-lite",
+		source: srcGoogleModels + " (Gemini 3 limits); variants' prices differ", asOf: today},
+	{family: "gemini-2.5-pro", pattern: `gemini-2[.-]5-pro` + gEnd, example: "gemini-2.5-pro",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
-		price: &Price{Input: 0.10, Output: 0.40}, source: srcGooglePricing + " as quoted by morphllm", asOf: today},
-	{family: "gemini-2.5-flash", pattern: `gemini-2[.-]5-flash`, example: "models/gemini-2.5-flash",
+		price:  &Price{Input: 1.25, Output: 10, CacheRead: 0.125, LongContext: &PriceTier{Above: 200_000, Input: 2.50, Output: 15}},
+		source: "Gemini CLI 0.61.0's DEFAULT_GEMINI_MODEL; " + srcOpencode + " (cache read $0.125); " + srcGooglePricing + " as quoted by deploybase and morphllm ($1.25 / $10 up to 200K, $2.50 / $15 above)", asOf: today},
+	{family: "gemini-2.5-flash-lite", pattern: `gemini-2[.-]5-flash-lite` + gEnd, example: "vertex_ai/gemini-2.5-flash-lite",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
-		price: &Price{Input: 0.30, Output: 2.50}, source: srcGooglePricing + " as quoted by deploybase and morphllm", asOf: today},
+		price: &Price{Input: 0.10, Output: 0.40, CacheRead: 0.01}, source: srcOpencode + "; " + srcGooglePricing + " as quoted by morphllm", asOf: today},
+	{family: "gemini-2.5-flash", pattern: `gemini-2[.-]5-flash` + gEnd, example: "models/gemini-2.5-flash",
+		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true,
+		price: &Price{Input: 0.30, Output: 2.50, CacheRead: 0.03}, source: srcOpencode + "; " + srcGooglePricing + " as quoted by deploybase and morphllm", asOf: today},
 	{family: "gemini-2.5", pattern: `gemini-2[.-]5`, example: "gemini-2.5-computer-use-preview-10-2025",
 		window: 1_048_576, output: 65_536, encoding: o200k, estimated: true, source: srcGoogleModels, asOf: "2026-11-21"},
 	{family: "gemini-2.0", pattern: `gemini-2`, example: "gemini-2.0-flash-001",
@@ -438,6 +457,7 @@ const (
 	srcAnthropicPricing = "platform.claude.com/docs/en/about-claude/pricing"
 	srcAnthropicModels  = "platform.claude.com/docs/en/models/"
 	srcGooglePricing    = "ai.google.dev/gemini-api/docs/pricing"
+	srcOpencode         = "opencode 1.18.33's bundled models.dev catalog (npm opencode-linux-x64-baseline)"
 	srcGoogleModels     = "ai.google.dev/gemini-api/docs/models (1,048,576 input, 65,536 output for Gemini 2.5 and 3)"
 	srcDeepSeek         = "api-docs.deepseek.com/quick_start/pricing"
 	srcQwen             = "the Qwen Hugging Face model cards (Qwen2.5 and Qwen3: 131,072 with YaRN; Qwen3-Coder: 262,144 native)"
@@ -453,6 +473,7 @@ const (
 const (
 	oaEnd = `(?:-\d{4}-\d{2}-\d{2})?(?:$|[^a-z0-9.-])`
 	nEnd  = `(?:$|[^a-z0-9.-])`
+	gEnd  = `(?:-preview(?:-\d\d-\d{4})?|-latest|-\d{3}|-customtools)*(?:$|[^a-z0-9.-])`
 	cEnd  = `(?:[-@]\d{8}|-latest|-fast|-1m)*(?:-v\d+)?(?:$|[^a-z0-9.-])`
 )
 
