@@ -163,7 +163,8 @@ func TestRunNone(t *testing.T) {
 
 func TestSummarize(t *testing.T) {
 	t.Parallel()
-	a := &Trajectory{Result: &replay.Result{ModelCalls: 2, PromptTokens: 300, CacheReadTokens: 100}, Calls: []Call{
+	a := &Trajectory{Result: &replay.Result{ModelCalls: 2, PromptTokens: 300, CacheReadTokens: 100,
+		Cost: &replay.Cost{USD: 0.5, UncompactedUSD: 0.75}}, Calls: []Call{
 		{Refs: 2, Present: 2, Instructions: 1, InstructionsPresent: 1}, {Refs: 4, Present: 1},
 	}}
 	b := &Trajectory{Result: &replay.Result{ModelCalls: 1, PromptTokens: 100, CallsOverBudget: 1,
@@ -175,6 +176,13 @@ func TestSummarize(t *testing.T) {
 	}
 	if s.TokensSent != 400.0/3 || s.CacheReuse != 0.25 || s.Compactions != 2 || s.SummaryCalls != 1 || s.SummaryTokens != 40 || s.CallsOverBudget != 1 {
 		t.Errorf("totals: %+v", s)
+	}
+	// Only a has a price: b's model has none and adds no cost.
+	if s.Priced != 1 || s.CostUSD == nil || *s.CostUSD != 0.5 || *s.UncompactedCostUSD != 0.75 {
+		t.Errorf("cost: %d priced, %v with compaction, %v without", s.Priced, s.CostUSD, s.UncompactedCostUSD)
+	}
+	if n := Summarize(8000, "tiered", []*Trajectory{b}); n.CostUSD != nil || n.UncompactedCostUSD != nil {
+		t.Errorf("no price: cost %v, %v; want null", n.CostUSD, n.UncompactedCostUSD)
 	}
 	if s.EditSupport != nil || *s.InstructionSurvival != 1 {
 		t.Errorf("edit support %v (want null: no edit), instruction survival %v (want 1)", s.EditSupport, *s.InstructionSurvival)

@@ -61,6 +61,14 @@ type Summary struct {
 	// [CacheReadPrice] of an uncached input token: the spend a provider
 	// bills, in uncached-token equivalents.
 	CacheAdjustedTokens float64 `json:"cache_adjusted_tokens"`
+	// CostUSD and UncompactedCostUSD sum, over the trajectories whose
+	// model has a list price (Priced of them), what their model calls
+	// would cost with the strategy's compaction and without any
+	// ([replay.Cost], cache writes caused by compactions counted); null
+	// when none has a price.
+	CostUSD            *float64 `json:"cost_usd"`
+	UncompactedCostUSD *float64 `json:"uncompacted_cost_usd"`
+	Priced             int      `json:"priced_trajectories"`
 	// ModelCalls, Compactions (every level applied), SummaryCalls and
 	// SummaryTokens (the summaries' sizes, in tokens) and CallsOverBudget
 	// are sums over the trajectories.
@@ -101,6 +109,14 @@ func Summarize(budget int, strategy string, ts []*Trajectory) Summary {
 			s.Measured++
 		}
 		r := t.Result
+		if c := r.Cost; c != nil {
+			if s.Priced == 0 {
+				s.CostUSD, s.UncompactedCostUSD = new(float64), new(float64)
+			}
+			s.Priced++
+			*s.CostUSD += c.USD
+			*s.UncompactedCostUSD += c.UncompactedUSD
+		}
 		s.ModelCalls += r.ModelCalls
 		prompt += r.PromptTokens
 		cached += r.CacheReadTokens

@@ -42,6 +42,15 @@ type Info struct {
 	// Fallback is true when no catalog entry matched Name and the fields
 	// hold the fallback values (see [Lookup]).
 	Fallback bool
+	// Price is the row's list price, nil when the catalog has none (see
+	// [PriceOf]).
+	Price *Price
+	// Source names the provider pages (and other first-party sources,
+	// such as an agent's bundled model catalog) the row's figures were
+	// read from, and says which figures none of them gave.
+	Source string
+	// AsOf is the date the sources were read, YYYY-MM-DD.
+	AsOf string
 }
 
 // InputLimit returns the most tokens a prompt can hold: MaxInput where the
@@ -90,6 +99,9 @@ func Lookup(name string) Info {
 					MaxInput:          e.input,
 					Encoding:          e.encoding,
 					EncodingEstimated: e.estimated,
+					Price:             e.price,
+					Source:            e.source,
+					AsOf:              e.asOf,
 				}
 			}
 		}
@@ -102,6 +114,25 @@ func Lookup(name string) Info {
 		EncodingEstimated: true,
 		Fallback:          true,
 	}
+}
+
+// Catalog returns every row of the catalog, in match order: each
+// [Info]'s Name and Family are the row's name (a model id such as
+// "claude-opus-5-5", or a family such as "gpt-5" for the rows that stand
+// for several models), with its limits, price, source and date. The
+// result is a fresh copy; Price points to the catalog's own value, which
+// the caller must not modify.
+func Catalog() []Info {
+	out := make([]Info, len(catalog))
+	for k, e := range catalog {
+		out[k] = Info{
+			Name: e.family, Family: e.family,
+			ContextWindow: e.window, MaxOutput: e.output, MaxInput: e.input,
+			Encoding: e.encoding, EncodingEstimated: e.estimated,
+			Price: e.price, Source: e.source, AsOf: e.asOf,
+		}
+	}
+	return out
 }
 
 // Warning returns "" unless i is a fallback; then it returns a one-line
@@ -137,6 +168,9 @@ type entry struct {
 	input     int
 	encoding  string
 	estimated bool
+	price     *Price // nil: unknown, or the family's members differ
+	source    string // where the figures come from (see Info.Source)
+	asOf      string // when the source was read, YYYY-MM-DD
 }
 
 // Encodings of the catalog's rows.

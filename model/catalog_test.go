@@ -45,9 +45,9 @@ func TestLookupSharedData(t *testing.T) {
 		window int
 		output int
 	}{
-		{"claude-opus-4-6", "claude-4.6", 200_000, 128_000}, // 200K: the session compacted at 167,731
-		{"claude-haiku-4-5-20251001", "claude-haiku-4.5", 200_000, 64_000},
-		{"gpt-5.3-codex", "gpt-5", 400_000, 128_000},
+		{"claude-opus-4-6", "claude-opus-4-6", 200_000, 128_000}, // 200K: the session compacted at 167,731
+		{"claude-haiku-4-5-20251001", "claude-haiku-4-5", 200_000, 64_000},
+		{"gpt-5.3-codex", "gpt-5.3-codex", 400_000, 128_000},
 		{"deepseek-chat", "deepseek-chat", 128_000, 8_000},
 		{"deepseek/deepseek-chat", "deepseek-chat", 128_000, 8_000},
 		{"openai/openrouter-llama-4-maverick", "llama-4-maverick", 1_048_576, 16_384},
@@ -59,6 +59,7 @@ func TestLookupSharedData(t *testing.T) {
 			got := Lookup(tt.name)
 			want := Info{Name: tt.name, Family: tt.family, ContextWindow: tt.window, MaxOutput: tt.output}
 			got.MaxInput, got.Encoding, got.EncodingEstimated = 0, "", false
+			got.Price, got.Source, got.AsOf = nil, "", ""
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("Lookup(%q) (-want +got):\n%s", tt.name, diff)
 			}
@@ -76,19 +77,19 @@ func TestLookup(t *testing.T) {
 		estimated bool
 	}{
 		// OpenAI, with provider prefixes and date suffixes.
-		{"gpt-5", "gpt-5", 400_000, token.O200kBase, false},
-		{"GPT-5-Codex", "gpt-5", 400_000, token.O200kBase, false},
-		{"gpt-5.1-codex-max", "gpt-5", 400_000, token.O200kBase, false},
-		{"gpt-5.1-codex-mini", "gpt-5", 400_000, token.O200kBase, false},
-		{"gpt-5.2-codex", "gpt-5", 400_000, token.O200kBase, false},
-		{"openai/gpt-5-mini-2025-08-07", "gpt-5", 400_000, token.O200kBase, false},
-		{"azure/gpt-5-nano", "gpt-5", 400_000, token.O200kBase, false},
+		{"gpt-5", "gpt-5.1", 400_000, token.O200kBase, false},
+		{"GPT-5-Codex", "gpt-5.1", 400_000, token.O200kBase, false},
+		{"gpt-5.1-codex-max", "gpt-5.1", 400_000, token.O200kBase, false},
+		{"gpt-5.1-codex-mini", "gpt-5-mini", 400_000, token.O200kBase, false},
+		{"gpt-5.2-codex", "gpt-5.2", 400_000, token.O200kBase, false},
+		{"openai/gpt-5-mini-2025-08-07", "gpt-5-mini", 400_000, token.O200kBase, false},
+		{"azure/gpt-5-nano", "gpt-5-nano", 400_000, token.O200kBase, false},
 		{"gpt-5.1-chat-latest", "gpt-5-chat", 128_000, token.O200kBase, false},
 		{"gpt-5.4", "gpt-5.4", 1_050_000, token.O200kBase, false},
-		{"gpt-5.4-nano", "gpt-5.4-mini", 400_000, token.O200kBase, false},
-		{"gpt-5.5", "gpt-5.5", 1_000_000, token.O200kBase, false},
+		{"gpt-5.4-nano", "gpt-5.4-nano", 400_000, token.O200kBase, false},
+		{"gpt-5.5", "gpt-5.5", 272_000, token.O200kBase, false},
 		{"gpt-4.1", "gpt-4.1", 1_047_576, token.O200kBase, false},
-		{"openai/gpt-4.1-nano", "gpt-4.1", 1_047_576, token.O200kBase, false},
+		{"openai/gpt-4.1-nano", "gpt-4.1-nano", 1_047_576, token.O200kBase, false},
 		{"gpt-4o", "gpt-4o", 128_000, token.O200kBase, false},
 		{"gpt-4o-2024-08-06", "gpt-4o", 128_000, token.O200kBase, false},
 		{"openai/gpt-4o-mini", "gpt-4o-mini", 128_000, token.O200kBase, false},
@@ -101,41 +102,41 @@ func TestLookup(t *testing.T) {
 		{"o1", "o1", 200_000, token.O200kBase, false},
 		{"o1-preview", "o1-mini", 128_000, token.O200kBase, false},
 		{"o3", "o3", 200_000, token.O200kBase, false},
-		{"o3-mini-2025-01-31", "o3", 200_000, token.O200kBase, false},
+		{"o3-mini-2025-01-31", "o3-mini", 200_000, token.O200kBase, false},
 		{"openai/o3", "o3", 200_000, token.O200kBase, false},
 		{"o4-mini", "o4-mini", 200_000, token.O200kBase, false},
 		{"codex-mini-latest", "o4-mini", 200_000, token.O200kBase, false},
 		{"gpt-oss-20b", "gpt-oss", 131_072, token.O200kBase, false},
 		// Anthropic: API ids, aliases, Bedrock and Vertex ids, OpenRouter
 		// dotted versions, Claude Code's [1m] suffix.
-		{"claude-sonnet-4-6", "claude-4.6", 200_000, token.O200kBase, true},
-		{"claude-opus-4-6[1m]", "claude-4.6-1m", 1_000_000, token.O200kBase, true},
-		{"anthropic/claude-opus-4.6", "claude-4.6", 200_000, token.O200kBase, true},
-		{"claude-opus-4-7", "claude-4.6", 200_000, token.O200kBase, true},
-		{"claude-opus-4-7-1m", "claude-4.6-1m", 1_000_000, token.O200kBase, true},
-		{"claude-opus-4-5", "claude-opus-4.5", 200_000, token.O200kBase, true},
-		{"claude-opus-4-1", "claude-opus-4", 200_000, token.O200kBase, true},
-		{"claude-opus-4-20250514", "claude-opus-4", 200_000, token.O200kBase, true},
-		{"claude-sonnet-4-20250514", "claude-sonnet-4", 200_000, token.O200kBase, true},
-		{"claude-sonnet-4-5", "claude-sonnet-4", 200_000, token.O200kBase, true},
-		{"claude-sonnet-4-5-20250929", "claude-sonnet-4", 200_000, token.O200kBase, true},
-		{"us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4", 200_000, token.O200kBase, true},
+		{"claude-sonnet-4-6", "claude-sonnet-4-6", 200_000, token.O200kBase, true},
+		{"claude-opus-4-6[1m]", "claude-opus-4-6[1m]", 1_000_000, token.O200kBase, true},
+		{"anthropic/claude-opus-4.6", "claude-opus-4-6", 200_000, token.O200kBase, true},
+		{"claude-opus-4-7", "claude-opus-4-7", 1_000_000, token.O200kBase, true},
+		{"claude-opus-4-7-1m", "claude-opus-4-7", 1_000_000, token.O200kBase, true},
+		{"claude-opus-4-5", "claude-opus-4-5", 200_000, token.O200kBase, true},
+		{"claude-opus-4-1", "claude-opus-4-1", 200_000, token.O200kBase, true},
+		{"claude-opus-4-20250514", "claude-opus-4-1", 200_000, token.O200kBase, true},
+		{"claude-sonnet-4-20250514", "claude-sonnet-4-5", 200_000, token.O200kBase, true},
+		{"claude-sonnet-4-5", "claude-sonnet-4-5", 200_000, token.O200kBase, true},
+		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5", 200_000, token.O200kBase, true},
+		{"us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5", 200_000, token.O200kBase, true},
 		{"claude-sonnet-4-5[1m]", "claude-sonnet-4-1m", 1_000_000, token.O200kBase, true},
 		{"claude-sonnet-4-1m", "claude-sonnet-4-1m", 1_000_000, token.O200kBase, true},
-		{"claude-haiku-4-5", "claude-haiku-4.5", 200_000, token.O200kBase, true},
-		{"claude-haiku-4-5@20251001", "claude-haiku-4.5", 200_000, token.O200kBase, true},
-		{"claude-opus-5", "claude-5", 1_000_000, token.O200kBase, true},
-		{"claude-sonnet-5-5", "claude-5", 1_000_000, token.O200kBase, true},
-		{"claude-fable-5-1", "claude-5", 1_000_000, token.O200kBase, true},
-		{"claude-3-7-sonnet-20250219", "claude-3.7-sonnet", 200_000, token.O200kBase, true},
-		{"claude-3-5-haiku-20241022", "claude-3.5", 200_000, token.O200kBase, true},
-		{"anthropic/claude-3.5-sonnet", "claude-3.5", 200_000, token.O200kBase, true},
+		{"claude-haiku-4-5", "claude-haiku-4-5", 200_000, token.O200kBase, true},
+		{"claude-haiku-4-5@20251001", "claude-haiku-4-5", 200_000, token.O200kBase, true},
+		{"claude-opus-5", "claude-opus-5", 1_000_000, token.O200kBase, true},
+		{"claude-sonnet-5-5", "claude-sonnet-5-5", 1_000_000, token.O200kBase, true},
+		{"claude-fable-5-1", "claude-fable-5-1", 1_000_000, token.O200kBase, true},
+		{"claude-3-7-sonnet-20250219", "claude-3-7-sonnet", 200_000, token.O200kBase, true},
+		{"claude-3-5-haiku-20241022", "claude-3-5-haiku", 200_000, token.O200kBase, true},
+		{"anthropic/claude-3.5-sonnet", "claude-3-5-sonnet", 200_000, token.O200kBase, true},
 		{"claude-3-haiku-20240307", "claude-3", 200_000, token.O200kBase, true},
 		// Google.
-		{"gemini-2.5-pro", "gemini-2.5", 1_048_576, token.O200kBase, true},
-		{"vertex_ai/gemini-2.5-flash-lite", "gemini-2.5", 1_048_576, token.O200kBase, true},
-		{"gemini-3-flash-preview", "gemini-3", 1_048_576, token.O200kBase, true},
-		{"google/gemini-3.1-pro-preview", "gemini-3", 1_048_576, token.O200kBase, true},
+		{"gemini-2.5-pro", "gemini-2.5-pro", 1_048_576, token.O200kBase, true},
+		{"vertex_ai/gemini-2.5-flash-lite", "gemini-2.5-flash-lite", 1_048_576, token.O200kBase, true},
+		{"gemini-3-flash-preview", "gemini-3-flash", 1_048_576, token.O200kBase, true},
+		{"google/gemini-3.1-pro-preview", "gemini-3.1-pro", 1_048_576, token.O200kBase, true},
 		{"gemini-2.0-flash", "gemini-2.0", 1_048_576, token.O200kBase, true},
 		{"gemini-1.5-pro-latest", "gemini-1.5-pro", 2_097_152, token.O200kBase, true},
 		// DeepSeek.
@@ -145,7 +146,7 @@ func TestLookup(t *testing.T) {
 		{"deepseek/deepseek-v3.2", "deepseek-chat", 128_000, token.O200kBase, true},
 		{"deepseek-v4-flash", "deepseek-v4", 1_000_000, token.O200kBase, true},
 		// Qwen.
-		{"qwen3-coder-plus", "qwen3-coder", 262_144, token.Cl100kBase, true},
+		{"qwen3-coder-plus", "qwen3-coder-plus", 1_000_000, token.Cl100kBase, true},
 		{"Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-coder", 262_144, token.Cl100kBase, true},
 		{"qwen3:32b", "qwen3", 131_072, token.Cl100kBase, true},
 		{"qwen/qwq-32b", "qwen3", 131_072, token.Cl100kBase, true},
@@ -160,7 +161,9 @@ func TestLookup(t *testing.T) {
 		{"meta-llama/Meta-Llama-3-8B-Instruct", "llama-3", 8_192, token.Cl100kBase, true},
 		// Mistral.
 		{"codestral-latest", "codestral", 256_000, token.O200kBase, true},
-		{"devstral-medium-2507", "devstral", 128_000, token.O200kBase, true},
+		{"devstral-medium-2507", "devstral-medium", 128_000, token.O200kBase, true},
+		{"devstral-2512", "devstral-2", 262_144, token.O200kBase, true},
+		{"mistral/devstral-medium-latest", "devstral-2", 262_144, token.O200kBase, true},
 		{"mistral-small-2503", "mistral", 128_000, token.O200kBase, true},
 		{"magistral-medium-latest", "mistral", 128_000, token.O200kBase, true},
 		{"open-mistral-7b", "mixtral", 32_768, token.O200kBase, true},
@@ -221,7 +224,8 @@ func TestInputLimit(t *testing.T) {
 		want int
 	}{
 		{Lookup("gpt-5"), 272_000},
-		{Lookup("gpt-5.4"), 1_050_000},
+		{Lookup("gpt-5.4"), 922_000},
+		{Lookup("gpt-4.1"), 1_047_576},
 		{Lookup("claude-haiku-4-5"), 200_000},
 		{Info{ContextWindow: 1000, MaxInput: 5000}, 1000},
 	}

@@ -13,6 +13,16 @@
 // the table does not know gets a documented fallback and a [Warning],
 // never an error.
 //
+// # Prices
+//
+// A row also carries the model's list [Price] in US dollars per million
+// tokens where its sources give one (input, output, cache read, 5-minute
+// and 1-hour cache writes, a long-context [PriceTier]), its sources and the
+// date they were read ([Info].Source, [Info].AsOf). [PriceOf] returns it,
+// [Price.Cost] and [Price.CostUsage] price a call, and [Catalog] lists
+// every row (`agentctx models`). A row without a price has none rather
+// than a guessed one, and costs are then left out.
+//
 // # Encodings
 //
 // OpenAI's families are counted exactly with their own encoding

@@ -13,7 +13,7 @@ func ExampleLookup() {
 	u := model.Lookup("my-local-model")
 	fmt.Println(model.Warning(u))
 	// Output:
-	// claude-haiku-4.5 200000 64000 o200k_base true
+	// claude-haiku-4-5 200000 64000 o200k_base true
 	// model "my-local-model" is not in the catalog; assuming a 128000-token context window, 16384 max output tokens and o200k_base token counts (estimated)
 }
 

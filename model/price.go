@@ -1,95 +1,106 @@
 package model
 
-import (
-	"regexp"
-	"strings"
-)
-
 // Price is a model's list price in US dollars per million tokens, by the
-// kind of token a provider bills. Zero fields cost nothing.
+// kind of token a provider bills (standard tier, no batch, no priority or
+// fast mode). A cache field of 0 means the provider publishes no separate
+// rate for it, or none was found (the catalog row's Source says which):
+// those tokens are billed at Input, the undiscounted rate, so a cost
+// computed from such a Price is an upper bound.
 type Price struct {
-	// Input is the price of prompt tokens read neither from nor into the
-	// provider's cache.
+	// Input is the price of prompt tokens neither read from nor written
+	// to the provider's cache.
 	Input float64 `json:"input"`
-	// CachedInput is the price of prompt tokens read from the cache
-	// (OpenAI's cached input, Anthropic's cache read).
-	CachedInput float64 `json:"cached_input"`
-	// CacheWrite is the price of prompt tokens written to the cache
-	// (Anthropic's 5-minute cache write; OpenAI does not bill writes).
-	CacheWrite float64 `json:"cache_write"`
 	// Output is the price of reply tokens, reasoning included.
 	Output float64 `json:"output"`
+	// CacheRead is the price of prompt tokens read from the cache
+	// (Anthropic's cache hits, OpenAI's and Google's cached input,
+	// DeepSeek's cache hits).
+	CacheRead float64 `json:"cache_read,omitempty"`
+	// CacheWrite5m is the price of prompt tokens written to the cache with
+	// the provider's default retention: Anthropic's 5-minute cache write
+	// (1.25 × Input), OpenAI's cache write (30-minute retention, GPT-6
+	// models on).
+	CacheWrite5m float64 `json:"cache_write_5m,omitempty"`
+	// CacheWrite1h is the price of prompt tokens written to Anthropic's
+	// 1-hour cache (2 × Input).
+	CacheWrite1h float64 `json:"cache_write_1h,omitempty"`
+	// LongContext is the tier a call is billed at, all of its tokens,
+	// when its prompt holds more than LongContext.Above tokens; nil when
+	// the model has none.
+	LongContext *PriceTier `json:"long_context,omitempty"`
+}
+
+// PriceTier is a long-context price tier: a call whose prompt (uncached input,
+// cache reads and cache writes together) holds more than Above tokens is
+// billed at these rates for all of its tokens, output included (Anthropic,
+// OpenAI and Google all bill the whole request at the tier's rates). Rates
+// are US dollars per million tokens, 0 cache rates meaning Input as in
+// [Price].
+type PriceTier struct {
+	Above        int     `json:"above"`
+	Input        float64 `json:"input"`
+	Output       float64 `json:"output"`
+	CacheRead    float64 `json:"cache_read,omitempty"`
+	CacheWrite5m float64 `json:"cache_write_5m,omitempty"`
+	CacheWrite1h float64 `json:"cache_write_1h,omitempty"`
 }
 
 // Cost returns the price in US dollars of a model call that used input
 // uncached prompt tokens, cacheRead prompt tokens read from the cache,
-// cacheWrite prompt tokens written to it and output reply tokens (the
-// fields of chat.Usage: InputTokens, CacheReadTokens, CacheWriteTokens,
-// OutputTokens).
+// cacheWrite prompt tokens written to it (with the default retention, see
+// [Price].CacheWrite5m) and output reply tokens: the fields of chat.Usage
+// InputTokens, CacheReadTokens, CacheWriteTokens and OutputTokens. A call
+// whose prompt is above the long-context threshold is billed at that tier.
+// Negative counts count as 0.
 func (p Price) Cost(input, cacheRead, cacheWrite, output int) float64 {
-	return (float64(input)*p.Input + float64(cacheRead)*p.CachedInput +
-		float64(cacheWrite)*p.CacheWrite + float64(output)*p.Output) / 1e6
+	return p.CostUsage(Usage{Input: input, CacheRead: cacheRead, CacheWrite5m: cacheWrite, Output: output})
 }
 
-// prices are the list prices known, in match order (the first pattern
-// found in the lower-cased name wins, so a model's -mini comes before the
-// model). Only models whose price is published and stable are listed; a
-// model not here has no price, and no cost is shown for it (a local
-// server's models cost nothing to us but what the machine costs).
-//
-// Sources, standard tier, prompts up to 200K tokens:
-//   - OpenAI: platform.openai.com/docs/pricing (input, cached input,
-//     output).
-//   - Anthropic: docs.anthropic.com/en/docs/about-claude/pricing (base
-//     input, 5-minute cache write at 1.25×, cache hit at 0.1×, output).
-//   - DeepSeek: api-docs.deepseek.com/quick_start/pricing (V3.2: cache
-//     miss, cache hit, output; both deepseek-chat and deepseek-reasoner).
-var prices = []struct {
-	re    *regexp.Regexp
-	price Price
-}{
-	{priceRe(`gpt-5-nano` + date + end), Price{Input: 0.05, CachedInput: 0.005, Output: 0.40}},
-	{priceRe(`gpt-5-mini` + date + end), Price{Input: 0.25, CachedInput: 0.025, Output: 2.00}},
-	{priceRe(`gpt-5(?:\.1)?(?:-codex|-chat-latest)?` + date + end), Price{Input: 1.25, CachedInput: 0.125, Output: 10.00}},
-	{priceRe(`gpt-4\.1-nano` + date + end), Price{Input: 0.10, CachedInput: 0.025, Output: 0.40}},
-	{priceRe(`gpt-4\.1-mini` + date + end), Price{Input: 0.40, CachedInput: 0.10, Output: 1.60}},
-	{priceRe(`gpt-4\.1` + date + end), Price{Input: 2.00, CachedInput: 0.50, Output: 8.00}},
-	{priceRe(`gpt-4o-mini` + date + end), Price{Input: 0.15, CachedInput: 0.075, Output: 0.60}},
-	// gpt-4o-2024-05-13 and chatgpt-4o-latest cost more: not matched.
-	{priceRe(bl + `gpt-4o(?:-2024-08-06|-2024-11-20)?` + end), Price{Input: 2.50, CachedInput: 1.25, Output: 10.00}},
-	{priceRe(bl + `o4-mini` + date + end), Price{Input: 1.10, CachedInput: 0.275, Output: 4.40}},
-	{priceRe(bl + `o3` + date + end), Price{Input: 2.00, CachedInput: 0.50, Output: 8.00}},
-	{priceRe(`claude-opus-4-5` + claudeDate + end), Price{Input: 5, CacheWrite: 6.25, CachedInput: 0.50, Output: 25}},
-	{priceRe(`claude-opus-4(?:-1)?` + claudeDate + end), Price{Input: 15, CacheWrite: 18.75, CachedInput: 1.50, Output: 75}},
-	{priceRe(`claude-(?:sonnet-4(?:-5)?|3-[57]-sonnet)` + claudeDate + end), Price{Input: 3, CacheWrite: 3.75, CachedInput: 0.30, Output: 15}},
-	{priceRe(`claude-haiku-4-5` + claudeDate + end), Price{Input: 1, CacheWrite: 1.25, CachedInput: 0.10, Output: 5}},
-	{priceRe(`claude-3-5-haiku` + claudeDate + end), Price{Input: 0.80, CacheWrite: 1, CachedInput: 0.08, Output: 4}},
-	{priceRe(bl + `deepseek-(?:chat|reasoner)` + end), Price{Input: 0.28, CachedInput: 0.028, Output: 0.42}},
+// Usage is one model call's tokens by how they are billed: uncached input,
+// cache reads, cache writes with each retention, and output.
+type Usage struct {
+	Input        int `json:"input"`
+	CacheRead    int `json:"cache_read"`
+	CacheWrite5m int `json:"cache_write_5m"`
+	CacheWrite1h int `json:"cache_write_1h"`
+	Output       int `json:"output"`
 }
 
-// The pieces of the price patterns: an OpenAI snapshot date, an Anthropic
-// one (with "-latest"), and the end of the name (not a letter, digit, dot
-// or dash, so "gpt-5" does not price "gpt-5.2" or "gpt-5-pro").
-const (
-	date       = `(?:-\d{4}-\d{2}-\d{2})?`
-	claudeDate = `(?:-\d{8}|-latest)?`
-	end        = `(?:$|[^a-z0-9.-])`
-)
+// Prompt returns the prompt's size in tokens: uncached input, cache reads
+// and cache writes together.
+func (u Usage) Prompt() int {
+	return max(u.Input, 0) + max(u.CacheRead, 0) + max(u.CacheWrite5m, 0) + max(u.CacheWrite1h, 0)
+}
 
-func priceRe(p string) *regexp.Regexp { return regexp.MustCompile(p) }
-
-// PriceOf returns the list price of the model called name (a provider
-// prefix such as "openai/" is ignored, case too) and true, or false when
-// the price is not known (newer and local models). Prices are those
-// published when this table was written (see its sources); a provider
-// may change them, batch and priority tiers differ, and prompts over
-// 200K tokens cost more on some models: take the result as an estimate.
-func PriceOf(name string) (Price, bool) {
-	n := strings.ToLower(name)
-	for _, p := range prices {
-		if p.re.MatchString(n) {
-			return p.price, true
-		}
+// CostUsage returns the price in US dollars of a model call that used u,
+// at the long-context tier when u's prompt is above its threshold.
+func (p Price) CostUsage(u Usage) float64 {
+	r := PriceTier{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite5m: p.CacheWrite5m, CacheWrite1h: p.CacheWrite1h}
+	if lc := p.LongContext; lc != nil && u.Prompt() > lc.Above {
+		r = *lc
 	}
-	return Price{}, false
+	or := func(rate float64) float64 {
+		if rate == 0 {
+			return r.Input
+		}
+		return rate
+	}
+	return (float64(max(u.Input, 0))*r.Input + float64(max(u.CacheRead, 0))*or(r.CacheRead) +
+		float64(max(u.CacheWrite5m, 0))*or(r.CacheWrite5m) + float64(max(u.CacheWrite1h, 0))*or(r.CacheWrite1h) +
+		float64(max(u.Output, 0))*r.Output) / 1e6
+}
+
+// PriceOf returns the list price of the model called name and true, or
+// false when the catalog has no price for it (a model not in the catalog,
+// a family whose members cost different amounts, a local model, or a
+// price the catalog's sources do not give). Matching is [Lookup]'s. The
+// price is the one published on the date in the row's AsOf (see
+// [Catalog]); providers change them, and batch, priority and regional
+// tiers differ: take a cost from it as an estimate.
+func PriceOf(name string) (Price, bool) {
+	i := Lookup(name)
+	if i.Price == nil {
+		return Price{}, false
+	}
+	return *i.Price, true
 }

@@ -258,6 +258,11 @@ func goldenTable(t *testing.T, rel string, tr *transcript.Trajectory, budget int
 	}
 	fmt.Fprintf(&h, "\nend limited %d results %d chars, orphans %d, interrupted %d, reminders %d, escalations %d, cache %d/%d\n",
 		res.LimitedResults, res.LimitedChars, res.OrphanResults, res.InterruptedCalls, len(res.Reminders), res.SummaryEscalations, res.CacheReadTokens, res.PromptTokens)
+	if c := res.Cost; c != nil {
+		fmt.Fprintf(&h, "end cost $%.6f uncompacted $%.6f (price of %s); cache read %d write %d (after compaction %d), uncompacted read %d write %d, output %d\n",
+			c.USD, c.UncompactedUSD, c.PriceAsOf, c.CacheReadTokens, c.CacheWriteTokens, c.CompactionCacheWriteTokens,
+			c.UncompactedCacheReadTokens, c.UncompactedCacheWriteTokens, c.OutputTokens)
+	}
 	if res.Retention != nil {
 		fmt.Fprintf(&h, "end retention %s\n", retention(res.Retention))
 	}

@@ -250,6 +250,11 @@ type Result struct {
 	PromptTokens    int     `json:"prompt_tokens"`
 	CacheReadTokens int     `json:"cache_read_tokens"`
 	CacheHitRatio   float64 `json:"cache_hit_ratio"`
+	// Cost is what the model calls would cost in US dollars with the
+	// strategy's compaction and without any, cache writes caused by
+	// compactions counted ([Cost]); nil when the model's price is not
+	// known (never a cost of 0 for an unknown price).
+	Cost *Cost `json:"cost,omitempty"`
 	// Reminders are the system reminders sent with the model calls (with
 	// [Options].Reminders), in order.
 	Reminders []Reminder `json:"reminders,omitempty"`
@@ -367,6 +372,7 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	usage := newUsageComparison(counter, eng.WindowStats().Overhead, res.ToolTokens, tr.Compactions)
 	var cache cacheSim
 	calls := 0
+	costs := newCostSim(res.Model)
 	for i, m := range msgs {
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -389,6 +395,7 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 			step = res.call(i, req)
 			step.CacheReadTokens = read
 			usage.call(m, &step)
+			costs.call(req.Tokens, req.CachedTokens, read, len(req.Compactions) > 0, step.UncompactedTokens)
 			if opts.Observe != nil {
 				opts.Observe(i, req, eng)
 			}
@@ -396,6 +403,9 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 		ws, err := add(ctx, eng, m, usage)
 		if err != nil {
 			return nil, fmt.Errorf("replay: %s: message %d: %w", tr.File, i, err)
+		}
+		if m.Role == chat.RoleAssistant {
+			costs.reply(ws.LastTokens)
 		}
 		if opts.Observe != nil {
 			opts.Observe(i, nil, eng)
@@ -412,6 +422,7 @@ func Run(ctx context.Context, tr *transcript.Trajectory, opts Options) (*Result,
 	}
 	res.UsageDiff = usage.result()
 	res.PromptTokens, res.CacheReadTokens, res.CacheHitRatio = cache.tokens, cache.read, cache.ratio()
+	res.Cost = costs.result()
 	if res.ModelCalls > 0 {
 		res.SummariesPerCall = float64(len(res.Summaries)) / float64(res.ModelCalls)
 	}

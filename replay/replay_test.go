@@ -202,3 +202,46 @@ func TestStepsPerCall(t *testing.T) {
 		t.Errorf("uncompacted %d at the last call, peak prompt %d, removed %d: want a history past what compaction kept", prev, res.PeakPromptTokens, res.TokensRemoved)
 	}
 }
+
+// TestReplayCost: a session replayed under a priced model has a cost with
+// and without compaction; only a strategy that compacts causes cache writes
+// after compaction; under a model without a price there is no cost.
+func TestReplayCost(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(sharedtest.Dir(t), "claude-code", "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	trs, err := transcript.ReadFile(file, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(opts replay.Options) *replay.Result {
+		opts.LimitToolResults, opts.WorkingMemory, opts.Reminders = true, true, true
+		res, err := replay.Run(t.Context(), trs[0], opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	none := run(replay.Options{Budget: 10_000_000, Strategy: compact.None{}})
+	sum := run(replay.Options{Budget: 16000, Strategy: &compact.Summarize{}})
+	for _, r := range []*replay.Result{none, sum} {
+		c := r.Cost
+		if c == nil || c.USD <= 0 || c.UncompactedUSD <= 0 || c.OutputTokens <= 0 {
+			t.Fatalf("%s: cost %+v", r.Strategy, c)
+		}
+		if c.CacheReadTokens != r.CacheReadTokens {
+			t.Errorf("%s: cost's cache reads %d, the result's %d", r.Strategy, c.CacheReadTokens, r.CacheReadTokens)
+		}
+	}
+	// The uncompacted session is the same whatever the strategy.
+	if none.Cost.UncompactedUSD != sum.Cost.UncompactedUSD || none.Cost.OutputTokens != sum.Cost.OutputTokens {
+		t.Errorf("uncompacted cost differs by strategy: %+v vs %+v", *none.Cost, *sum.Cost)
+	}
+	if none.Cost.CompactionCacheWriteTokens != 0 || sum.Cost.CompactionCacheWriteTokens == 0 {
+		t.Errorf("cache writes after compaction: none %d, summarize %d", none.Cost.CompactionCacheWriteTokens, sum.Cost.CompactionCacheWriteTokens)
+	}
+	t.Logf("claude-opus-4-6 session: $%.4f uncompacted, $%.4f with summaries at 16,000 (%d tokens rewritten to the cache after compactions)",
+		sum.Cost.UncompactedUSD, sum.Cost.USD, sum.Cost.CompactionCacheWriteTokens)
+	if r := run(replay.Options{Budget: 16000, Model: "my-local-model"}); r.Cost != nil {
+		t.Errorf("unknown model: cost %+v, want none", *r.Cost)
+	}
+}

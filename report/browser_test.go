@@ -68,6 +68,11 @@ func TestBrowser(t *testing.T) {
 			if !strings.Contains(dom, `data-ready="1"`) {
 				t.Fatalf("the page's script did not finish; DOM starts %.300q", dom)
 			}
+			// The cost card beside the tokens-sent card, when the model has
+			// a price (gpt-4o's, the Claude session's).
+			if c := rep.Totals.Cost; c != nil && !strings.Contains(dom, ">cost<") {
+				t.Errorf("no cost card for a model with a price (cost %+v)", *c)
+			}
 			if got := strings.Count(dom, `class="cmark"`); got != len(rep.Compactions) {
 				t.Errorf("%d compaction markers in the DOM, want %d", got, len(rep.Compactions))
 			}

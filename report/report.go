@@ -159,6 +159,9 @@ type Totals struct {
 	UncompactedTokens int     `json:"uncompacted_tokens"`
 	CacheReadTokens   int     `json:"cache_read_tokens"`
 	CacheHitRatio     float64 `json:"cache_hit_ratio"`
+	// Cost is what the calls would cost in US dollars with compaction and
+	// without ([replay.Cost]); nil when the model's price is not known.
+	Cost *replay.Cost `json:"cost,omitempty"`
 	// Retention is the retention over all summaries; nil without one.
 	Retention *compact.Retention `json:"retention,omitempty"`
 }
@@ -252,6 +255,7 @@ func build(res *replay.Result, obs []observed) (*Report, error) {
 			ModelCalls: res.ModelCalls, PeakPrompt: res.PeakPromptTokens, CallsOverBudget: res.CallsOverBudget,
 			TokensRemoved: res.TokensRemoved, Levels: res.Compactions, PromptTokens: res.PromptTokens,
 			CacheReadTokens: res.CacheReadTokens, CacheHitRatio: res.CacheHitRatio, Retention: res.Retention,
+			Cost: res.Cost,
 		},
 	}
 	for _, s := range res.Steps {

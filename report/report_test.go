@@ -32,6 +32,11 @@ func checkReport(t *testing.T, rep *Report, res *replay.Result) {
 	if rep.Totals.PeakPrompt != res.PeakPromptTokens || rep.Totals.TokensRemoved != res.TokensRemoved {
 		t.Errorf("peak %d, removed %d; replay: %d, %d", rep.Totals.PeakPrompt, rep.Totals.TokensRemoved, res.PeakPromptTokens, res.TokensRemoved)
 	}
+	// The calls cost what the replay's cost (a session's uncompacted
+	// history is the stored one, not the transcript's: not compared).
+	if c, rc := rep.Totals.Cost, res.Cost; (c == nil) != (rc == nil) || c != nil && (c.USD != rc.USD || c.CacheWriteTokens != rc.CacheWriteTokens) {
+		t.Errorf("cost %+v, replay's %+v", c, rc)
+	}
 	if !cmp.Equal(rep.Categories, Categories()) {
 		t.Errorf("categories %v", rep.Categories)
 	}
@@ -88,6 +93,9 @@ func TestSynthetic(t *testing.T) {
 	checkReport(t, rep, res)
 	if len(rep.Calls) != 61 {
 		t.Errorf("%d calls, want 61", len(rep.Calls))
+	}
+	if c := rep.Totals.Cost; c == nil || c.USD <= 0 || c.UncompactedUSD <= 0 {
+		t.Errorf("gpt-4o has a price: cost %+v, want one with and without compaction", c)
 	}
 	summaries := 0
 	for _, c := range rep.Compactions {

@@ -104,7 +104,7 @@ comes back.`,
 	}
 	root.SuggestionsMinimumDistance = 2
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(newReplayCmd(e), newSessionsCmd(e), newInspectCmd(e), newReportCmd(e), newEvalCmd(e), newCompactCmd(e), newContextCmd(e), newChatCmd(e), newServeCmd(e), newProxyCmd(e), newMCPCmd(e), newVersionCmd(e))
+	root.AddCommand(newReplayCmd(e), newSessionsCmd(e), newInspectCmd(e), newReportCmd(e), newEvalCmd(e), newCompactCmd(e), newContextCmd(e), newChatCmd(e), newServeCmd(e), newProxyCmd(e), newMCPCmd(e), newModelsCmd(e), newVersionCmd(e))
 	// cobra's completion command (bash, zsh, fish, powershell), made now
 	// rather than when it runs so that it is in the tree typedArgs walks.
 	// Its scripts go to the raw stdout (it takes the root's output when it

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/window"
 )
@@ -146,9 +148,12 @@ type inspectReport struct {
 	// ProviderTokens is the usage-anchored size: the last prompt size the
 	// provider reported plus what was counted since; 0 when no usage was
 	// recorded.
-	ProviderTokens int               `json:"provider_tokens,omitempty"`
-	Breakdown      window.Breakdown  `json:"breakdown"`
-	Problems       []session.Problem `json:"problems,omitempty"`
+	ProviderTokens int `json:"provider_tokens,omitempty"`
+	// NextCall is what sending the window as the next prompt would cost;
+	// nil when the model has no price.
+	NextCall  *inspectCost      `json:"next_call_cost,omitempty"`
+	Breakdown window.Breakdown  `json:"breakdown"`
+	Problems  []session.Problem `json:"problems,omitempty"`
 }
 
 func newInspectReport(lv *live) inspectReport {
@@ -166,6 +171,34 @@ func newInspectReport(lv *live) inspectReport {
 		provider = 0
 	}
 	return inspectReportOf(lv, b, provider)
+}
+
+// inspectCost is what sending the window as the next prompt would cost, in
+// US dollars at the model's list price (the catalog row's, as of
+// PriceAsOf): UncachedUSD with every token billed as uncached input,
+// CachedUSD with every token read from a warm cache (the least the call
+// can cost); the reply is not counted. Tokens is the window's size, the
+// usage-anchored one when the provider reported usage.
+type inspectCost struct {
+	Tokens      int     `json:"tokens"`
+	UncachedUSD float64 `json:"uncached_usd"`
+	CachedUSD   float64 `json:"cached_usd"`
+	PriceAsOf   string  `json:"price_as_of"`
+}
+
+// nextCallCost returns the cost of sending tokens as a prompt to the
+// model of info, nil when its price is not known.
+func nextCallCost(info model.Info, tokens int) *inspectCost {
+	p := info.Price
+	if p == nil {
+		return nil
+	}
+	return &inspectCost{
+		Tokens:      tokens,
+		UncachedUSD: p.CostUsage(model.Usage{Input: tokens}),
+		CachedUSD:   p.CostUsage(model.Usage{CacheRead: tokens}),
+		PriceAsOf:   info.AsOf,
+	}
 }
 
 // engineReport is the inspect report of a running engine's window (the
@@ -211,6 +244,7 @@ func inspectReportOf(lv *live, b window.Breakdown, provider int) inspectReport {
 		Breakdown:         b,
 		Problems:          lv.Problems,
 		ProviderTokens:    provider,
+		NextCall:          nextCallCost(lv.Info, cmp.Or(provider, b.Total)),
 	}
 	return r
 }
@@ -309,6 +343,10 @@ func printInspect(w io.Writer, r inspectReport, color bool) {
 	table(w, raw, lines, func(l line) (string, int, string) { return l.name, l.tokens, l.bar }, pct)
 	if r.ProviderTokens > 0 {
 		fmt.Fprintf(w, "\n  provider-anchored size %s tokens: the last prompt size the provider reported plus what came since,\n  with what the transcript does not record (system prompt, tool schemas) and the provider's own tokenizer\n", num(r.ProviderTokens))
+	}
+	if c := r.NextCall; c != nil {
+		fmt.Fprintf(w, "\n  next call    %s tokens cost %s uncached, %s from a warm cache (%s list price as of %s; the reply not counted)\n",
+			num(c.Tokens), dollars(c.UncachedUSD), dollars(c.CachedUSD), r.Model, c.PriceAsOf)
 	}
 	byTool := func(title string, rows []inspectRow, code int) {
 		if len(rows) == 0 {

@@ -9,7 +9,8 @@ import (
 // JSON object per item on a line of its own, nothing else on stdout. An
 // item is what the command's text output has a block or a row for: a
 // session (sessions list), a trajectory (replay), a window (inspect), a
-// file (sessions import, sessions check), an event (chat -p); a command
+// file (sessions import, sessions check), an event (chat -p), a catalog
+// row (models); a command
 // about one thing (sessions show, compact, context, version) prints one
 // line. No items, no lines. The objects' keys are snake_case and part of
 // the command line's contract. Errors go to stderr as text.

@@ -67,6 +67,7 @@ func TestJSONLinesEverywhere(t *testing.T) {
 		"context":         {[]string{"context", project}, 1},
 		"eval":            {[]string{"eval", one, two, "--budget", "1000", "--strategies", "tiered,truncate"}, 2},
 		"version":         {[]string{"version"}, 1},
+		"models":          {[]string{"models", "claude-opus-5-5", "gpt-6.1-sol"}, 2},
 		"chat":            {[]string{"chat", chatProject, "-p", "upper-case a.txt into b.txt", "--yes"}, 0}, // one per event
 	}
 	for _, name := range jsonCommands() {

@@ -358,10 +358,17 @@ func printTotals(w io.Writer, results []*replay.Result) {
 		total          *compact.Retention
 		summaries      int
 		prompt, cached int
+		priced         int
+		with, without  float64
 	)
 	for _, r := range results {
 		prompt += r.PromptTokens
 		cached += r.CacheReadTokens
+		if c := r.Cost; c != nil {
+			priced++
+			with += c.USD
+			without += c.UncompactedUSD
+		}
 		if r.Retention != nil {
 			if total == nil {
 				total = &compact.Retention{}
@@ -372,6 +379,10 @@ func printTotals(w io.Writer, results []*replay.Result) {
 	}
 	if prompt > 0 {
 		fmt.Fprintf(w, "prompt cache: %s of %s prompt tokens (%s) were the previous request's cached prefix\n", num(cached), num(prompt), pct(float64(cached)/float64(prompt)))
+	}
+	if priced > 0 {
+		fmt.Fprintf(w, "cost: %s with compaction, %s without, at list prices (%d of %d trajectories; the others' models have no price)\n",
+			dollars(with), dollars(without), priced, len(results))
 	}
 	if total != nil {
 		fmt.Fprintf(w, "retention over %d summaries: ", summaries)
@@ -601,6 +612,10 @@ func printSummary(w io.Writer, r *replay.Result) {
 	fmt.Fprintf(w, "; invariant violations %d\n", r.InvariantViolations)
 	if r.PromptTokens > 0 {
 		fmt.Fprintf(w, "  prompt cache %s of %s prompt tokens (%s) were the previous request's cached prefix\n", num(r.CacheReadTokens), num(r.PromptTokens), pct(r.CacheHitRatio))
+	}
+	if c := r.Cost; c != nil {
+		fmt.Fprintf(w, "  cost         %s with compaction, %s without (list price as of %s); %s tokens written to the cache again after compactions\n",
+			dollars(c.USD), dollars(c.UncompactedUSD), c.PriceAsOf, num(c.CompactionCacheWriteTokens))
 	}
 	fmt.Fprintf(w, "  compactions  %s; tokens removed %s\n", levelCounts(r), num(r.TokensRemoved))
 	if r.LimitedResults > 0 {

@@ -90,6 +90,10 @@ one at a time: --index picks one (default the first).`,
 			}
 			fmt.Fprintf(e.stdout, "wrote %s: %s, %s, peak %s of %s tokens\n",
 				escapeTerm(f.output), nouns(len(rep.Calls), "model call", "model calls"), nouns(len(rep.Compactions), "compaction", "compactions"), num(rep.Totals.PeakPrompt), num(rep.Budget))
+			if c := rep.Totals.Cost; c != nil {
+				fmt.Fprintf(e.stdout, "cost %s with compaction, %s without (%s list price as of %s)\n",
+					dollars(c.USD), dollars(c.UncompactedUSD), escapeTerm(rep.Model), c.PriceAsOf)
+			}
 			return nil
 		},
 	}

@@ -61,6 +61,11 @@ func TestReport(t *testing.T) {
 	if !strings.HasPrefix(out, "wrote "+page+": ") {
 		t.Errorf("stdout %q", out)
 	}
+	// claude-opus-4-6 has a price: the cost line follows the token line.
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "cost $") ||
+		!strings.Contains(lines[1], " without (claude-opus-4-6 list price as of 20") {
+		t.Errorf("want a cost line after the token line: %q", out)
+	}
 	rep := readReport(t, page)
 	if len(rep.Calls) != res.ModelCalls || len(rep.Compactions) != levels || rep.Budget != 1000 || rep.Format != "claude-code" {
 		t.Errorf("file report: %d calls, %d compactions, budget %d, format %q; replay: %d calls, %d levels",

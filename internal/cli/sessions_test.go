@@ -162,6 +162,15 @@ func TestSessionsRealData(t *testing.T) {
 		if rep.Breakdown.Summary < 1000 || rep.ToolResultsByTool[0].Name != "Read" || rep.Model != "claude-opus-4-6" || rep.ContextWindow != 200_000 || rep.Budget != 167_000 {
 			t.Errorf("big session: summary %d, tools %v, model %s, window %d, budget %d", rep.Breakdown.Summary, rep.ToolResultsByTool, rep.Model, rep.ContextWindow, rep.Budget)
 		}
+		// Claude Opus 4.6: $5 input, $0.50 cache read per million tokens.
+		size := rep.Tokens
+		if rep.ProviderTokens > 0 {
+			size = rep.ProviderTokens
+		}
+		if c := rep.NextCall; c == nil || c.Tokens != size || math.Abs(c.UncachedUSD-float64(size)*5/1e6) > 1e-9 ||
+			math.Abs(c.CachedUSD-float64(size)*0.5/1e6) > 1e-9 || c.PriceAsOf == "" {
+			t.Errorf("big session: next call cost %+v for %d tokens", c, size)
+		}
 		// The original file restores to the same window as its import.
 		file := filepath.Join(sharedtest.Dir(t), "claude-code", bigSession+".jsonl")
 		fromFile := jsonLines[inspectReport](t, mustRun(t, ExitOK, "inspect", "--json", file))[0]

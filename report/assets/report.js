@@ -18,6 +18,8 @@
   function $(id) { return document.getElementById(id); }
   function fmt(n) { return Math.round(n).toLocaleString("en-US"); }
   function pct(x) { return (100 * x).toFixed(1) + "%"; }
+  // money formats US dollars: to the cent from $1, finer below.
+  function money(x) { return "$" + (Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(4)); }
   function short(n) {
     var a = Math.abs(n);
     if (a >= 1e9) return (n / 1e9).toFixed(1) + "B";
@@ -69,6 +71,7 @@
     ["tokens sent", short(t.prompt_tokens), "without compaction " + short(t.uncompacted_tokens)],
     ["cache reuse", pct(t.cache_hit_ratio || 0), short(t.cache_read_tokens) + " tokens served"]
   ];
+  if (t.cost) cards.push(["cost", money(t.cost.usd), "without compaction " + money(t.cost.uncompacted_usd) + " (list price as of " + t.cost.price_as_of + ")"]);
   if (t.retention) cards.push(["facts retained", pct(t.retention.overall), t.retention.kept + " of " + t.retention.total + " over all summaries"]);
   $("cards").innerHTML = cards.map(function (c) {
     return '<div class="card"><div class="k">' + esc(c[0]) + '</div><div class="v">' + esc(c[1]) + '</div><div class="k">' + esc(c[2]) + "</div></div>";
