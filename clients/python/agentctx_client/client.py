@@ -314,9 +314,9 @@ class Client:
             url += "?" + urllib.parse.urlencode(q)
         return method, url
 
-    def _open(self, op: str, body: Any = None, query: dict[str, Any] | None = None, **path: str) -> Any:
+    def _open(self, op: str, body: Any = None, query: dict[str, Any] | None = None, accept: str = "application/json", **path: str) -> Any:
         method, url = self._url(op, query, **path)
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": accept}
         data = None
         if body is not None:
             data = json.dumps(body).encode()
@@ -392,7 +392,8 @@ class Client:
         return _from_dict(Session, self._json("createSession", {k: v for k, v in body.items() if v is not None}))
 
     def list_sessions(self, limit: int | None = None, project: str | None = None) -> list[Session]:
-        """GET /v1/sessions: the tenant's sessions, the latest first."""
+        """GET /v1/sessions: the tenant's sessions, most recently active
+        first; limit caps their number, project keeps one project's."""
         out = self._json("listSessions", query={"limit": limit, "project": project})
         return [_from_dict(Session, s) for s in out["sessions"]]
 
@@ -476,7 +477,7 @@ class Client:
     def events(self, id: str) -> EventStream:
         """GET /v1/sessions/{id}/events: the session's event stream,
         subscribed when this returns."""
-        return EventStream(self._open("events", id=id))
+        return EventStream(self._open("events", accept="text/event-stream", id=id))
 
     # -- pins
 
