@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestClients starts a real agentctx serve on loopback, with a bearer
+// token, and runs the typed clients' own suites against it:
+// `python3 -m unittest` in clients/python and `npm test` in
+// clients/typescript, with $AGENTCTX_URL and $AGENTCTX_TOKEN set. Each
+// suite checks its client against server/openapi.json and runs a turn in
+// the OpenAI and Anthropic shapes (request, reply, events, recall,
+// export). The TypeScript suite needs `npm ci` in clients/typescript
+// (.ci/run does it): without node_modules it skips, and fails under
+// CI=true.
+func TestClients(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const token = "clients-token-0123456789"
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokens, []byte(token+" clients\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envTokensFile, tokens)
+	ctx, cancel := context.WithCancel(t.Context())
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--store", "jsonl:" + t.TempDir()}, strings.NewReader(""), &out, &errb)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != ExitOK {
+			t.Errorf("serve: exit %d: %s", code, errb.String())
+		}
+	})
+	url := waitListening(t, &out, &errb, regexp.MustCompile(`listening on (http://\S+) \(1 bearer tokens\)`))
+	env := append(os.Environ(), "AGENTCTX_URL="+url, "AGENTCTX_TOKEN="+token)
+	ci := os.Getenv("CI") == "true"
+
+	t.Run("python", func(t *testing.T) {
+		python, err := exec.LookPath("python3")
+		if err != nil {
+			if ci {
+				t.Fatal("python3 is not installed")
+			}
+			t.Skip("python3 is not installed")
+		}
+		cmd := exec.CommandContext(t.Context(), python, "-m", "unittest", "-v")
+		cmd.Dir = filepath.Join(root, "clients", "python")
+		cmd.Env = env
+		got, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("python3 -m unittest: %v\n%s", err, got)
+		}
+		// With the server's URL set nothing skips.
+		if !strings.Contains(string(got), "\nOK\n") || strings.Contains(string(got), "skipped") {
+			t.Fatalf("python3 -m unittest:\n%s", got)
+		}
+	})
+
+	t.Run("typescript", func(t *testing.T) {
+		dir := filepath.Join(root, "clients", "typescript")
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "openapi-fetch", "package.json")); err != nil {
+			if ci {
+				t.Fatalf("clients/typescript has no node_modules: .ci/run runs npm ci there: %v", err)
+			}
+			t.Skipf("clients/typescript has no node_modules (cd clients/typescript && npm ci): %v", err)
+		}
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			t.Fatalf("npm: %v", err)
+		}
+		cmd := exec.CommandContext(t.Context(), npm, "test")
+		cmd.Dir = dir
+		cmd.Env = env
+		got, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("npm test: %v\n%s", err, got)
+		}
+		for _, want := range []string{"# fail 0", "# skipped 0", "# cancelled 0"} {
+			if !strings.Contains(string(got), want) {
+				t.Fatalf("npm test: no %q in:\n%s", want, got)
+			}
+		}
+		if m := regexp.MustCompile(`# pass (\d+)`).FindStringSubmatch(string(got)); m == nil || m[1] == "0" {
+			t.Fatalf("npm test passed no test:\n%s", got)
+		}
+	})
+}
