@@ -76,6 +76,26 @@ func TestBrowser(t *testing.T) {
 			if got := strings.Count(dom, `class="cmark"`); got != len(rep.Compactions) {
 				t.Errorf("%d compaction markers in the DOM, want %d", got, len(rep.Compactions))
 			}
+			if got := strings.Count(dom, `class="tmark"`); got != len(rep.Recorded) {
+				t.Errorf("%d markers of the transcript's own compactions, want %d", got, len(rep.Recorded))
+			}
+			// The story: task and outcome shown, one row per call that
+			// made tool calls, one per file.
+			if rep.Task != "" && strings.Contains(dom, `id="story" class="story" hidden`) {
+				t.Error("the task and outcome are hidden")
+			}
+			rows := 0
+			for _, c := range rep.Calls {
+				if len(c.Actions) > 0 {
+					rows++
+				}
+			}
+			if got := len(callLinkRE.FindAllString(dom, -1)); got != rows {
+				t.Errorf("%d calls in the actions table, want %d", got, rows)
+			}
+			if rep.Totals.PeakUncompacted > 2*max(rep.Budget, rep.Totals.PeakPrompt) && !strings.Contains(dom, "above the chart") {
+				t.Error("the history without compaction leaves the chart without saying so")
+			}
 			m := plotRE.FindStringSubmatch(dom)
 			if m == nil {
 				t.Fatal("no data-plot on #timeline")
@@ -110,6 +130,10 @@ func TestBrowser(t *testing.T) {
 		})
 	}
 }
+
+// callLinkRE is a call's link in the actions table (the script's own
+// source, in the DOM too, has no number there).
+var callLinkRE = regexp.MustCompile(`<a href="#" data-call="\d+">`)
 
 func mustRead(t *testing.T, p string) []byte {
 	t.Helper()

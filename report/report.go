@@ -80,6 +80,18 @@ type Report struct {
 	Compactions []Compaction `json:"compactions"`
 	// Totals sums up the run (the replay's own figures).
 	Totals Totals `json:"totals"`
+	// Task is the first user request and Outcome the last assistant
+	// message's text, redacted, each cut to [MaxStoryRunes] runes; ""
+	// when the trajectory has none.
+	Task    string `json:"task,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	// Files lists the files the calls read or wrote, in the order of
+	// their first use.
+	Files []*File `json:"files,omitempty"`
+	// Recorded holds the calls (numbers from 1) before which the
+	// transcript itself recorded a compaction (the agent's own, not
+	// agentctx's).
+	Recorded []int `json:"recorded_compactions,omitempty"`
 }
 
 // Call is one model call. Sizes in tokens.
@@ -107,6 +119,8 @@ type Call struct {
 	// Compactions are the indexes in [Report].Compactions of the levels
 	// applied before this call.
 	Compactions []int `json:"compactions,omitempty"`
+	// Actions are the tool calls the call's reply made, in order.
+	Actions []Action `json:"actions,omitempty"`
 }
 
 // Compaction is one compaction level applied before a call
@@ -190,6 +204,7 @@ func FromTrajectory(ctx context.Context, tr *transcript.Trajectory, opts replay.
 	if err != nil {
 		return nil, err
 	}
+	tell(rep, tr)
 	rep.Title = tr.File
 	if tr.Index > 0 {
 		rep.Title += fmt.Sprintf(" #%d", tr.Index)

@@ -54,7 +54,12 @@
     return "refilled within " + r.calls + " calls (" + r.in_a_row + " in a row)" + (grew.length ? ": " + grew.join(", ") : "");
   }
 
-  // Header.
+  // Header: the session's story.
+  if (R.task || R.outcome) {
+    $("story").hidden = false;
+    $("task").textContent = R.task || "\u2014";
+    $("outcome").textContent = R.outcome || "\u2014";
+  }
   var t = R.totals || {};
   $("subtitle").textContent = [
     R.model, "context window " + fmt(R.context_window), "budget " + fmt(R.budget) + " (" + R.budget_source + ")",
@@ -113,8 +118,14 @@
   tip.className = "tip";
   tip.hidden = true;
 
+  var tmarks = [];
   function placeMarkers(u) {
     var w = u.over.clientWidth, h = u.over.clientHeight;
+    tmarks.forEach(function (m) {
+      var x = u.valToPos(m.n, "x");
+      m.el.style.display = x >= -1 && x <= w + 1 ? "" : "none";
+      m.el.style.left = x + "px";
+    });
     var stack = {};
     markers.forEach(function (m) {
       var c = comps[m.i];
@@ -159,12 +170,13 @@
     });
   }
 
-  // The y axis shows the budget and every prompt sent; the history
-  // without compaction only while it stays within 2.5 times that (past
-  // it, its line leaves the top of the chart and the legend says so).
+  // The y axis is scaled to the budget and every prompt sent; the
+  // history without compaction only while it stays within 1.25 times
+  // that (past it, its line leaves the top of the chart and the legend
+  // says so): what happens under the budget is what the chart is for.
   var yMax = Math.max(R.budget, t.peak_prompt || 0);
   calls.forEach(function (c) { if (c.provider > yMax) yMax = c.provider; });
-  var clipped = (t.peak_uncompacted || 0) > 2.5 * yMax;
+  var clipped = (t.peak_uncompacted || 0) > 1.25 * yMax;
   if (!clipped) yMax = Math.max(yMax, t.peak_uncompacted || 0);
   if (clipped) tlSeries[2].label = "without compaction (up to " + short(t.peak_uncompacted) + ", above the chart)";
   var tlEl = $("timeline");
@@ -196,6 +208,14 @@
           u.over.appendChild(el);
           markers.push({ i: i, el: el, line: line });
         });
+        (R.recorded_compactions || []).forEach(function (n) {
+          var el = document.createElement("div");
+          el.className = "tmark";
+          el.dataset.call = n;
+          el.title = "before call " + n + ": a compaction the agent recorded in the transcript";
+          u.over.appendChild(el);
+          tmarks.push({ n: n, el: el });
+        });
         u.over.appendChild(tip);
         placeMarkers(u);
         clickToSelect(u);
@@ -218,6 +238,31 @@
   $("level-legend").innerHTML = Object.keys(LEVEL_COLORS).filter(function (l) { return used[l]; }).map(function (l) {
     return '<span style="--c:' + LEVEL_COLORS[l] + '">' + esc(l) + " (" + (t.levels && t.levels[l] || 0) + ")</span>";
   }).join("") || '<span class="muted">no compaction ran</span>';
+
+  // What the agent did: each call's tool calls, and the files.
+  (function () {
+    var rows = "<thead><tr><th>call</th><th>tool calls</th></tr></thead><tbody>", n = 0;
+    calls.forEach(function (c) {
+      if (!c.actions || !c.actions.length) return;
+      n += c.actions.length;
+      rows += '<tr><td><a href="#" data-call="' + c.n + '">' + c.n + "</a></td><td>" + c.actions.map(function (a) {
+        var files = (a.read || []).map(function (p) { return "read " + esc(p); })
+          .concat((a.wrote || []).map(function (p) { return "<b>wrote " + esc(p) + "</b>"; }));
+        return esc(a.tool) + (a.detail ? ' <code>' + esc(a.detail) + "</code>" : "") + (files.length ? ' <span class="act">' + files.join(", ") + "</span>" : "");
+      }).join("<br>") + "</td></tr>";
+    });
+    $("actions").innerHTML = rows + "</tbody>";
+    $("action-count").textContent = "(" + fmt(n) + " tool calls)";
+    $("actions").addEventListener("click", function (ev) {
+      var a = ev.target.closest("a[data-call]");
+      if (a) { ev.preventDefault(); select(+a.dataset.call); }
+    });
+    var fr = "<thead><tr><th>file</th><th>reads</th><th>writes</th><th>calls</th></tr></thead><tbody>";
+    (R.files || []).forEach(function (f) {
+      fr += "<tr><td>" + esc(f.path) + "</td><td>" + fmt(f.reads) + "</td><td>" + fmt(f.writes) + "</td><td>" + f.first + (f.last !== f.first ? "\u2013" + f.last : "") + "</td></tr>";
+    });
+    $("files").innerHTML = fr + "</tbody>";
+  })();
 
   // Composition: the categories stacked, drawn from the top down.
   var cum = [];
