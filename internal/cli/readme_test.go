@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -201,4 +202,41 @@ func githubAnchor(heading string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestReplayJSONKeysDocumented: every key `replay --json` prints for the
+// shared data is named (backquoted) in docs/replay.md, where each is
+// explained once.
+func TestReplayJSONKeysDocumented(t *testing.T) {
+	sharedtest.Dir(t)
+	t.Chdir(filepath.Join("..", ".."))
+	if st, err := os.Stat(filepath.Join("..", "shared", "data")); err != nil || !st.IsDir() {
+		t.Skip("../shared/data is not beside the repository")
+	}
+	doc, err := os.ReadFile(filepath.Join("docs", "replay.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "replay", filepath.Join("..", "shared", "data"), "--json")
+	if code != ExitOK {
+		t.Fatalf("replay --json: exit %d: %s", code, stderr)
+	}
+	keys := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			t.Fatalf("not a JSON object: %.200s", line)
+		}
+		for k := range obj {
+			keys[k] = true
+		}
+	}
+	if len(keys) < 10 {
+		t.Fatalf("only %d keys read: %v", len(keys), keys)
+	}
+	for k := range keys {
+		if !strings.Contains(string(doc), "`"+k+"`") {
+			t.Errorf("replay --json prints %q, which docs/replay.md does not document", k)
+		}
+	}
 }
