@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/metrics"
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/token"
@@ -41,7 +42,7 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	if err != nil {
 		// Not a request the proxy can read: the upstream says what it
 		// thinks of it.
-		ex.Err = err.Error()
+		ex.Err, ex.reason = err.Error(), metrics.ReasonUnreadable
 		p.log.Warn("forwarded unchanged", "path", r.URL.Path, "reason", err.Error())
 		p.ledger.mu.Lock()
 		if p.ledger.unread == nil {
@@ -67,7 +68,7 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	ctx := context.WithoutCancel(r.Context())
 	req, err := p.prepare(ctx, s, b, c)
 	if err != nil {
-		ex.Err = err.Error()
+		ex.Err, ex.reason = err.Error(), metrics.ReasonSession
 		p.log.Warn("forwarded unchanged", "session", key, "reason", err.Error())
 		s.reset()
 		p.relay(w, r, wire, raw, nil, &ex, nil)
@@ -77,7 +78,7 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	ex.Session = s.eng.ID()
 	out, err := p.build(s, b, c, req, &ex)
 	if err != nil {
-		ex.Err = err.Error()
+		ex.Err, ex.reason = err.Error(), metrics.ReasonRender
 		p.log.Warn("forwarded unchanged", "session", ex.Session, "reason", err.Error())
 		out = raw
 		ex.Managed = false
@@ -160,6 +161,7 @@ func maxRequestBytes(w Wire) int {
 
 // observe hands ex to Options.Observe when set.
 func (p *Proxy) observe(ex Exchange) {
+	p.count(&ex)
 	if p.opts.Observe != nil {
 		p.opts.Observe(ex)
 	}
@@ -338,6 +340,7 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, wire Wire, body []
 		if s != nil && res.StatusCode < 300 {
 			enc := res.Header.Get("Content-Encoding")
 			u := readUsage(wire, tee, enc)
+			ex.usage = u
 			if u != nil && managedWindow(ex) {
 				ex.Usage = u
 				s.usage, s.usageAt = u, len(s.seen)

@@ -23,6 +23,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/internal/guard"
+	"github.com/agentctx/agentctx/internal/metrics"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -124,6 +125,12 @@ type Exchange struct {
 	// AgentCompaction is true when the request is the agent's own
 	// compaction (it asks the model to summarize the conversation).
 	AgentCompaction bool
+
+	// reason is why the request went unmanaged (metrics.ReasonX, with
+	// Err); usage the upstream's usage whether or not it measures the
+	// Engine's window (for the token metrics).
+	reason string
+	usage  *chat.Usage
 }
 
 // Proxy is an http.Handler that sits between an agent and its provider.
@@ -166,6 +173,9 @@ type Proxy struct {
 	guard    guard.Policy
 	// reads keeps what history elements read as, by their bytes.
 	reads *readCache
+	// metrics are the proxy's Prometheus metrics, served at
+	// [metrics.Path] (metrics.go).
+	metrics *metrics.Metrics
 }
 
 // New returns a proxy for opts. Errors: no upstream, or an upstream that is
@@ -181,8 +191,10 @@ func New(opts Options) (*Proxy, error) {
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = DefaultReadTimeout
 	}
+	m := metrics.New()
+	opts.Store = m.Store(opts.Store)
 	p := &Proxy{
-		opts: opts, log: opts.Logger, client: opts.Client, reads: newReadCache(readCacheSize),
+		opts: opts, log: opts.Logger, client: opts.Client, reads: newReadCache(readCacheSize), metrics: m,
 		guard: guard.Policy{AllowedHosts: opts.AllowedHosts, AllowedOrigins: opts.AllowedOrigins},
 	}
 	if p.log == nil {
@@ -198,6 +210,9 @@ func New(opts Options) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	p.sessions = cache
+	if err := m.SessionsOpen(cache.Len); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
 	p.pass = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.Out.URL = p.target(r.In.URL)
@@ -241,13 +256,13 @@ func wireOf(r *http.Request) Wire {
 	return ""
 }
 
-// ServeHTTP manages model requests and passes the others through. A
+// serve manages model requests and passes the others through (see
+// [Proxy.ServeHTTP]). A
 // request a web page could make is refused first, on every route (package
 // guard): a Host other than the proxy's address (421), a browser Origin
 // not allowed (403), a model request whose body is not application/json
 // (415; agents send that type).
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	wire := wireOf(r)
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, wire Wire) {
 	if err := p.guard.Check(r); err != nil {
 		status := http.StatusForbidden
 		if errors.Is(err, guard.ErrHost) {
@@ -259,6 +274,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.URL.Path == StatusPath {
 		p.serveStatus(w, r)
+		return
+	}
+	if r.URL.Path == metrics.Path && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		p.metrics.Handler().ServeHTTP(w, r)
 		return
 	}
 	if wire == "" {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/internal/guard"
+	"github.com/agentctx/agentctx/internal/metrics"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -91,6 +92,9 @@ type Server struct {
 	mux    *http.ServeMux
 	events *broker
 	guard  guard.Policy
+	// metrics are the server's Prometheus metrics, served at
+	// [metrics.Path]; store counts their failures.
+	metrics *metrics.Metrics
 
 	mu      sync.Mutex
 	closed  bool
@@ -132,8 +136,9 @@ var routes = []route{
 	{"GET", "/v1/sessions/{id}/events", (*Server).streamEvents},
 }
 
-// public routes need no token.
-var public = map[string]bool{"/healthz": true, "/readyz": true, "/openapi.json": true}
+// public routes need no token. /metrics holds no session's data: counts
+// by route, status, level and operation, for a scraper without a token.
+var public = map[string]bool{"/healthz": true, "/readyz": true, "/openapi.json": true, metrics.Path: true}
 
 // ErrNoStore reports [New] without [Options].Store. Pass a store.
 var ErrNoStore = errors.New("server: no session store")
@@ -148,8 +153,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	m := metrics.New()
 	s := &Server{
-		opts: opts, store: opts.Store, log: opts.Logger,
+		opts: opts, store: m.Store(opts.Store), log: opts.Logger, metrics: m,
 		mux: http.NewServeMux(), events: newBroker(),
 		handles: map[string]*handle{},
 		guard: guard.Policy{
@@ -171,6 +177,20 @@ func New(opts Options) (*Server, error) {
 	for _, rt := range routes {
 		h := rt.h
 		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt.path, rt.method == http.MethodPost, func(w http.ResponseWriter, r *http.Request) error { return h(s, w, r) }))
+	}
+	// GET /metrics is the operator's, not the API's: it is not in routes
+	// (nor the OpenAPI document).
+	scrape := m.Handler()
+	s.mux.Handle("GET "+metrics.Path, s.wrap(metrics.Path, false, func(w http.ResponseWriter, r *http.Request) error {
+		scrape.ServeHTTP(w, r)
+		return nil
+	}))
+	if err := m.SessionsOpen(func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.handles)
+	}); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -254,7 +274,9 @@ func (s *Server) wrap(pattern string, jsonBody bool, h func(http.ResponseWriter,
 				writeProblem(rec, r, err)
 			}
 		}
-		s.access(r, pattern, tenant, rec, time.Since(start))
+		d := time.Since(start)
+		s.access(r, pattern, tenant, rec, d)
+		s.metrics.Request(pattern, r.Method, cmp.Or(rec.status, http.StatusOK), d)
 	})
 }
 

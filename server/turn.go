@@ -247,6 +247,7 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 				out.Reminders = append(out.Reminders, t.Kind)
 			}
 		}
+		s.metrics.Compacted(req.Compactions)
 		if len(req.Compactions) > 0 {
 			evs = append(evs, compactionEvent(req.Compactions))
 		}
@@ -295,6 +296,7 @@ func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
 		if err := eng.Add(ctx, msg); err != nil {
 			return err
 		}
+		s.metrics.Usage(msg.Usage)
 		if msg.Usage != nil {
 			u := *msg.Usage
 			ev := &agent.UsageEvent{
@@ -345,6 +347,7 @@ func (s *Server) compactNow(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		s.metrics.Compacted(recs)
 		if recs != nil {
 			out.Compactions = recs
 		}
