@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/agentctx/agentctx/internal/metrics"
+	"github.com/agentctx/agentctx/internal/telemetry"
 )
 
 // ServeHTTP manages model requests, answers GET [StatusPath] and GET
@@ -19,20 +19,23 @@ import (
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	wire := wireOf(r)
+	route := metricRoute(r, wire)
+	ctx, span := telemetry.StartRequest(p.tracer, r, route)
 	rec := &recorder{ResponseWriter: w}
-	p.serve(rec, r, wire)
+	p.serve(rec, r.WithContext(ctx), wire)
 	status := rec.status
 	if status == 0 {
 		status = http.StatusOK
 	}
-	p.metrics.Request(metricRoute(r, wire), r.Method, status, time.Since(start))
+	p.metrics.Request(route, r.Method, status, time.Since(start))
+	telemetry.EndRequest(span, status)
 }
 
 // metricRoute is the route label of a request: bounded, never the raw path
 // (a Gemini path names the model, a passed-through one anything).
 func metricRoute(r *http.Request, wire Wire) string {
 	switch {
-	case r.URL.Path == StatusPath || r.URL.Path == metrics.Path:
+	case r.URL.Path == StatusPath || r.URL.Path == telemetry.Path:
 		return r.URL.Path
 	case wire != "":
 		return "model:" + string(wire)
@@ -43,12 +46,12 @@ func metricRoute(r *http.Request, wire Wire) string {
 // count records a model request's outcome, compactions and tokens in the
 // metrics.
 func (p *Proxy) count(ex *Exchange) {
-	outcome := metrics.OutcomeForwarded
+	outcome := telemetry.OutcomeForwarded
 	switch {
 	case ex.Err != "":
-		outcome = metrics.OutcomeUnmanaged
+		outcome = telemetry.OutcomeUnmanaged
 	case ex.Managed:
-		outcome = metrics.OutcomeManaged
+		outcome = telemetry.OutcomeManaged
 	}
 	p.metrics.Proxied(outcome, ex.reason, ex.AgentTokens, ex.SentTokens)
 	p.metrics.Compacted(ex.Compactions)

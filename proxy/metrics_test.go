@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctx/agentctx/internal/metrics/metricstest"
+	"github.com/agentctx/agentctx/internal/telemetry/telemetrytest"
 	"github.com/agentctx/agentctx/provider/providertest"
 	"github.com/agentctx/agentctx/session/jsonlstore"
 )
@@ -64,9 +64,9 @@ func TestMetrics(t *testing.T) {
 
 	// A request is counted once its handler returned, which may be just
 	// after its client had the answer: scrape until the last one is in.
-	var f metricstest.Families
+	var f telemetrytest.Families
 	for range 100 {
-		f = metricstest.Scrape(t, r.srv.URL+"/metrics")
+		f = telemetrytest.Scrape(t, r.srv.URL+"/metrics")
 		if f.Value(t, "agentctx_http_requests_total", map[string]string{"route": "pass"}) == 1 &&
 			f.Value(t, "agentctx_http_requests_total", map[string]string{"route": "model:anthropic"}) == float64(posts+1) {
 			break

@@ -18,12 +18,13 @@ import (
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/internal/guard"
-	"github.com/agentctx/agentctx/internal/metrics"
+	"github.com/agentctx/agentctx/internal/telemetry"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -81,6 +82,11 @@ type Options struct {
 	// anthropic-dangerous-direct-browser-access header is not one) of
 	// another origin is refused with 403.
 	AllowedOrigins []string
+	// TracerProvider receives the spans of each request: the request,
+	// its store operations, compactions and upstream model calls (see
+	// docs/observability.md). Optional. Defaults to the global provider
+	// (otel.GetTracerProvider: no spans until telemetry.Setup).
+	TracerProvider trace.TracerProvider
 	// ReadTimeout bounds reading a model request's body, from its
 	// headers' arrival: a body not whole by then is answered 408.
 	// Optional. Defaults to [DefaultReadTimeout].
@@ -126,11 +132,13 @@ type Exchange struct {
 	// compaction (it asks the model to summarize the conversation).
 	AgentCompaction bool
 
-	// reason is why the request went unmanaged (metrics.ReasonX, with
+	// reason is why the request went unmanaged (telemetry.ReasonX, with
 	// Err); usage the upstream's usage whether or not it measures the
 	// Engine's window (for the token metrics).
 	reason string
 	usage  *chat.Usage
+	// model is the request's model as the agent named it.
+	model string
 }
 
 // Proxy is an http.Handler that sits between an agent and its provider.
@@ -174,8 +182,9 @@ type Proxy struct {
 	// reads keeps what history elements read as, by their bytes.
 	reads *readCache
 	// metrics are the proxy's Prometheus metrics, served at
-	// [metrics.Path] (metrics.go).
-	metrics *metrics.Metrics
+	// [telemetry.Path] (metrics.go).
+	metrics *telemetry.Metrics
+	tracer  trace.Tracer
 }
 
 // New returns a proxy for opts. Errors: no upstream, or an upstream that is
@@ -191,10 +200,10 @@ func New(opts Options) (*Proxy, error) {
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = DefaultReadTimeout
 	}
-	m := metrics.New()
-	opts.Store = m.Store(opts.Store)
+	m, tracer := telemetry.New(), telemetry.Tracer(opts.TracerProvider)
+	opts.Store = m.Store(opts.Store, tracer)
 	p := &Proxy{
-		opts: opts, log: opts.Logger, client: opts.Client, reads: newReadCache(readCacheSize), metrics: m,
+		opts: opts, log: opts.Logger, client: opts.Client, reads: newReadCache(readCacheSize), metrics: m, tracer: tracer,
 		guard: guard.Policy{AllowedHosts: opts.AllowedHosts, AllowedOrigins: opts.AllowedOrigins},
 	}
 	if p.log == nil {
@@ -276,7 +285,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, wire Wire) {
 		p.serveStatus(w, r)
 		return
 	}
-	if r.URL.Path == metrics.Path && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+	if r.URL.Path == telemetry.Path && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		p.metrics.Handler().ServeHTTP(w, r)
 		return
 	}

@@ -4,8 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/agentctx/agentctx/compact"
-	"github.com/agentctx/agentctx/internal/metrics/metricstest"
+	"github.com/agentctx/agentctx/internal/telemetry/telemetrytest"
 )
 
 // TestMetrics drives a session through the API (messages, a request, a
@@ -36,7 +39,7 @@ func TestMetrics(t *testing.T) {
 	}
 	ts.call(t, "GET", "/v1/sessions/nope", tokenA, nil).must(t, 404)
 
-	f := metricstest.Scrape(t, ts.URL+"/metrics")
+	f := telemetrytest.Scrape(t, ts.URL+"/metrics")
 	for _, name := range []string{
 		"agentctx_http_requests_total", "agentctx_http_request_duration_seconds", "agentctx_tokens_total",
 		"agentctx_compactions_total", "agentctx_summaries_total", "agentctx_summary_fallbacks_total",
@@ -89,8 +92,64 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	// A scrape is answered without a token, and counted by the next one.
-	if f2 := metricstest.Scrape(t, ts.URL+"/metrics"); f2.Value(t, "agentctx_http_requests_total", map[string]string{"route": "/metrics", "status": "200"}) < 1 {
+	if f2 := telemetrytest.Scrape(t, ts.URL+"/metrics"); f2.Value(t, "agentctx_http_requests_total", map[string]string{"route": "/metrics", "status": "200"}) < 1 {
 		t.Error("the first scrape is not counted")
 	}
 	t.Logf("compactions: %v summaries %v fallbacks %v", levels, summaries, fallbacks)
+}
+
+// TestTrace checks the spans of POST .../compact with an in-memory
+// exporter: the request's server span, the store operations and the
+// compaction as its children, the compaction's levels as events.
+func TestTrace(t *testing.T) {
+	t.Parallel()
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
+	ts := newTestServer(t, Options{TracerProvider: tp}, true)
+	id := ts.createSession(t, tokenA, map[string]any{})
+	base := "/v1/sessions/" + id
+	for range 3 {
+		ts.call(t, "POST", base+"/messages", tokenA, map[string]any{"format": "chat", "messages": []any{
+			map[string]any{"role": "user", "parts": []any{map[string]any{"type": "text", "text": "explain " + strings.Repeat("and more ", 60)}}},
+			map[string]any{"role": "assistant", "parts": []any{map[string]any{"type": "text", "text": "done " + strings.Repeat("words ", 60)}}},
+		}}).must(t, 200)
+	}
+	exp.Reset()
+	var c compactView
+	ts.call(t, "POST", base+"/compact", tokenA, `{}`).must(t, 200).decode(t, &c)
+	if len(c.Compactions) == 0 {
+		t.Fatal("nothing compacted")
+	}
+	spans := exp.GetSpans()
+	var root *tracetest.SpanStub
+	for i := range spans {
+		if spans[i].Name == "POST /v1/sessions/{id}/compact" {
+			root = &spans[i]
+		}
+	}
+	if root == nil {
+		t.Fatalf("no request span among %d spans", len(spans))
+	}
+	children := map[string]int{}
+	for _, s := range spans {
+		if s.Parent.SpanID() == root.SpanContext.SpanID() {
+			children[s.Name]++
+			if s.Name == "compaction" && len(s.Events) != len(c.Compactions) {
+				t.Errorf("compaction span has %d events, want %d", len(s.Events), len(c.Compactions))
+			}
+		}
+	}
+	if children["compaction"] != 1 || children["store.get"] == 0 || children["store.append"] == 0 {
+		t.Errorf("children of the request span: %v", children)
+	}
+	var status int64
+	for _, kv := range root.Attributes {
+		if kv.Key == "http.response.status_code" {
+			status = kv.Value.AsInt64()
+		}
+	}
+	if status != 200 {
+		t.Errorf("request span status %d", status)
+	}
 }

@@ -25,6 +25,7 @@ type proxyFlags struct {
 	home           string
 	allowedHosts   []string
 	allowedOrigins []string
+	otlp           string
 }
 
 func newProxyCmd(e *env) *cobra.Command {
@@ -56,8 +57,9 @@ agent's own session id (Claude Code, Codex, opencode send one) with a key
 from the system prompt and the first user message. A 413 answer sheds the
 oldest images and documents and keeps the token budget. GET
 /agentctx/status shows what the proxy did per session, and so does one
-line per session on exit. API keys pass through in the agent's headers and
-are never stored or logged.
+line per session on exit; GET /metrics serves Prometheus metrics, and
+--otlp or $OTEL_EXPORTER_OTLP_ENDPOINT sends traces (docs/observability.md).
+API keys pass through in the agent's headers and are never stored or logged.
 
 Web pages cannot use the proxy: a request whose Host is not the address it
 listens on (127.0.0.1, localhost or [::1], any port: what agents send)
@@ -83,6 +85,7 @@ is refused with 421 (DNS rebinding), one from a page (an Origin header) with
 	cmd.Flags().BoolVar(&f.always, "always", false, "send the managed window even when the agent's request fits the budget")
 	cmd.Flags().StringSliceVar(&f.allowedHosts, "allowed-host", nil, "a Host the proxy answers besides its listening address (name or name:port; repeatable)")
 	cmd.Flags().StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "a web origin whose pages may call the proxy (repeatable)")
+	addOTLPFlag(cmd, &f.otlp)
 	addHomeFlag(cmd, e, &f.home)
 	return cmd
 }
@@ -115,6 +118,11 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 			err = cerr
 		}
 	}()
+	flush, err := startTracing(ctx, "agentctx-proxy", f.otlp)
+	if err != nil {
+		return err
+	}
+	defer flush()
 	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
 	p, err := proxy.New(proxy.Options{
 		Upstream: up, Store: st, Budget: f.budget, Always: f.always, Logger: log,

@@ -1,14 +1,17 @@
-// Package metrics holds the Prometheus metrics of `agentctx serve` and
-// `agentctx proxy`: one registry per server or proxy, the collectors both
-// share, and the handler that serves them at /metrics in the Prometheus
-// text format. The names, labels and units are listed in
+// Package telemetry holds the metrics and traces of `agentctx serve` and
+// `agentctx proxy`. Metrics (Prometheus): one registry per server or
+// proxy, the collectors both share, and the handler that serves them at
+// /metrics in the Prometheus text format. Traces (OpenTelemetry): the
+// spans of a request, its store operations, its compactions and its model
+// call (trace.go), exported over OTLP only when configured ([Setup]). The
+// names, labels, attributes and settings are listed in
 // docs/observability.md.
 //
 // Labels are bounded: a route is a route pattern ("/v1/sessions/{id}"),
 // never a raw path; a reason is one of a few fixed words; no label holds a
 // session id, a tenant or a model. Every method of a nil *Metrics does
 // nothing, so that code paths without metrics need no checks.
-package metrics
+package telemetry
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package metrics_test
+package telemetry_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentctx/agentctx/compact"
-	"github.com/agentctx/agentctx/internal/metrics"
-	"github.com/agentctx/agentctx/internal/metrics/metricstest"
+	"github.com/agentctx/agentctx/internal/telemetry"
+	"github.com/agentctx/agentctx/internal/telemetry/telemetrytest"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -28,9 +28,9 @@ func (f failing) Lock(context.Context, string) error { return session.ErrSession
 // operation, a busy session as a lease conflict, and not the answers a
 // caller expects (not found) nor a store without a lock.
 func TestStoreErrors(t *testing.T) {
-	m := metrics.New()
+	m := telemetry.New()
 	ctx := context.Background()
-	down := m.Store(failing{err: fmt.Errorf("pgstore: get: %w", errors.New("connection refused"))})
+	down := m.Store(failing{err: fmt.Errorf("pgstore: get: %w", errors.New("connection refused"))}, nil)
 	for range 2 {
 		if _, err := down.Get(ctx, "s"); err == nil {
 			t.Fatal("no error")
@@ -39,17 +39,17 @@ func TestStoreErrors(t *testing.T) {
 	if err := down.(session.Locker).Lock(ctx, "s"); !errors.Is(err, session.ErrSessionBusy) {
 		t.Fatalf("lock: %v", err)
 	}
-	missing := m.Store(failing{err: fmt.Errorf("x: %w", session.ErrNotFound)})
+	missing := m.Store(failing{err: fmt.Errorf("x: %w", session.ErrNotFound)}, nil)
 	if _, err := missing.Get(ctx, "s"); !errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("get: %v", err)
 	}
 	m.Compacted([]compact.Record{{Level: compact.LevelL1}, {Level: compact.LevelSummary, Fallback: true}, {Level: compact.LevelSummary}})
-	m.Proxied(metrics.OutcomeUnmanaged, metrics.ReasonRender, 100, 100)
-	m.Proxied(metrics.OutcomeManaged, metrics.ReasonRender, 1000, 400)
+	m.Proxied(telemetry.OutcomeUnmanaged, telemetry.ReasonRender, 100, 100)
+	m.Proxied(telemetry.OutcomeManaged, telemetry.ReasonRender, 1000, 400)
 
 	ts := httptest.NewServer(m.Handler())
 	defer ts.Close()
-	f := metricstest.Scrape(t, ts.URL)
+	f := telemetrytest.Scrape(t, ts.URL)
 	for _, c := range []struct {
 		name   string
 		labels map[string]string
@@ -75,7 +75,7 @@ func TestStoreErrors(t *testing.T) {
 	}
 	// A store without a lock: Lock and Unlock do nothing, as their
 	// callers do without them.
-	plain := m.Store(struct{ session.Store }{})
+	plain := m.Store(struct{ session.Store }{}, nil)
 	if err := plain.(session.Locker).Lock(ctx, "s"); err != nil {
 		t.Fatal(err)
 	}
@@ -83,12 +83,12 @@ func TestStoreErrors(t *testing.T) {
 
 // TestNil checks that a nil Metrics records nothing and wraps nothing.
 func TestNil(t *testing.T) {
-	var m *metrics.Metrics
+	var m *telemetry.Metrics
 	m.Request("/x", "GET", 200, 0)
 	m.Compacted([]compact.Record{{Level: compact.LevelL1}})
-	m.Proxied(metrics.OutcomeManaged, "", 1, 1)
+	m.Proxied(telemetry.OutcomeManaged, "", 1, 1)
 	st := failing{}
-	if got := m.Store(st); got != session.Store(st) {
+	if got := m.Store(st, nil); got != session.Store(st) {
 		t.Fatal("a nil Metrics wrapped the store")
 	}
 }

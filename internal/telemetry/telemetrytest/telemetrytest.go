@@ -1,6 +1,6 @@
-// Package metricstest scrapes a /metrics route in tests and reads the
+// Package telemetrytest scrapes a /metrics route in tests and reads the
 // families with Prometheus' own text parser.
-package metricstest
+package telemetrytest
 
 import (
 	"net/http"
