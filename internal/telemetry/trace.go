@@ -78,7 +78,9 @@ func Setup(ctx context.Context, service, endpoint string) (shutdown func(context
 	if err != nil {
 		return none, fmt.Errorf("telemetry: OTLP exporter: %w", err)
 	}
-	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(semconv.ServiceName(service)))
+	// The service's name, unless OTEL_SERVICE_NAME or
+	// OTEL_RESOURCE_ATTRIBUTES (read after it) say otherwise.
+	res, err := resource.New(ctx, resource.WithAttributes(semconv.ServiceName(service)), resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if err != nil {
 		return none, fmt.Errorf("telemetry: resource: %w", err)
 	}
