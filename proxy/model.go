@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/telemetry"
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/token"
@@ -34,6 +35,9 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	if err == nil && wire == WireGemini {
 		b.model = geminiModel(r.URL.Path) // the body has no "model"
 	}
+	if err == nil {
+		ex.model = b.model
+	}
 	var c *conversation
 	if err == nil {
 		c, err = b.read(p.reads)
@@ -41,7 +45,7 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	if err != nil {
 		// Not a request the proxy can read: the upstream says what it
 		// thinks of it.
-		ex.Err = err.Error()
+		ex.Err, ex.reason = err.Error(), telemetry.ReasonUnreadable
 		p.log.Warn("forwarded unchanged", "path", r.URL.Path, "reason", err.Error())
 		p.ledger.mu.Lock()
 		if p.ledger.unread == nil {
@@ -65,9 +69,13 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	// The Engine's work outlives an agent that hangs up: what it added
 	// is in the session.
 	ctx := context.WithoutCancel(r.Context())
+	prepared := time.Now()
 	req, err := p.prepare(ctx, s, b, c)
+	if err == nil {
+		telemetry.Compaction(ctx, p.tracer, prepared, req.Compactions)
+	}
 	if err != nil {
-		ex.Err = err.Error()
+		ex.Err, ex.reason = err.Error(), telemetry.ReasonSession
 		p.log.Warn("forwarded unchanged", "session", key, "reason", err.Error())
 		s.reset()
 		p.relay(w, r, wire, raw, nil, &ex, nil)
@@ -77,7 +85,7 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	ex.Session = s.eng.ID()
 	out, err := p.build(s, b, c, req, &ex)
 	if err != nil {
-		ex.Err = err.Error()
+		ex.Err, ex.reason = err.Error(), telemetry.ReasonRender
 		p.log.Warn("forwarded unchanged", "session", ex.Session, "reason", err.Error())
 		out = raw
 		ex.Managed = false
@@ -110,7 +118,11 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 			return nil
 		}
 		perr := &provider.APIError{Provider: string(wire), Status: status, Message: string(errBody), Kind: provider.ErrContextOverflow, Limit: lim, PromptTokens: tok}
+		recovering := time.Now()
 		nreq, err := s.eng.RecoverOverflow(ctx, perr)
+		if err == nil {
+			telemetry.Compaction(ctx, p.tracer, recovering, nreq.Compactions)
+		}
 		if err != nil {
 			p.log.Warn("overflow not recovered", "session", ex.Session, "err", err.Error())
 			return nil
@@ -160,6 +172,7 @@ func maxRequestBytes(w Wire) int {
 
 // observe hands ex to Options.Observe when set.
 func (p *Proxy) observe(ex Exchange) {
+	p.count(&ex)
 	if p.opts.Observe != nil {
 		p.opts.Observe(ex)
 	}
@@ -301,8 +314,10 @@ func shedMedia(m chat.Message) (chat.Message, bool) {
 // the answer's usage for its next assistant message.
 func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, wire Wire, body []byte, s *state, ex *Exchange, retry func(status int, errBody []byte) []byte) {
 	for {
+		_, call := telemetry.StartModelCall(r.Context(), p.tracer, string(wire), ex.model)
 		res, err := p.send(r, body)
 		if err != nil {
+			telemetry.EndModelCall(call, 0, nil)
 			if r.Context().Err() != nil {
 				return // the agent went away
 			}
@@ -313,6 +328,7 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, wire Wire, body []
 		if res.StatusCode >= 400 && retry != nil {
 			errBody, _ := io.ReadAll(io.LimitReader(res.Body, provider.MaxErrorBody))
 			_ = res.Body.Close()
+			telemetry.EndModelCall(call, res.StatusCode, nil)
 			if next := retry(res.StatusCode, decoded(errBody, res.Header.Get("Content-Encoding"))); next != nil {
 				body = next
 				continue
@@ -322,6 +338,17 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, wire Wire, body []
 		}
 		ex.Status = res.StatusCode
 		tee, written, cerr := p.copyResponse(w, res, wire)
+		if res.StatusCode < 300 && cerr == nil {
+			ex.usage = readUsage(wire, tee, res.Header.Get("Content-Encoding"))
+		}
+		if res.StatusCode < 400 || retry == nil {
+			// (with retry, an error answer's span ended when it was read)
+			callStatus := res.StatusCode
+			if cerr != nil {
+				callStatus = http.StatusBadGateway
+			}
+			telemetry.EndModelCall(call, callStatus, ex.usage)
+		}
 		if cerr != nil {
 			if r.Context().Err() != nil {
 				return // the agent went away: its request was cancelled upstream
@@ -337,7 +364,7 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, wire Wire, body []
 		}
 		if s != nil && res.StatusCode < 300 {
 			enc := res.Header.Get("Content-Encoding")
-			u := readUsage(wire, tee, enc)
+			u := ex.usage
 			if u != nil && managedWindow(ex) {
 				ex.Usage = u
 				s.usage, s.usageAt = u, len(s.seen)

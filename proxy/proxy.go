@@ -18,11 +18,13 @@ import (
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/internal/guard"
+	"github.com/agentctx/agentctx/internal/telemetry"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -80,6 +82,11 @@ type Options struct {
 	// anthropic-dangerous-direct-browser-access header is not one) of
 	// another origin is refused with 403.
 	AllowedOrigins []string
+	// TracerProvider receives the spans of each request: the request,
+	// its store operations, compactions and upstream model calls (see
+	// docs/observability.md). Optional. Defaults to the global provider
+	// (otel.GetTracerProvider: no spans until telemetry.Setup).
+	TracerProvider trace.TracerProvider
 	// ReadTimeout bounds reading a model request's body, from its
 	// headers' arrival: a body not whole by then is answered 408.
 	// Optional. Defaults to [DefaultReadTimeout].
@@ -135,6 +142,14 @@ type Exchange struct {
 	// AgentCompaction is true when the request is the agent's own
 	// compaction (it asks the model to summarize the conversation).
 	AgentCompaction bool
+
+	// reason is why the request went unmanaged (telemetry.ReasonX, with
+	// Err); usage the upstream's usage whether or not it measures the
+	// Engine's window (for the token metrics).
+	reason string
+	usage  *chat.Usage
+	// model is the request's model as the agent named it.
+	model string
 }
 
 // Proxy is an http.Handler that sits between an agent and its provider.
@@ -177,6 +192,10 @@ type Proxy struct {
 	guard    guard.Policy
 	// reads keeps what history elements read as, by their bytes.
 	reads *readCache
+	// metrics are the proxy's Prometheus metrics, served at
+	// [telemetry.Path] (metrics.go).
+	metrics *telemetry.Metrics
+	tracer  trace.Tracer
 }
 
 // New returns a proxy for opts. Errors: no upstream, or an upstream that is
@@ -192,8 +211,10 @@ func New(opts Options) (*Proxy, error) {
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = DefaultReadTimeout
 	}
+	m, tracer := telemetry.New(), telemetry.Tracer(opts.TracerProvider)
+	opts.Store = m.Store(opts.Store, tracer)
 	p := &Proxy{
-		opts: opts, log: opts.Logger, client: opts.Client, reads: newReadCache(readCacheSize),
+		opts: opts, log: opts.Logger, client: opts.Client, reads: newReadCache(readCacheSize), metrics: m, tracer: tracer,
 		guard: guard.Policy{AllowedHosts: opts.AllowedHosts, AllowedOrigins: opts.AllowedOrigins},
 	}
 	if p.log == nil {
@@ -209,6 +230,9 @@ func New(opts Options) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	p.sessions = cache
+	if err := m.SessionsOpen(cache.Len); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
 	p.pass = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.Out.URL = p.target(r.In.URL)
@@ -252,13 +276,13 @@ func wireOf(r *http.Request) Wire {
 	return ""
 }
 
-// ServeHTTP manages model requests and passes the others through. A
+// serve manages model requests and passes the others through (see
+// [Proxy.ServeHTTP]). A
 // request a web page could make is refused first, on every route (package
 // guard): a Host other than the proxy's address (421), a browser Origin
 // not allowed (403), a model request whose body is not application/json
 // (415; agents send that type).
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	wire := wireOf(r)
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, wire Wire) {
 	if err := p.guard.Check(r); err != nil {
 		status := http.StatusForbidden
 		if errors.Is(err, guard.ErrHost) {
@@ -270,6 +294,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.URL.Path == StatusPath {
 		p.serveStatus(w, r)
+		return
+	}
+	if r.URL.Path == telemetry.Path && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		p.metrics.Handler().ServeHTTP(w, r)
 		return
 	}
 	if wire == "" {

@@ -16,9 +16,11 @@ import (
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/internal/guard"
+	"github.com/agentctx/agentctx/internal/telemetry"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -73,6 +75,10 @@ type Options struct {
 	// tokens every Host is accepted unless AllowedHosts is set (a page
 	// cannot send a bearer token it does not know).
 	AllowedHosts []string
+	// TracerProvider receives the spans of each request (see
+	// docs/observability.md). Optional. Defaults to the global provider
+	// (otel.GetTracerProvider: no spans until telemetry.Setup).
+	TracerProvider trace.TracerProvider
 	// AllowedOrigins are the web origins ("http://localhost:3000") whose
 	// pages may call the server; "*" allows any. Optional. A request with
 	// an Origin header (only browsers send one) of another origin than
@@ -91,6 +97,10 @@ type Server struct {
 	mux    *http.ServeMux
 	events *broker
 	guard  guard.Policy
+	// metrics are the server's Prometheus metrics, served at
+	// [telemetry.Path]; store counts their failures.
+	metrics *telemetry.Metrics
+	tracer  trace.Tracer
 
 	mu      sync.Mutex
 	closed  bool
@@ -132,8 +142,9 @@ var routes = []route{
 	{"GET", "/v1/sessions/{id}/events", (*Server).streamEvents},
 }
 
-// public routes need no token.
-var public = map[string]bool{"/healthz": true, "/readyz": true, "/openapi.json": true}
+// public routes need no token. /metrics holds no session's data: counts
+// by route, status, level and operation, for a scraper without a token.
+var public = map[string]bool{"/healthz": true, "/readyz": true, "/openapi.json": true, telemetry.Path: true}
 
 // ErrNoStore reports [New] without [Options].Store. Pass a store.
 var ErrNoStore = errors.New("server: no session store")
@@ -148,8 +159,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	m, tracer := telemetry.New(), telemetry.Tracer(opts.TracerProvider)
 	s := &Server{
-		opts: opts, store: opts.Store, log: opts.Logger,
+		opts: opts, store: m.Store(opts.Store, tracer), log: opts.Logger, metrics: m, tracer: tracer,
 		mux: http.NewServeMux(), events: newBroker(),
 		handles: map[string]*handle{},
 		guard: guard.Policy{
@@ -171,6 +183,20 @@ func New(opts Options) (*Server, error) {
 	for _, rt := range routes {
 		h := rt.h
 		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt.path, rt.method == http.MethodPost, func(w http.ResponseWriter, r *http.Request) error { return h(s, w, r) }))
+	}
+	// GET /metrics is the operator's, not the API's: it is not in routes
+	// (nor the OpenAPI document).
+	scrape := m.Handler()
+	s.mux.Handle("GET "+telemetry.Path, s.wrap(telemetry.Path, false, func(w http.ResponseWriter, r *http.Request) error {
+		scrape.ServeHTTP(w, r)
+		return nil
+	}))
+	if err := m.SessionsOpen(func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.handles)
+	}); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -213,6 +239,8 @@ func (c *capture) WriteHeader(code int)        { c.status = code }
 func (s *Server) wrap(pattern string, jsonBody bool, h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		ctx, span := telemetry.StartRequest(s.tracer, r, pattern)
+		r = r.WithContext(ctx)
 		rec := &recorder{ResponseWriter: w}
 		tenant, ok := s.opts.Tokens.tenant(r)
 		var err error
@@ -254,7 +282,10 @@ func (s *Server) wrap(pattern string, jsonBody bool, h func(http.ResponseWriter,
 				writeProblem(rec, r, err)
 			}
 		}
-		s.access(r, pattern, tenant, rec, time.Since(start))
+		d, status := time.Since(start), cmp.Or(rec.status, http.StatusOK)
+		s.access(r, pattern, tenant, rec, d)
+		s.metrics.Request(pattern, r.Method, status, d)
+		telemetry.EndRequest(span, status)
 	})
 }
 

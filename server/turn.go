@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/agent"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/internal/telemetry"
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/prompt"
 	"github.com/agentctx/agentctx/provider/anthropic"
@@ -210,10 +212,12 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 	var key, name string
 	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
 		key, name = h.id, h.name
+		start := time.Now()
 		req, err := eng.Request(ctx)
 		if err != nil {
 			return err
 		}
+		telemetry.Compaction(ctx, s.tracer, start, req.Compactions)
 		pr := req.Provider()
 		var body []byte
 		switch f {
@@ -247,6 +251,7 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 				out.Reminders = append(out.Reminders, t.Kind)
 			}
 		}
+		s.metrics.Compacted(req.Compactions)
 		if len(req.Compactions) > 0 {
 			evs = append(evs, compactionEvent(req.Compactions))
 		}
@@ -295,6 +300,7 @@ func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
 		if err := eng.Add(ctx, msg); err != nil {
 			return err
 		}
+		s.metrics.Usage(msg.Usage)
 		if msg.Usage != nil {
 			u := *msg.Usage
 			ev := &agent.UsageEvent{
@@ -341,10 +347,13 @@ func (s *Server) compactNow(w http.ResponseWriter, r *http.Request) error {
 	var key, name string
 	err := s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
 		key, name = h.id, h.name
+		start := time.Now()
 		recs, err := eng.Compact(ctx, b.Instructions)
 		if err != nil {
 			return err
 		}
+		telemetry.Compaction(ctx, s.tracer, start, recs)
+		s.metrics.Compacted(recs)
 		if recs != nil {
 			out.Compactions = recs
 		}

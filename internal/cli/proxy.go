@@ -26,6 +26,7 @@ type proxyFlags struct {
 	allowedHosts   []string
 	allowedOrigins []string
 	mcpName        string
+	otlp           string
 }
 
 func newProxyCmd(e *env) *cobra.Command {
@@ -57,8 +58,9 @@ agent's own session id (Claude Code, Codex, opencode send one) with a key
 from the system prompt and the first user message. A 413 answer sheds the
 oldest images and documents and keeps the token budget. GET
 /agentctx/status shows what the proxy did per session, and so does one
-line per session on exit. API keys pass through in the agent's headers and
-are never stored or logged.
+line per session on exit; GET /metrics serves Prometheus metrics, and
+--otlp or $OTEL_EXPORTER_OTLP_ENDPOINT sends traces (docs/observability.md).
+API keys pass through in the agent's headers and are never stored or logged.
 
 Web pages cannot use the proxy: a request whose Host is not the address it
 listens on (127.0.0.1, localhost or [::1], any port: what agents send)
@@ -91,6 +93,7 @@ mcp_agentctx_recall_output for Gemini CLI) for the lines it left out.`,
 	cmd.Flags().StringSliceVar(&f.allowedHosts, "allowed-host", nil, "a Host the proxy answers besides its listening address (name or name:port; repeatable)")
 	cmd.Flags().StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "a web origin whose pages may call the proxy (repeatable)")
 	cmd.Flags().StringVar(&f.mcpName, "mcp-name", "", "the name the agents have 'agentctx mcp' configured under (e.g. agentctx): a cut output's note names its recall_output as the agent sees it (mcp__agentctx__recall_output)")
+	addOTLPFlag(cmd, &f.otlp)
 	addHomeFlag(cmd, e, &f.home)
 	return cmd
 }
@@ -126,6 +129,11 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 			err = cerr
 		}
 	}()
+	flush, err := startTracing(ctx, "agentctx-proxy", f.otlp)
+	if err != nil {
+		return err
+	}
+	defer flush()
 	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
 	p, err := proxy.New(proxy.Options{
 		Upstream: up, Store: st, Budget: f.budget, Always: f.always, Logger: log,

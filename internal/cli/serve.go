@@ -25,6 +25,7 @@ type serveFlags struct {
 	home           string
 	allowedHosts   []string
 	allowedOrigins []string
+	otlp           string
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -65,6 +66,7 @@ The server stops on SIGINT or SIGTERM, finishing the requests in flight.`,
 	cmd.Flags().StringVar(&f.tokens, "tokens", "", "bearer tokens file (default $"+envTokensFile+")")
 	cmd.Flags().StringSliceVar(&f.allowedHosts, "allowed-host", nil, "a Host the server answers besides its listening address (name or name:port; repeatable; * for any)")
 	cmd.Flags().StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "a web origin whose pages may call the server, e.g. http://localhost:3000 (repeatable; * for any)")
+	addOTLPFlag(cmd, &f.otlp)
 	addHomeFlag(cmd, e, &f.home)
 	return cmd
 }
@@ -107,6 +109,11 @@ func runServe(ctx context.Context, e *env, f serveFlags) (err error) {
 			err = cerr
 		}
 	}()
+	flush, err := startTracing(ctx, "agentctx-serve", f.otlp)
+	if err != nil {
+		return err
+	}
+	defer flush()
 	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
 	log.Info("store", "url", redactURL(e.store))
 	srv, err := server.New(server.Options{Store: st, Tokens: tokens, Logger: log, AllowedHosts: f.allowedHosts, AllowedOrigins: f.allowedOrigins})
