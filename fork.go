@@ -1,6 +1,7 @@
 package agentctx
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,25 @@ var ErrMessageIndex = errors.New("agentctx: message index out of range")
 // [ErrMessageIndex], [ErrClosed], [ErrNoStore] (the engine has no
 // store), and the store's.
 func (e *Engine) Fork(ctx context.Context, at int) (*Engine, error) {
+	return e.ForkWith(ctx, at, ForkOptions{})
+}
+
+// ForkOptions configures [Engine.ForkWith]. The zero value is
+// [Engine.Fork]'s behaviour.
+type ForkOptions struct {
+	// SessionID is the new session's id. Optional. Defaults to a new
+	// [session.NewID]; an id the store has is [session.ErrExists].
+	SessionID string
+	// Metadata is added to the new session's metadata, over this
+	// session's (the link keys [session.MetaParent] and
+	// [session.MetaForkAt] are always the fork's own). Optional.
+	Metadata map[string]string
+}
+
+// ForkWith is [Engine.Fork] with options: the new session's id and
+// metadata. Errors are Fork's, and session.ErrInvalidID for a bad
+// SessionID.
+func (e *Engine) ForkWith(ctx context.Context, at int, fo ForkOptions) (*Engine, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -58,14 +78,26 @@ func (e *Engine) Fork(ctx context.Context, at int) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agentctx: fork %s: %w", e.id, err)
 	}
-	meta := maps.Clone(e.opts.Metadata)
+	// The parent's metadata, project and origin as the store has them
+	// (a resumed engine's options may lack them).
+	parent, err := e.store.Get(ctx, e.id)
+	if err != nil {
+		return nil, fmt.Errorf("agentctx: fork %s: %w", e.id, err)
+	}
+	meta := maps.Clone(parent.Metadata)
 	if meta == nil {
 		meta = map[string]string{}
 	}
+	maps.Copy(meta, fo.Metadata)
 	meta[session.MetaParent] = e.id
 	meta[session.MetaForkAt] = strconv.Itoa(at)
+	if fo.SessionID != "" {
+		if err := session.ValidateID(fo.SessionID); err != nil {
+			return nil, fmt.Errorf("agentctx: fork %s: %w", e.id, err)
+		}
+	}
 	s, err := e.store.Create(ctx, session.Session{
-		Project: e.opts.Dir, Model: e.info.Name, Origin: e.opts.Origin, Metadata: meta,
+		ID: fo.SessionID, Project: cmp.Or(parent.Project, e.opts.Dir), Model: e.info.Name, Origin: parent.Origin, Metadata: meta,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agentctx: fork %s: %w", e.id, err)
