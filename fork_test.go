@@ -138,14 +138,14 @@ func testForkRewind(t *testing.T, store session.Store, root string) {
 	if !cmp.Equal(got, wantParent) {
 		t.Fatalf("resumed parent:\n%s", cmp.Diff(wantParent, got))
 	}
-	_, got = resumeTexts(t, child, opts)
+	child, got = resumeTexts(t, child, opts)
 	if !cmp.Equal(got, wantChild) {
 		t.Fatalf("resumed fork:\n%s", cmp.Diff(wantChild, got))
 	}
-	// The working memory was rebuilt from the kept messages: its task is
-	// the first user message.
-	if mem, _ := e.WorkingMemory(2000); !strings.Contains(mem, "Fix Parse.") {
-		t.Errorf("resumed parent's working memory lacks its task:\n%s", mem)
+	// The fork's working memory was rebuilt from the kept messages: its
+	// task is the first user message, and it saw the file read.
+	if mem, _ := child.WorkingMemory(2000); !strings.Contains(mem, "Fix Parse.") || !strings.Contains(mem, "parse.go") {
+		t.Errorf("resumed fork's working memory lacks its task or the file read:\n%s", mem)
 	}
 
 	// Rewind, add, resume: the rewound history with the new message.

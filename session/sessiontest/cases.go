@@ -719,4 +719,8 @@ func testRewind(t *testing.T, s session.Store) {
 	if len(tr.Problems)+len(all.Problems) != 0 {
 		t.Errorf("problems: %v %v", tr.Problems, all.Problems)
 	}
+	// A rewind is no compaction; the live window holds three messages.
+	if got := get(t, s, sess.ID); got.Compactions != 0 || got.Messages != 3 || got.Entries != 8 {
+		t.Errorf("after a rewind: Compactions %d, Messages %d, Entries %d; want 0, 3, 8", got.Compactions, got.Messages, got.Entries)
+	}
 }
