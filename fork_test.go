@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/jsonlstore"
@@ -235,5 +236,71 @@ func TestRewindToZero(t *testing.T) {
 	_, got := resumeTexts(t, e, opts)
 	if want := []string{"user:Second task."}; !cmp.Equal(got, want) {
 		t.Fatalf("resumed:\n%s", cmp.Diff(want, got))
+	}
+}
+
+// TestForkAfterCompaction forks and rewinds a compacted session: the
+// summary, first in the window, stays a summary in both branches, with
+// its rehydration block, and each resumes as it was.
+func TestForkAfterCompaction(t *testing.T) {
+	store, err := jsonlstore.Open(jsonlstore.Options{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := t.Context()
+	dir := project(t)
+	opts := agentctx.Options{Store: store, Dir: dir, Model: "gpt-4o", Budget: 30_000, NoWorkspace: true,
+		Strategy: &compact.Summarize{KeepRatio: 0.01}}
+	e := openEngine(t, opts)
+	mustAdd(t, e, chat.NewText(chat.RoleUser, "Fix Parse."),
+		call("r1", "Read", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "parse.go"))),
+		chat.NewToolResult("r1", "Read", "package demo\n\nfunc Parse(s string) int { return len(s) }\n", false))
+	for i := range 4 {
+		id := fmt.Sprintf("g%d", i)
+		mustAdd(t, e, call(id, "Bash", `{"command":"grep -rn Parse ."}`),
+			chat.NewToolResult(id, "Bash", strings.Repeat("parse.go:3:func Parse(s string) int { return len(s) }\n", 40), false))
+	}
+	if _, err := e.Compact(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, e, chat.NewText(chat.RoleUser, "Next step."), chat.NewText(chat.RoleAssistant, "Done."))
+	before := texts(e.Messages())
+	n := len(before)
+	note := e.WindowStats().Note
+	if note < 0 || note+2 >= n || e.Rehydration() == "" {
+		t.Fatalf("compaction left %d messages, the note at %d and rehydration %q", n, note, e.Rehydration())
+	}
+	child, err := e.Fork(ctx, n-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if child.Rehydration() != e.Rehydration() {
+		t.Errorf("fork's rehydration block differs:\n%s\nwant:\n%s", child.Rehydration(), e.Rehydration())
+	}
+	if st := child.WindowStats(); st.Note != note {
+		t.Errorf("fork's summary is at %d, want a note at %d", st.Note, note)
+	}
+	_, got := resumeTexts(t, child, opts)
+	if !cmp.Equal(got, before[:n-1]) {
+		t.Fatalf("resumed fork:\n%s", cmp.Diff(before[:n-1], got))
+	}
+	// Back to the summary: the note and its block stay.
+	if err := e.Rewind(ctx, note+1); err != nil {
+		t.Fatal(err)
+	}
+	r, got := resumeTexts(t, e, opts)
+	if !cmp.Equal(got, before[:note+1]) {
+		t.Fatalf("resumed after rewind:\n%s", cmp.Diff(before[:note+1], got))
+	}
+	if st := r.WindowStats(); st.Note != note || r.Rehydration() == "" {
+		t.Errorf("rewound to the summary: note at %d, rehydration %q; want the note at %d with its block", st.Note, r.Rehydration(), note)
+	}
+	// Before the summary: no note, no block.
+	if err := r.Rewind(ctx, note); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.WindowStats(); st.Note != -1 || r.Rehydration() != "" {
+		t.Errorf("rewound before the summary: note at %d, rehydration %q; want neither", st.Note, r.Rehydration())
 	}
 }
