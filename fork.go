@@ -35,9 +35,11 @@ var ErrMessageIndex = errors.New("agentctx: message index out of range")
 // the window holds them (the same form as a compaction's snapshot, so
 // every store loads it unchanged, and a fork outlives its parent's
 // deletion); the parent's older history, before its last compaction, is
-// not copied. Full outputs the limiter cut stay in the parent
-// (recall_output reads them there). The child's own [Options] are this
-// engine's with Metadata carrying the link.
+// not copied. Full outputs the limiter cut stay in the parent: the
+// child's recall_output cannot read them back. The child takes this
+// session's project, origin and metadata as the store has them, with the
+// link; its [Options] are this engine's. Fork holds this engine's lock
+// while it writes the child.
 //
 // The returned engine must be closed by the caller. Errors:
 // [ErrMessageIndex], [ErrClosed], [ErrNoStore] (the engine has no
