@@ -206,6 +206,11 @@ func testForkRewind(t *testing.T, store session.Store, root string) {
 			if err == nil && strings.HasSuffix(p, e.ID()+".jsonl") {
 				b, _ := os.ReadFile(p)
 				found = strings.Contains(string(b), "Parent goes on.") && strings.Contains(string(b), "Instead, document Parse.")
+				// `agentctx sessions check` finds the file clean.
+				es, probs, err := session.ReadFile(p)
+				if rep := session.Check(es, probs); err != nil || !rep.OK() {
+					t.Errorf("check %s: %v %+v", p, err, rep.Problems)
+				}
 			}
 			return nil
 		})
