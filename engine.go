@@ -419,22 +419,14 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 		e.warnings = append(e.warnings, "instruction files cut to fit the static prompt's share of the budget")
 	}
 	if !opts.NoWorkingMemory {
-		topts := opts.Tracker
-		if topts.Counter == nil {
-			topts.Counter = e.memo
-		}
-		if topts.Classify == nil {
-			topts.Classify = e.uses.Classify
-		}
-		if topts.MaxTokens == 0 {
+		if e.opts.Tracker.MaxTokens == 0 {
 			// At most 1,500 tokens (track.DefaultMaxTokens), and no more
-			// than a tenth of a small budget.
-			topts.MaxTokens = max(200, min(track.DefaultMaxTokens, budget/10))
-			// Recorded as set: a resume after the budget changed (an
-			// overflow) keeps the tracker's size.
-			e.opts.Tracker.MaxTokens = topts.MaxTokens
+			// than a tenth of a small budget. Recorded as set: a resume
+			// after the budget changed (an overflow) keeps the tracker's
+			// size.
+			e.opts.Tracker.MaxTokens = max(200, min(track.DefaultMaxTokens, budget/10))
 		}
-		e.tracker = track.New(topts)
+		e.tracker = e.newTracker()
 		// The working memory starts with the first user message, its
 		// task (Add).
 	}
@@ -455,6 +447,19 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 	e.outputs = newOutputCache(opts.RecallCacheBytes)
 	e.spans = newOutputCache(opts.RecallCacheBytes)
 	return e, nil
+}
+
+// newTracker returns an empty runtime state tracker with the engine's
+// tracker options, counting through the count cache.
+func (e *Engine) newTracker() *track.Tracker {
+	topts := e.opts.Tracker
+	if topts.Counter == nil {
+		topts.Counter = e.memo
+	}
+	if topts.Classify == nil {
+		topts.Classify = e.uses.Classify
+	}
+	return track.New(topts)
 }
 
 // memOptions returns the options of the working memory: it counts

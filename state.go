@@ -27,6 +27,11 @@ type savedState struct {
 	// with every compaction (a load starts at the last compact boundary,
 	// so the live part of a session always holds one).
 	Config *engineConfig `json:"config,omitempty"`
+	// Replay is set on the state a fork or a rewind writes right after
+	// its boundary ([Engine.Fork], [Engine.Rewind]): it holds no
+	// tracker or working memory, and a resume feeds every message of
+	// the live part to them again instead of the messages after it.
+	Replay bool `json:"replay,omitempty"`
 }
 
 // engineState is what the engine itself must carry across a resume.
@@ -115,6 +120,7 @@ func (e *Engine) restore(tr *session.Transcript) error {
 		}
 	}
 	after := tr.Entries[last+1:]
+	replay := false
 	if last >= 0 {
 		var s savedState
 		if err := json.Unmarshal(tr.Entries[last].State, &s); err != nil {
@@ -122,6 +128,11 @@ func (e *Engine) restore(tr *session.Transcript) error {
 			after = tr.Entries
 		} else {
 			e.applyState(s)
+			if s.Replay {
+				// Written by a fork or a rewind: nothing of the live
+				// part was observed yet.
+				after, replay = tr.Entries, true
+			}
 		}
 		e.rec.KeepState(tr.Entries[last].State)
 	}
@@ -169,7 +180,7 @@ func (e *Engine) restore(tr *session.Transcript) error {
 	}
 	for _, m := range tail {
 		e.observe(fullResult(after, m))
-		if m.Role == chat.RoleAssistant {
+		if m.Role == chat.RoleAssistant && !replay {
 			// The replies added since the state was saved: their model
 			// calls, as the live engine counted them.
 			e.countCall()

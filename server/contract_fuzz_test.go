@@ -35,6 +35,9 @@ func FuzzContract(f *testing.F) {
 			{`q"; filename="e.sh`, `{"id":null}`, ""},
 			{strings.Repeat("i", 10<<10), `{"format":"gemini"}`, ""},
 			{"\xff\xfe", "\x00", "offset=99999999999999999999"},
+			{"s", `{"at":1,"id":"f"}`, ""},
+			{"s", `{"at":-1,"to":"x"}`, ""},
+			{"s", `{"to":0}`, ""},
 		} {
 			f.Add(uint8(i), c.id, []byte(c.body), c.query)
 		}

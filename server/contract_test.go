@@ -346,6 +346,8 @@ func writeProbe(rt route, id string) probe {
 		p.body = []byte(replyText)
 	case strings.HasSuffix(rt.path, "/pins") && rt.method == "POST":
 		p.body = []byte(`{"text":"Never edit the generated files."}`)
+	case strings.HasSuffix(rt.path, "/rewind"):
+		p.body = []byte(`{"to":0}`)
 	case rt.method == "POST":
 		p.body = []byte(`{}`)
 	}

@@ -132,6 +132,8 @@ var routes = []route{
 	{"POST", "/v1/sessions/{id}/request", (*Server).nextRequest},
 	{"POST", "/v1/sessions/{id}/reply", (*Server).addReply},
 	{"POST", "/v1/sessions/{id}/compact", (*Server).compactNow},
+	{"POST", "/v1/sessions/{id}/fork", (*Server).forkSession},
+	{"POST", "/v1/sessions/{id}/rewind", (*Server).rewindSession},
 	{"GET", "/v1/sessions/{id}/inspect", (*Server).inspect},
 	{"GET", "/v1/sessions/{id}/outputs/{call_id}", (*Server).recall},
 	{"GET", "/v1/sessions/{id}/pins", (*Server).listPins},

@@ -139,6 +139,8 @@ func TestTenantIsolation(t *testing.T) {
 		"/v1/sessions/{id}/compact":  `{}`,
 		"/v1/sessions/{id}/request":  `{}`,
 		"/v1/sessions/{id}/pins":     `{"text":"Never edit gen/."}`,
+		"/v1/sessions/{id}/fork":     `{}`,
+		"/v1/sessions/{id}/rewind":   `{"to":0}`,
 	}
 	n := 0
 	for _, rt := range routes {

@@ -62,6 +62,10 @@ type sessionView struct {
 // tenant's prefix (storeID), its metadata without TenantKey.
 func viewOf(tenant string, s session.Session) sessionView {
 	s.ID = apiID(tenant, s.ID)
+	if p, ok := s.Metadata[session.MetaParent]; ok && tenant != "" {
+		s.Metadata = maps.Clone(s.Metadata)
+		s.Metadata[session.MetaParent] = apiID(tenant, p)
+	}
 	if _, ok := s.Metadata[TenantKey]; ok {
 		s.Metadata = maps.Clone(s.Metadata)
 		delete(s.Metadata, TenantKey)

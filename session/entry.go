@@ -61,6 +61,34 @@ const (
 // writes it, so a chain walk stops at the boundary.
 const SubtypeCompactBoundary = "compact_boundary"
 
+// Triggers of a compact boundary ([CompactMetadata].Trigger) other than
+// Claude Code's "auto" and "manual": the boundaries an agentctx fork or
+// rewind writes. Such a boundary is followed by the messages kept (its
+// Messages of them) like any snapshot, so every store loads the branch
+// as it loads a compacted session; [CompactMetadata].Branch says where it
+// came from. Extensions.
+const (
+	// TriggerFork starts a session forked from another one: the
+	// messages after the boundary are a copy of the parent's first
+	// Branch.At messages.
+	TriggerFork = "fork"
+	// TriggerRewind returns a session to an earlier message: the
+	// entries before the boundary, the abandoned branch included, stay
+	// in the session (LoadOptions.All reads them); the live part is the
+	// first Branch.At messages of the window the rewind started from.
+	TriggerRewind = "rewind"
+)
+
+// Session metadata keys ([Session].Metadata) that link a forked session
+// to its parent.
+const (
+	// MetaParent is the id of the session a session was forked from.
+	MetaParent = "parent_session"
+	// MetaForkAt is the number of the parent's messages (its window's,
+	// in order) the fork kept, in decimal.
+	MetaForkAt = "fork_at"
+)
+
 // Entry is one line of a session transcript. The fields and their JSON
 // names are seed 001's JSONLEntry, which is Claude Code's line format
 // (~/.claude/projects/<escaped cwd>/<sessionId>.jsonl), plus agentctx
@@ -216,6 +244,19 @@ type CompactMetadata struct {
 	// whole so that the agent can read it back (recall_output span_id;
 	// see [SpanText]); nil for other compactions. Extension.
 	Span *Span `json:"span,omitempty"`
+	// Branch describes a fork or a rewind, on a boundary whose Trigger is
+	// [TriggerFork] or [TriggerRewind]; nil on a compaction. Extension.
+	Branch *Branch `json:"branch,omitempty"`
+}
+
+// Branch is where a fork or a rewind branched off: Parent is the session
+// a fork was made from ("" for a rewind, made in the session itself), At
+// the number of messages kept (the window's first At messages) and From
+// the number of messages the window held before.
+type Branch struct {
+	Parent string `json:"parent,omitempty"`
+	At     int    `json:"at"`
+	From   int    `json:"from"`
 }
 
 // Span is a summarized span of history as a compact boundary keeps it:

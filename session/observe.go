@@ -13,7 +13,8 @@ import (
 // metadata is computed one way:
 //
 //   - Entries counts every entry; LastActivity is the latest timestamp;
-//   - a compact boundary counts in Compactions, restarts Messages at 0
+//   - a compact boundary counts in Compactions (unless a fork's or a
+//     rewind's: [TriggerFork], [TriggerRewind]), restarts Messages at 0
 //     and, when its metadata records postTokens, sets PromptTokens to it
 //     (the usage before it describes a context that is gone);
 //   - every other entry that holds a message adds 1 to Messages (a Claude
@@ -41,7 +42,9 @@ func (s *Session) Observe(e Entry) {
 		return
 	}
 	if e.IsBoundary() {
-		s.Compactions++
+		if m := e.CompactMetadata; m == nil || (m.Trigger != TriggerFork && m.Trigger != TriggerRewind) {
+			s.Compactions++
+		}
 		s.Messages = 0
 		if m := e.CompactMetadata; m != nil && m.PostTokens > 0 {
 			s.PromptTokens = m.PostTokens

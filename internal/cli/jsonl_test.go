@@ -50,6 +50,10 @@ func TestJSONLinesEverywhere(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("AGENTCTX_HOME", home)
 	mustRun(t, ExitOK, "sessions", "import", one, two)
+	// sessions fork writes a session: into a home of its own, so that
+	// sessions list counts two.
+	forkHome := t.TempDir()
+	mustRun(t, ExitOK, "sessions", "import", "--home", forkHome, one)
 
 	tests := map[string]struct {
 		args []string
@@ -61,6 +65,7 @@ func TestJSONLinesEverywhere(t *testing.T) {
 		"sessions show":   {[]string{"sessions", "show", "5a1e0b7e-0000-4000-8000-00000000000a"}, 1},
 		"sessions check":  {[]string{"sessions", "check", one}, 1},
 		"sessions copy":   {[]string{"sessions", "copy", "--to", "sqlite:" + filepath.Join(t.TempDir(), "s.db")}, 0},
+		"sessions fork":   {[]string{"sessions", "fork", "--home", forkHome, "5a1e0b7e-0000-4000-8000-00000000000a", "--at", "1"}, 1},
 		"sessions import": {[]string{"sessions", "import", "--home", t.TempDir(), one, two}, 2},
 		"inspect":         {[]string{"inspect", one}, 1},
 		"compact":         {[]string{"compact", one, "--dry-run", "--budget", "1000", "--summarizer", "extractive"}, 1},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,7 +20,7 @@ func newSessionsCmd(e *env) *cobra.Command {
 	var home string
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, check, import, copy and remove stored sessions",
+		Short: "List, show, check, import, copy, fork and remove stored sessions",
 		Long: `Sessions are stored as JSONL transcripts, one file per session, under
 <home>/projects/<escaped project path>/<id>.jsonl, in the format of Claude
 Code's session files. The store folder (--home) defaults to $AGENTCTX_HOME,
@@ -33,7 +34,7 @@ JSONL stores only.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	addHomeFlag(cmd, e, &home)
-	cmd.AddCommand(newListCmd(e, &home), newShowCmd(e, &home), newRmCmd(e, &home), newCheckCmd(e, &home), newImportCmd(e, &home), newCopyCmd(e, &home))
+	cmd.AddCommand(newListCmd(e, &home), newShowCmd(e, &home), newRmCmd(e, &home), newCheckCmd(e, &home), newImportCmd(e, &home), newCopyCmd(e, &home), newForkCmd(e, &home))
 	return cmd
 }
 
@@ -195,10 +196,17 @@ note of what was left out (--full prints them whole).`,
 			if err != nil {
 				return err
 			}
+			forks, err := forksOf(cmd.Context(), st, args[0])
+			if err != nil {
+				return storeError("sessions show", args[0], err)
+			}
 			if f.json {
-				return writeJSON(e.stdout, showJSON(lv))
+				out := showJSON(lv)
+				out.Forks = forks
+				return writeJSON(e.stdout, out)
 			}
 			printShow(e.stdout, lv, f.full, time.Now())
+			printLinks(e.stdout, lv.Session, forks)
 			return nil
 		},
 	}
@@ -224,6 +232,9 @@ type shown struct {
 	Tokens   int               `json:"tokens"`
 	Messages []shownMessage    `json:"messages"`
 	Problems []session.Problem `json:"problems,omitempty"`
+	// Forks are the ids of the sessions forked from this one
+	// ([session.MetaParent]), oldest first.
+	Forks []string `json:"forks,omitempty"`
 }
 
 func showJSON(lv *live) shown {
@@ -233,6 +244,34 @@ func showJSON(lv *live) shown {
 		out.Messages = append(out.Messages, shownMessage{Index: i, Tokens: w.TokensAt(i), Summary: w.IsNote(i) || i == lv.SummaryAt, Message: w.At(i)})
 	}
 	return out
+}
+
+// forksOf returns the ids of the sessions of st forked from session id
+// (their [session.MetaParent]), oldest first.
+func forksOf(ctx context.Context, st session.Store, id string) ([]string, error) {
+	ss, err := st.List(ctx, session.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(ss, func(a, b session.Session) int { return a.Created.Compare(b.Created) })
+	var out []string
+	for _, s := range ss {
+		if s.Metadata[session.MetaParent] == id {
+			out = append(out, s.ID)
+		}
+	}
+	return out, nil
+}
+
+// printLinks prints, after a session's window, the session it was forked
+// from and those forked from it.
+func printLinks(w io.Writer, s *session.Session, forks []string) {
+	if s != nil && s.Metadata[session.MetaParent] != "" {
+		fmt.Fprintf(w, "\nforked from %s, its first %s messages\n", s.Metadata[session.MetaParent], s.Metadata[session.MetaForkAt])
+	}
+	if len(forks) > 0 {
+		fmt.Fprintf(w, "\nforks: %s\n", strings.Join(forks, ", "))
+	}
 }
 
 // Limits of `sessions show` without --full.

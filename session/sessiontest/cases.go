@@ -690,3 +690,37 @@ func testResume(t *testing.T, s session.Store) {
 	compact(w.Len()-3, w.Len()-1, "Summary: fixed the test; go test passes.")
 	add(chat.NewText(chat.RoleUser, "thanks"), chat.NewText(chat.RoleAssistant, "You are welcome."))
 }
+
+// testRewind: a rewind boundary ([session.TriggerRewind]) with its
+// Branch and the kept messages after it. The live part starts at it; the
+// abandoned messages before it stay in a whole load, and the boundary's
+// Branch round-trips.
+func testRewind(t *testing.T, s session.Store) {
+	sess := create(t, s, project(t))
+	old := appendOK(t, s, sess.ID, user(t, "q1"), assistant(t, "a1"), user(t, "abandoned q2"), assistant(t, "abandoned a2"))
+	b := boundary(2)
+	b.CompactMetadata.Trigger = session.TriggerRewind
+	b.CompactMetadata.Branch = &session.Branch{At: 2, From: 4}
+	rew := appendOK(t, s, sess.ID, b, user(t, "q1"), assistant(t, "a1"))
+	last := appendOK(t, s, sess.ID, user(t, "q2 instead"))
+	tr := load(t, s, sess.ID, false)
+	want := append(append([]session.Entry{}, rew...), last...)
+	if d := cmp.Diff(want, tr.Entries, stored); d != "" {
+		t.Errorf("live entries after a rewind (-append +load):\n%s", d)
+	}
+	if len(tr.Entries) == 0 || tr.Entries[0].CompactMetadata == nil || !cmp.Equal(tr.Entries[0].CompactMetadata.Branch, b.CompactMetadata.Branch) {
+		t.Errorf("rewind boundary's branch not kept: %+v", tr.Entries)
+	}
+	all := load(t, s, sess.ID, true)
+	everything := append(append(append([]session.Entry{}, old...), rew...), last...)
+	if d := cmp.Diff(everything, all.Entries, stored); d != "" {
+		t.Errorf("All entries after a rewind (-append +load):\n%s", d)
+	}
+	if len(tr.Problems)+len(all.Problems) != 0 {
+		t.Errorf("problems: %v %v", tr.Problems, all.Problems)
+	}
+	// A rewind is no compaction; the live window holds three messages.
+	if got := get(t, s, sess.ID); got.Compactions != 0 || got.Messages != 3 || got.Entries != 8 {
+		t.Errorf("after a rewind: Compactions %d, Messages %d, Entries %d; want 0, 3, 8", got.Compactions, got.Messages, got.Entries)
+	}
+}

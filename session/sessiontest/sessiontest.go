@@ -66,6 +66,7 @@ var cases = []struct {
 	{"Load/Live", testLoadLive},
 	{"Load/Resume", testResume},
 	{"Load/Foreign", testForeign},
+	{"Load/Rewind", testRewind},
 	{"Update", testUpdate},
 	{"Update/FnError", testUpdateFnError},
 	{"Delete", testDelete},
