@@ -26,6 +26,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "listSessions": ("GET", "/v1/sessions"),
     "getSession": ("GET", "/v1/sessions/{id}"),
     "deleteSession": ("DELETE", "/v1/sessions/{id}"),
+    "forkSession": ("POST", "/v1/sessions/{id}/fork"),
+    "rewindSession": ("POST", "/v1/sessions/{id}/rewind"),
     "addMessages": ("POST", "/v1/sessions/{id}/messages"),
     "nextRequest": ("POST", "/v1/sessions/{id}/request"),
     "addReply": ("POST", "/v1/sessions/{id}/reply"),
@@ -404,6 +406,19 @@ class Client:
     def delete_session(self, id: str) -> None:
         """DELETE /v1/sessions/{id}."""
         self._json("deleteSession", id=id)
+
+    def fork_session(self, id: str, at: int | None = None, new_id: str | None = None) -> Session:
+        """POST /v1/sessions/{id}/fork: a new session holding the first
+        ``at`` window messages of this one (all by default), under
+        ``new_id`` or a new id. 201 with the new session."""
+        body = {k: v for k, v in {"at": at, "id": new_id}.items() if v is not None}
+        return _from_dict(Session, self._json("forkSession", body, id=id))
+
+    def rewind_session(self, id: str, to: int) -> Session:
+        """POST /v1/sessions/{id}/rewind: the session goes back to its first
+        ``to`` window messages; the later ones stay in the store (export
+        shows them)."""
+        return _from_dict(Session, self._json("rewindSession", {"to": to}, id=id))
 
     # -- a turn
 

@@ -157,6 +157,24 @@ class LiveTest(unittest.TestCase):
         self.assertIsInstance(res, ac.CompactResult)
         self.assertGreater(res.tokens, 0)
 
+    def test_fork_and_rewind(self):
+        s = self.new_session()
+        self.c.add_messages(s.id, [{"role": "user", "content": "first"}, {"role": "assistant", "content": "one"},
+                                   {"role": "user", "content": "second"}])
+        child = self.c.fork_session(s.id, at=2)
+        self.assertNotEqual(child.id, s.id)
+        body = json.dumps(self.c.next_request(child.id).body)
+        self.assertIn("first", body)
+        self.assertNotIn("second", body)
+        self.c.rewind_session(s.id, to=1)
+        body = json.dumps(self.c.next_request(s.id).body)
+        self.assertIn("first", body)
+        self.assertNotIn("one", body)
+        self.assertIn("second", self.c.export(s.id))  # the abandoned branch stays stored
+        with self.assertRaises(ac.AgentctxError) as cm:
+            self.c.rewind_session(s.id, to=99)
+        self.assertEqual(cm.exception.status, 400)
+
     def test_problems(self):
         with self.assertRaises(ac.AgentctxError) as cm:
             self.c.get_session("no-such-session-" + uuid.uuid4().hex)

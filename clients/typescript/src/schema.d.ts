@@ -207,6 +207,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id, as the tenant named it: 1 to 128 bytes of UTF-8 (with tokens, 128 less the tenant's name and one byte), without '/', '\\', '..' or control characters, not starting with '.' or '-'. Ids are per tenant: two tenants may both have a session "x". An id the server cannot use answers 400 invalid-id on every route. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fork a session
+         * @description Starts a new session whose history is this session's first `at` window messages (as GET .../inspect numbers them from 0; default: all), with the same model, budget and configuration. The session forked from is not changed. The new session starts with a compact boundary whose trigger is "fork", followed by a copy of the kept messages. 400 when at is outside 0 to the number of messages in the window; 409 when id is taken or the session is busy.
+         */
+        post: operations["forkSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/rewind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id, as the tenant named it: 1 to 128 bytes of UTF-8 (with tokens, 128 less the tenant's name and one byte), without '/', '\\', '..' or control characters, not starting with '.' or '-'. Ids are per tenant: two tenants may both have a session "x". An id the server cannot use answers 400 invalid-id on every route. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rewind a session
+         * @description Returns the session to its first `to` window messages. The later messages leave the window but stay in the store, before a compact boundary whose trigger is "rewind" (GET .../export shows them). 400 when to is missing or outside 0 to the number of messages in the window.
+         */
+        post: operations["rewindSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/inspect": {
         parameters: {
             query?: never;
@@ -554,6 +600,22 @@ export interface components {
         CompactResult: {
             compactions: components["schemas"]["CompactionRecord"][];
             tokens: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description null is refused for every field (400); omit a field instead. */
+        ForkOptions: {
+            /** @description The number of window messages the fork keeps. Optional; default: all. */
+            at?: number;
+            /** @description The new session's id. Optional; default: a new one. */
+            id?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description null is refused (400). */
+        RewindOptions: {
+            /** @description The number of window messages kept. */
+            to: number;
         } & {
             [key: string]: unknown;
         };
@@ -1088,6 +1150,83 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CompactResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["Timeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["Misdirected"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    forkSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id, as the tenant named it: 1 to 128 bytes of UTF-8 (with tokens, 128 less the tenant's name and one byte), without '/', '\\', '..' or control characters, not starting with '.' or '-'. Ids are per tenant: two tenants may both have a session "x". An id the server cannot use answers 400 invalid-id on every route. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ForkOptions"];
+            };
+        };
+        responses: {
+            /** @description Forked: the new session, as create answers it (metadata parent_session and fork_at name its parent and the messages kept). */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["Timeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["Misdirected"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rewindSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id, as the tenant named it: 1 to 128 bytes of UTF-8 (with tokens, 128 less the tenant's name and one byte), without '/', '\\', '..' or control characters, not starting with '.' or '-'. Ids are per tenant: two tenants may both have a session "x". An id the server cannot use answers 400 invalid-id on every route. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewindOptions"];
+            };
+        };
+        responses: {
+            /** @description Rewound: the session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
                 };
             };
             400: components["responses"]["BadRequest"];
