@@ -379,7 +379,7 @@ func newEngine(ctx context.Context, opts Options, saved *engineConfig, readFiles
 		budget = policy.Budget(e.info)
 	}
 	e.toolTokens = token.Tools(counter, opts.Tools)
-	if e.w, err = window.New(window.Options{Budget: budget, Counter: e.windowCounter(), Reserved: e.toolTokens, Classify: e.uses.Take}); err != nil {
+	if e.w, err = window.New(window.Options{Budget: budget, Counter: e.windowCounter(), Reserved: e.toolTokens, Classify: e.uses.Take, Peek: e.uses.Classify}); err != nil {
 		return nil, fmt.Errorf("agentctx: %w", err)
 	}
 	e.strategy = opts.Strategy

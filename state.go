@@ -139,7 +139,7 @@ func (e *Engine) restore(tr *session.Transcript) error {
 	// The window, with the reserve the live engine had between requests
 	// (which depends on the rehydration block the state holds).
 	w, problems, err := session.Restore(tr.Entries, window.Options{
-		Budget: e.w.Budget(), Counter: e.windowCounter(), Reserved: e.baseReserve(), Classify: e.uses.Take,
+		Budget: e.w.Budget(), Counter: e.windowCounter(), Reserved: e.baseReserve(), Classify: e.uses.Take, Peek: e.uses.Classify,
 	})
 	if err != nil {
 		return err

@@ -56,7 +56,7 @@ func removedNames(w *window.Window, keep int) []nameGroup {
 			continue
 		}
 		for _, c := range m.ToolCalls() {
-			labels[c.ID] = callLabel(c)
+			labels[c.ID] = callLabel(w.Classify(c), c)
 		}
 	}
 	var out []nameGroup
@@ -85,10 +85,10 @@ func removedNames(w *window.Window, keep int) []nameGroup {
 	return out
 }
 
-// callLabel names the source of a tool call's output: the file it read,
-// its command (cut to [maxLabelRunes] runes) or its tool's name.
-func callLabel(c chat.ToolCall) string {
-	u := tooluse.Classify(c)
+// callLabel names the source of a tool call's output, from its reading
+// u: the file it read, its command (cut to [maxLabelRunes] runes) or its
+// tool's name.
+func callLabel(u tooluse.Use, c chat.ToolCall) string {
 	switch {
 	case len(u.Reads) > 0:
 		return u.Reads[0]

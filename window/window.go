@@ -67,6 +67,12 @@ type Options struct {
 	// back: a cache may forget it ([tooluse.Recent.Take]). Optional.
 	// Defaults to [tooluse.Classify].
 	Classify func(chat.ToolCall) tooluse.Use
+	// Peek reads a tool call that stays in the window, for a strategy
+	// that looks at calls before removing them ([Window.Classify]): the
+	// call keeps its cached reading for Classify to take when it leaves.
+	// Optional. Defaults to Classify when that is set (a plain reader),
+	// else [tooluse.Classify].
+	Peek func(chat.ToolCall) tooluse.Use
 	// Anchored makes [Window.Size], [Window.Ratio] and [Window.Fits] use
 	// the usage-anchored size when a provider has reported usage, instead
 	// of the local count. Optional. Defaults to false (local count).
@@ -100,6 +106,7 @@ type Window struct {
 	overhead token.Overhead
 	anchored bool
 	classify func(chat.ToolCall) tooluse.Use
+	peek     func(chat.ToolCall) tooluse.Use
 
 	nextSeq   uint64
 	systemSeq uint64 // seq of the system prompt, 0 if none
@@ -130,10 +137,14 @@ func New(opts Options) (*Window, error) {
 		overhead: token.OpenAIOverhead,
 		anchored: opts.Anchored,
 		classify: opts.Classify,
+		peek:     opts.Peek,
 		nextSeq:  1,
 	}
 	if w.classify == nil {
 		w.classify = tooluse.Classify
+	}
+	if w.peek == nil {
+		w.peek = w.classify
 	}
 	if opts.Overhead != nil {
 		w.overhead = *opts.Overhead
@@ -156,6 +167,12 @@ func (w *Window) Count(m chat.Message) int {
 
 // Counter returns the window's token counter.
 func (w *Window) Counter() token.Counter { return w.counter }
+
+// Classify reads a tool call of the window without ending its cached
+// reading ([Options.Peek]: the Engine's, which keeps each call's
+// [tooluse.Use] for its life, so that compaction parses no call again);
+// [tooluse.Classify] when none was given.
+func (w *Window) Classify(c chat.ToolCall) tooluse.Use { return w.peek(c) }
 
 // Overhead returns the window's chat-format overhead.
 func (w *Window) Overhead() token.Overhead { return w.overhead }
