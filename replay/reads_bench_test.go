@@ -1,13 +1,9 @@
 package replay_test
 
 import (
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/agentctx/agentctx/chat"
-	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/replay"
 	"github.com/agentctx/agentctx/token"
@@ -27,58 +23,45 @@ import (
 // exceeds 1 (the extras' own texts, reminders and the working memory's
 // context, count against it too).
 func BenchmarkReplayReads(b *testing.B) {
-	root := sharedtest.Dir(b)
-	for _, file := range sharedtest.Files(b) {
-		trs, err := transcript.ReadFile(file, transcript.Options{})
+	eachSharedTrajectory(b, func(name string, tr *transcript.Trajectory) {
+		c, err := model.Counter(model.Lookup(tr.Model))
 		if err != nil {
 			b.Fatal(err)
 		}
-		rel, _ := filepath.Rel(root, file)
-		rel = strings.ReplaceAll(rel, "/", ":")
-		for i, tr := range trs {
-			c, err := model.Counter(model.Lookup(tr.Model))
-			if err != nil {
-				b.Fatal(err)
-			}
-			bpe, ok := c.(*token.BPE)
-			if !ok {
-				b.Skipf("%s: counter %T is not a BPE", rel, c)
-			}
-			var content byteCounter
-			calls := map[string]bool{}
-			for _, m := range tr.Messages {
-				token.Message(&content, token.OpenAIOverhead, m)
-				for _, p := range m.Parts {
-					if tc, ok := p.(chat.ToolCall); ok {
-						calls[tc.ID+"\x00"+tc.Name+"\x00"+string(tc.Arguments)] = true
-					}
-				}
-			}
-			name := rel
-			if len(trs) > 1 {
-				name += "#" + strconv.Itoa(i)
-			}
-			b.Run(name, func(b *testing.B) {
-				var classified, counted int64
-				for b.Loop() {
-					c0, n0 := tooluse.Classified(), bpe.Counted()
-					if _, err := replay.Run(b.Context(), tr, replay.Options{Budget: 8000,
-						LimitToolResults: true, WorkingMemory: true, Reminders: true}); err != nil {
-						b.Fatal(err)
-					}
-					classified += tooluse.Classified() - c0
-					counted += bpe.Counted() - n0
-				}
-				runs := float64(b.N)
-				if len(calls) > 0 {
-					b.ReportMetric(float64(classified)/runs/float64(len(calls)), "classify/call")
-				}
-				if content.n > 0 {
-					b.ReportMetric(float64(counted)/runs/float64(content.n), "counted/byte")
-				}
-			})
+		bpe, ok := c.(*token.BPE)
+		if !ok {
+			b.Skipf("%s: counter %T is not a BPE", name, c)
 		}
-	}
+		var content byteCounter
+		calls := map[string]bool{}
+		for _, m := range tr.Messages {
+			token.Message(&content, token.OpenAIOverhead, m)
+			for _, p := range m.Parts {
+				if tc, ok := p.(chat.ToolCall); ok {
+					calls[tc.ID+"\x00"+tc.Name+"\x00"+string(tc.Arguments)] = true
+				}
+			}
+		}
+		b.Run(name, func(b *testing.B) {
+			var classified, counted int64
+			for b.Loop() {
+				c0, n0 := tooluse.Classified(), bpe.Counted()
+				if _, err := replay.Run(b.Context(), tr, replay.Options{Budget: 8000,
+					LimitToolResults: true, WorkingMemory: true, Reminders: true}); err != nil {
+					b.Fatal(err)
+				}
+				classified += tooluse.Classified() - c0
+				counted += bpe.Counted() - n0
+			}
+			runs := float64(b.N)
+			if len(calls) > 0 {
+				b.ReportMetric(float64(classified)/runs/float64(len(calls)), "classify/call")
+			}
+			if content.n > 0 {
+				b.ReportMetric(float64(counted)/runs/float64(content.n), "counted/byte")
+			}
+		})
+	})
 }
 
 // byteCounter is a token.Counter that counts bytes: what token.Message
