@@ -3,6 +3,7 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -409,21 +410,36 @@ func (r *GeminiReader) Read(c GeminiContent) ([]Message, error) {
 
 // response converts a functionResponse to a tool message, pairing it with
 // its call: by id when it has one, else with the oldest unanswered call
-// of its name.
+// of its name. A response without a name (the API requires one; carried
+// all the same) takes its call's name when its id finds the call, so the
+// result reads the same after [ToGemini] writes the name back.
 func (r *GeminiReader) response(fr *GeminiFunctionResponse) (Message, error) {
-	id := fr.ID
-	open := r.open[fr.Name]
+	id, name := fr.ID, fr.Name
+	if name == "" && id != "" {
+		names := make([]string, 0, len(r.open))
+		for n := range r.open {
+			names = append(names, n)
+		}
+		sort.Strings(names) // one answer when two names share an id
+		for _, n := range names {
+			if slices.Contains(r.open[n], id) {
+				name = n
+				break
+			}
+		}
+	}
+	open := r.open[name]
 	if id == "" && len(open) > 0 {
 		id = open[0]
 	}
 	for k, o := range open {
 		if o == id {
-			r.open[fr.Name] = append(open[:k:k], open[k+1:]...)
+			r.open[name] = append(open[:k:k], open[k+1:]...)
 			break
 		}
 	}
 	content, isError := geminiResponseText(fr.Response)
-	m := Message{Role: RoleTool, Parts: []Part{ToolResult{ToolCallID: id, ToolName: fr.Name, Content: content, IsError: isError}}}
+	m := Message{Role: RoleTool, Parts: []Part{ToolResult{ToolCallID: id, ToolName: name, Content: content, IsError: isError}}}
 	for k, raw := range fr.Parts {
 		t := bytes.TrimSpace(raw)
 		if len(t) == 0 || t[0] != '{' {

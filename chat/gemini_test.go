@@ -337,6 +337,8 @@ func FuzzGemini(f *testing.F) {
 		`{"contents":[{"parts":[{"functionCall":{"name":"f"}},{"functionCall":{"name":"f"}}],"role":"model"},{"parts":[{"functionResponse":{"name":"f","response":{"error":"e"}}},{"functionResponse":{"name":"f","response":{"a":[1]}}},{"text":"u"}],"role":"user"}]}`,
 		`{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"` + pngData + `"}},{"fileData":{"fileUri":"u"}},{"text":"","thoughtSignature":"s"}]},{"parts":[{"thoughtSignature":"z","thought":true},{"text":""}],"role":"model"},{"parts":[{"functionResponse":{"name":"g","response":null,"parts":[{"inlineData":{}}]}}],"role":""}]}`,
 		`{"contents":[{"parts":[],"role":"model"},{"parts":[{"x":1}],"role":"user"},{"parts":[{"text":"a"}],"role":"system"}]}`,
+		// A response without a name, paired by id (found by fuzzing).
+		`{"contents":[{"parts":[{"functionCall":{"id":"c","name":"0"}}],"role":"model"},{"parts":[{"functionResponse":{"id":"c"}}],"role":"user"}]}`,
 	} {
 		f.Add([]byte(s))
 	}
