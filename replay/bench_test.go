@@ -105,10 +105,8 @@ func BenchmarkReplay10k(b *testing.B) {
 
 // longTrajectory returns a trajectory of n messages made of the real
 // trajectories in ../shared/data, one after the other and again from the
-// first until there are n: a long session of many tasks. Only the first
-// system message is kept; each copy's tool-call ids get a prefix of their
-// own so that every id is unique; recorded usage is dropped (it described
-// the original sessions). The model is gpt-4o (exact o200k counts).
+// first until there are n: a long session of many tasks (see
+// [concatTrajectories]). The model is gpt-4o (exact o200k counts).
 func longTrajectory(tb testing.TB, n int) *transcript.Trajectory {
 	tb.Helper()
 	var trs []*transcript.Trajectory
@@ -127,12 +125,22 @@ func longTrajectory(tb testing.TB, n int) *transcript.Trajectory {
 		tb.Fatal("no trajectory in the shared data")
 	}
 	out := &transcript.Trajectory{File: "long.jsonl", Format: transcript.FormatOpenAI, Model: "gpt-4o"}
-	for k := 0; len(out.Messages) < n; k++ {
+	concatTrajectories(out, trs, func(t *transcript.Trajectory) bool { return len(t.Messages) >= n }, n)
+	return out
+}
+
+// concatTrajectories appends trs to out one after the other, and again
+// from the first, until done(out) holds, stopping at limit messages (no
+// limit when 0). Only out's first system message is kept; each copy's
+// tool-call ids get a prefix of their own so that every id is unique;
+// recorded usage is dropped (it described the original sessions).
+func concatTrajectories(out *transcript.Trajectory, trs []*transcript.Trajectory, done func(*transcript.Trajectory) bool, limit int) {
+	for k := 0; !done(out); k++ {
 		tr := trs[k%len(trs)]
 		prefix := fmt.Sprintf("c%d-", k)
 		for _, m := range tr.Messages {
-			if len(out.Messages) == n {
-				break
+			if limit > 0 && len(out.Messages) == limit {
+				return
 			}
 			if m.Role == chat.RoleSystem && len(out.Messages) > 0 {
 				continue
@@ -155,5 +163,4 @@ func longTrajectory(tb testing.TB, n int) *transcript.Trajectory {
 			out.Messages = append(out.Messages, m)
 		}
 	}
-	return out
 }
