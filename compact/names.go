@@ -101,26 +101,58 @@ func callLabel(u tooluse.Use, c chat.ToolCall) string {
 // namesIn returns the distinct paths and identifiers of text, in order:
 // each line is split at every rune that is not a letter, a digit or one
 // of _ . / - @ (code's parentheses, quotes and "file:line" colons), and
-// the words [tooluse.TextRefs] reads as a path or an identifier are
-// kept, but for those starting with a digit ("0.00s", "1.23"), longer
-// than [maxNameRunes] runes, or holding a credential ([secret.Redact],
-// applied to the line).
+// the words [tooluse.TextRefs] reads as a path or an identifier
+// ([tooluse.WordRef], at most [tooluse.MaxSymbolRefs] identifiers a line,
+// as TextRefs caps them) are kept, but for those starting with a digit
+// ("0.00s", "1.23"), longer than [maxNameRunes] runes, or holding a
+// credential ([secret.Redact], applied to the whole text once).
 func namesIn(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.Map(nameRune, withoutSecrets(line))
-		for _, ref := range tooluse.TextRefs(line) {
-			if ref.Kind != tooluse.RefPath && ref.Kind != tooluse.RefSymbol {
-				continue
+	line := map[string]bool{} // the line's distinct names, as TextRefs caps them
+	symbols := 0
+	text = withoutSecrets(text)
+	// The words are the runs of name runes ([nameRune]): read in place,
+	// without mapping the text, as the mapped line's fields would be.
+	for i := 0; i < len(text); {
+		start := i
+		for i < len(text) {
+			r, size := rune(text[i]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(text[i:])
 			}
-			s := ref.Text
-			if seen[s] || s[0] >= '0' && s[0] <= '9' || utf8.RuneCountInString(s) > maxNameRunes || isTagName(s) {
-				continue
+			if nameRune(r) == ' ' {
+				break
 			}
-			seen[s] = true
-			out = append(out, s)
+			i += size
 		}
+		if i == start { // a separator
+			if text[i] == '\n' {
+				clear(line)
+				symbols = 0
+			}
+			_, size := utf8.DecodeRuneInString(text[i:])
+			i += size
+			continue
+		}
+		w := strings.TrimRight(text[start:i], ".")
+		ref, ok := tooluse.WordRef(w)
+		if !ok || line[ref.Text] {
+			continue
+		}
+		if ref.Kind == tooluse.RefSymbol {
+			if symbols >= tooluse.MaxSymbolRefs {
+				continue
+			}
+			symbols++
+		}
+		line[ref.Text] = true
+		s := ref.Text
+		if seen[s] || s[0] >= '0' && s[0] <= '9' || utf8.RuneCountInString(s) > maxNameRunes || isTagName(s) {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
 	}
 	return out
 }
@@ -160,11 +192,25 @@ func isTagName(s string) bool {
 
 // nameRune keeps the runes of names and turns the others into spaces.
 func nameRune(r rune) rune {
-	if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_./-@", r) {
+	if r < utf8.RuneSelf {
+		if asciiName[r] {
+			return r
+		}
+		return ' '
+	}
+	if unicode.IsLetter(r) || unicode.IsDigit(r) {
 		return r
 	}
 	return ' '
 }
+
+// asciiName marks the ASCII runes of names: letters, digits and _ . / - @.
+var asciiName = func() (t [utf8.RuneSelf]bool) {
+	for r := range rune(utf8.RuneSelf) {
+		t[r] = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("_./-@", r)
+	}
+	return t
+}()
 
 // notedNames reads back the names section a compaction note holds.
 func notedNames(note string) []nameGroup {

@@ -371,14 +371,29 @@ func TextRefs(text string) []Ref {
 		if w == "" || strings.Contains(w, "://") {
 			continue
 		}
-		switch {
-		case looksPath(w):
-			out = append(out, Ref{Kind: RefPath, Text: cleanFile(w)})
-		case looksIdent(w, ticked):
-			out = append(out, Ref{Kind: RefSymbol, Text: w})
+		if r, ok := wordRef(w, ticked); ok {
+			out = append(out, r)
 		}
 	}
 	return capRefs(out)
+}
+
+// WordRef reads one word, already cut from its text and trimmed, as
+// [TextRefs] reads a bare word: a [RefPath] (its file cleaned) or a
+// [RefSymbol]; ok is false for a word that is neither. It is TextRefs'
+// reading without the splitting, quoting and capping, for callers that
+// split text themselves (compaction's names section).
+func WordRef(w string) (ref Ref, ok bool) { return wordRef(w, false) }
+
+// wordRef is [WordRef] for a word that was backquoted (ticked) or not.
+func wordRef(w string, ticked bool) (Ref, bool) {
+	switch {
+	case looksPath(w):
+		return Ref{Kind: RefPath, Text: cleanFile(w)}, true
+	case looksIdent(w, ticked):
+		return Ref{Kind: RefSymbol, Text: w}, true
+	}
+	return Ref{}, false
 }
 
 // quoted returns the quoted spans of text, each on one line.
