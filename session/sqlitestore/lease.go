@@ -65,6 +65,7 @@ func (s *Store) writeLocked(ctx context.Context, full bool, fn func(tx *sql.Tx) 
 	if err := tx.Commit(); err != nil {
 		return dbError(err)
 	}
+	s.commits.Add(1)
 	s.unsynced = mode != "FULL"
 	return nil
 }

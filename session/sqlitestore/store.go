@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -50,10 +51,14 @@ type Store struct {
 
 	rdb *sql.DB // readers: a pool, query_only
 	wdb *sql.DB // the writer: one connection
+	cdb *sql.DB // the checkpointer: one connection (checkpoint)
+
+	commits atomic.Int64 // commits of the writer, for the checkpointer
 
 	closeOnce sync.Once
-	closing   chan struct{} // closed by Close: stops renew
+	closing   chan struct{} // closed by Close: stops renew and checkpoint
 	renewDone chan struct{}
+	ckptDone  chan struct{}
 
 	wmu      sync.Mutex // guards what follows and every use of wconn
 	wconn    *sql.Conn  // nil once closed
@@ -106,6 +111,7 @@ func Open(opts Options) (*Store, error) {
 		ttl:       max(cmp.Or(opts.LeaseTTL, DefaultLeaseTTL), 100*time.Millisecond),
 		closing:   make(chan struct{}),
 		renewDone: make(chan struct{}),
+		ckptDone:  make(chan struct{}),
 		held:      map[string]bool{},
 		sync:      "NORMAL",
 	}
@@ -139,6 +145,12 @@ func Open(opts Options) (*Store, error) {
 		_ = s.wdb.Close()
 		return fail(dbError(err))
 	}
+	// Commits never checkpoint: the checkpointer does (checkpoint).
+	if _, err := s.wconn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+		_ = s.wconn.Close()
+		_ = s.wdb.Close()
+		return fail(dbError(err))
+	}
 	if err := migrate(ctx, s.wconn); err != nil {
 		_ = s.wconn.Close()
 		_ = s.wdb.Close()
@@ -151,7 +163,15 @@ func Open(opts Options) (*Store, error) {
 		_ = s.wdb.Close()
 		return fail(err)
 	}
+	if s.cdb, err = sql.Open("sqlite", path+"?"+q.Encode()); err != nil {
+		_ = s.rdb.Close()
+		_ = s.wconn.Close()
+		_ = s.wdb.Close()
+		return fail(err)
+	}
+	s.cdb.SetMaxOpenConns(1)
 	go s.renew()
+	go s.checkpoint()
 	return s, nil
 }
 
@@ -502,6 +522,7 @@ func (s *Store) Close() error {
 	close(s.closing)
 	s.wmu.Unlock()
 	<-s.renewDone
+	<-s.ckptDone
 	var errs []error
 	ctx := context.Background()
 	s.wmu.Lock()
@@ -516,7 +537,9 @@ func (s *Store) Close() error {
 		}
 	}
 	s.held = nil
-	errs = append(errs, s.wconn.Close(), s.wdb.Close(), s.rdb.Close())
+	// The writer's connection closes last: SQLite checkpoints the log
+	// into the database when its last connection closes.
+	errs = append(errs, s.cdb.Close(), s.rdb.Close(), s.wconn.Close(), s.wdb.Close())
 	s.wconn = nil
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("sqlitestore: close: %w", err)
