@@ -38,7 +38,7 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 		return nil, err
 	}
 	if len(entries) == 0 {
-		if _, err := get(ctx, s.rdb, id); err != nil {
+		if _, err := s.getRead(ctx, id); err != nil {
 			return nil, fmt.Errorf("sqlitestore: append %s: %w", id, err)
 		}
 		return nil, nil

@@ -164,7 +164,7 @@ func (s *Store) Export(ctx context.Context, id string) (session.Session, iter.Se
 	if err := s.check(ctx, "export", id); err != nil {
 		return session.Session{}, nil, err
 	}
-	sess, err := get(ctx, s.rdb, id)
+	sess, err := s.getRead(ctx, id)
 	if err != nil {
 		return session.Session{}, nil, fmt.Errorf("sqlitestore: export %s: %w", id, err)
 	}
