@@ -49,7 +49,19 @@ project's tests to check your work. Use the tools: read_file, search,
 list_files to explore; edit_file and write_file to change files;
 run_command to build and test; todo_write to plan multi-step work;
 note_finding to keep what you learn; recall_output to read back a tool
-output that was cut. When the task is done, answer with a short summary.`
+output that was cut; task to hand a self-contained search or survey to a
+sub-agent with a fresh context, which reports back only its answer
+(several task calls in one reply run at once). When the task is done,
+answer with a short summary.`
+
+// chatSubagentPrompt is the system prompt of the task tool's sub-agents.
+const chatSubagentPrompt = `You are a sub-agent of agentctx's reference coding agent, working in the
+user's project on one task the agent gave you. Use the tools to do it:
+read_file, search, list_files to explore; edit_file and write_file to
+change files when the task asks; run_command to build and test. Your
+final answer is all the agent will see of your work: make it a short,
+self-contained report of what you found or did (paths and line numbers
+where they help), not of how.`
 
 func newChatCmd(e *env) *cobra.Command {
 	var f chatFlags
@@ -416,7 +428,7 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	sum := &compact.ModelSummarizer{}
 	opts := agentctx.Options{
 		Store: s.store, Dir: s.root, Model: name, Budget: cmp.Or(over.Budget, s.f.budget), Policy: over.Policy, Origin: chatOrigin,
-		SystemPrompt: chatSystemPrompt, Tools: append(toolDefs(tools.Default(defEnv)), agentctx.RecallTool()),
+		SystemPrompt: chatSystemPrompt, Tools: append(toolDefs(tools.Default(defEnv)), agentctx.RecallTool(), agent.TaskDef()),
 		Summarizer: sum, Logger: s.e.logger,
 	}
 	var eng *agentctx.Engine
@@ -442,6 +454,23 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	sum.Model = llm
 	env.Engine = eng
 	ts := tools.Default(env)
+	// Sub-agents: a session of their own each, on this session's model
+	// and budget, with its tools and permissions.
+	sub := opts
+	sub.Model, sub.Budget, sub.Policy, sub.SystemPrompt = eng.Model().Name, eng.Budget(), nil, chatSubagentPrompt
+	task, err := agent.NewTask(agent.TaskOptions{
+		Parent: eng, Engine: sub, Model: llm, Permission: s.guard, MaxTurns: s.f.maxTurns,
+		Tools: func(child *agentctx.Engine) []tools.Tool {
+			cenv := env
+			cenv.Engine = child
+			return tools.Default(cenv)
+		},
+	})
+	if err != nil {
+		_ = eng.Close()
+		return err
+	}
+	ts = append(ts, task)
 	a, err := agent.New(agent.Options{
 		Engine: eng, Model: llm, Tools: ts, MaxTurns: s.f.maxTurns,
 		Permission: s.guard, Events: s.emit,

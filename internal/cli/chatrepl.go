@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,6 +98,11 @@ type repl struct {
 	// instead is what the user said to do instead of a call refused
 	// with n: the next message.
 	instead string
+	// outMu serializes the output of sub-agents running side by side,
+	// their events and questions; subCalls holds their tool calls
+	// waiting for a result, by session and call id.
+	outMu    sync.Mutex
+	subCalls map[string]string
 
 	// Per session: what the status line reports.
 	last        agent.UsageEvent
@@ -350,6 +356,12 @@ func (r *repl) banner(quiet ...bool) {
 
 // event shows one agent event.
 func (r *repl) event(ev agent.Event) {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	if ev.Agent != nil {
+		r.subEvent(ev)
+		return
+	}
 	switch ev.Kind {
 	case agent.EventTextDelta:
 		r.closeCall("")
@@ -397,6 +409,51 @@ func (r *repl) event(ev agent.Event) {
 			msg = fmt.Sprintf("%s; retry %d", msg, e.Retry)
 		}
 		r.println(r.paint("33", "! ") + escapeTerm(msg))
+	}
+}
+
+// subEvent shows a sub-agent's event as a nested line: each tool call
+// once its result is in, its compactions, errors and end. The sub-agent's
+// text is not shown: its answer is the task call's result.
+func (r *repl) subEvent(ev agent.Event) {
+	who := ev.Agent.Description
+	if who == "" {
+		who = "sub-agent " + cut(ev.Agent.SessionID, 8)
+	}
+	line := func(s string) {
+		r.endLine()
+		r.println(r.paint("2", "    ⎿ "+escapeTerm(cut(who, 40))+" · ") + s)
+	}
+	switch ev.Kind {
+	case agent.EventToolCall:
+		if r.subCalls == nil {
+			r.subCalls = map[string]string{}
+		}
+		r.subCalls[ev.Agent.SessionID+"/"+ev.Call.ID] = strings.TrimSpace(escapeTerm(ev.Call.Name + " " + callSummary(ev.Call)))
+	case agent.EventToolResult:
+		res := ev.Result
+		key := ev.Agent.SessionID + "/" + res.ID
+		call := r.subCalls[key]
+		delete(r.subCalls, key)
+		what := r.paint("2", sizeWord(res.Bytes))
+		switch {
+		case res.Denied:
+			what = r.paint("33", "denied")
+		case res.IsError:
+			what = r.paint("31", "error") + r.paint("2", " · "+sizeWord(res.Bytes))
+		}
+		line(r.paint("36", "● ") + cmp.Or(call, escapeTerm(res.Name)) + r.paint("2", " · ") + what)
+	case agent.EventCompaction:
+		c := ev.Compaction
+		line(r.paint("35", "✻ compacted ") + r.paint("2", fmt.Sprintf("%s → %s tokens", num(c.TokensBefore), num(c.TokensAfter))))
+	case agent.EventError:
+		line(r.paint("33", "! ") + escapeTerm(ev.Error.Message))
+	case agent.EventTurnEnd:
+		what := "done"
+		if ev.StopReason != agent.StopDone {
+			what = "stopped: " + string(ev.StopReason)
+		}
+		line(r.paint("2", fmt.Sprintf("%s after %d model calls (session %s)", what, ev.Turn, ev.Agent.SessionID)))
 	}
 }
 
@@ -451,6 +508,9 @@ func (r *repl) status(took time.Duration) {
 // and asks what to do instead, which becomes the next message. A write
 // or an edit shows its diff first.
 func (r *repl) ask(ctx context.Context, call chat.ToolCall, access tools.Access, reason string) (agent.Decision, error) {
+	// Sub-agents running side by side ask one at a time.
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
 	r.closeCall("")
 	if c, ok, err := tools.Preview(r.s.env, call); ok {
 		if err != nil {
@@ -742,7 +802,12 @@ func todoMark(st string) string {
 func callSummary(c *agent.ToolCallEvent) string {
 	u := tooluse.Classify(chat.ToolCall{Name: c.Name, Arguments: c.Arguments})
 	var s string
+	var task struct {
+		Description string `json:"description"`
+	}
 	switch {
+	case c.Name == agent.TaskToolName && json.Unmarshal(c.Arguments, &task) == nil && task.Description != "":
+		s = task.Description
 	case u.Command != "":
 		s = u.Command
 	case len(u.Paths) > 0:
