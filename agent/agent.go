@@ -81,6 +81,10 @@ type Options struct {
 	// RetryDelay is the first retry's wait, doubled at each retry up to
 	// 8 times it. Optional. Defaults to 500 ms.
 	RetryDelay time.Duration
+	// Checkpoints records, before each write_file or edit_file call
+	// runs, the file's content, under the user message of the Run, so
+	// that a rewind can restore it ([Checkpoints.Restore]). Optional.
+	Checkpoints *Checkpoints
 }
 
 // Result is what one [Agent.Run] did.
@@ -106,6 +110,9 @@ type Agent struct {
 	mu    sync.Mutex
 	// emitMu serializes the events.
 	emitMu sync.Mutex
+	// nested is set on a sub-agent's: its writes belong to its
+	// parent's turn in Options.Checkpoints.
+	nested bool
 }
 
 // New returns an agent for opts. Errors: [ErrNoEngine], [ErrNoModel].
@@ -163,6 +170,11 @@ func (a *Agent) Run(ctx context.Context, userMessage string) (res Result, err er
 		}
 		a.emit(Event{Kind: EventTurnEnd, Turn: turn, Text: res.Text, StopReason: res.StopReason})
 	}()
+	if cp := a.opts.Checkpoints; cp != nil && !a.nested {
+		if err := cp.begin(userMessage); err != nil {
+			return res, fmt.Errorf("agent: %w", err)
+		}
+	}
 	if err := e.Add(ctx, chat.NewText(chat.RoleUser, userMessage)); err != nil {
 		return res, fmt.Errorf("agent: add the user message: %w", err)
 	}
@@ -376,7 +388,19 @@ func (a *Agent) runTool(ctx context.Context, turn int, c chat.ToolCall) (_ chat.
 			out.Content, out.IsError, denied = DeniedResult, true, true
 			break
 		}
+		cp := a.opts.Checkpoints
+		if cp != nil && t.Access() == tools.AccessWrite {
+			if err := cp.before(c); err != nil {
+				out.Content, out.IsError = "Error: not run: "+err.Error(), true
+				break
+			}
+		}
 		out = t.Run(context.WithValue(ctx, emitterKey{}, a.emit), c)
+		if cp != nil && t.Access() == tools.AccessWrite {
+			if err := cp.after(c); err != nil {
+				out.Content += "\n(" + err.Error() + ")"
+			}
+		}
 		out.ToolCallID = c.ID
 		if out.ToolName == "" {
 			out.ToolName = c.Name

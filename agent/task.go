@@ -40,6 +40,9 @@ type TaskOptions struct {
 	// that a sub-agent may do what its parent may, no more. Optional, as
 	// in [Options].
 	Permission Permission
+	// Checkpoints records the files a sub-agent's writes change, in the
+	// parent's current turn: the parent's Options.Checkpoints. Optional.
+	Checkpoints *Checkpoints
 	// MaxTurns caps a sub-agent's model calls. Optional. Defaults to 50.
 	MaxTurns int
 }
@@ -163,7 +166,7 @@ func (t task) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 		}
 	}
 	ag, err := New(Options{
-		Engine: child, Model: o.Model, Tools: ts, Permission: o.Permission, MaxTurns: o.MaxTurns,
+		Engine: child, Model: o.Model, Tools: ts, Permission: o.Permission, MaxTurns: o.MaxTurns, Checkpoints: o.Checkpoints,
 		Events: func(ev Event) {
 			ev.Agent = sub
 			forward(ev)
@@ -172,6 +175,7 @@ func (t task) Run(ctx context.Context, call chat.ToolCall) chat.ToolResult {
 	if err != nil {
 		return fail("start the sub-agent: %v", err)
 	}
+	ag.nested = true
 	res, err := ag.Run(ctx, a.Prompt)
 	note := fmt.Sprintf("\n\n[sub-agent session %s: %d model calls, %d tool calls; its whole transcript is stored (agentctx sessions show %s); task with resume=%q continues it]",
 		child.ID(), res.ModelCalls, res.ToolCalls, child.ID(), child.ID())

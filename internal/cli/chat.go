@@ -278,6 +278,9 @@ type chatSession struct {
 	// and @path.
 	env   tools.Env
 	tools []tools.Tool
+	// checkpoints keeps the pre-images of the files the agent writes,
+	// for /rewind.
+	checkpoints *agent.Checkpoints
 }
 
 // tool returns the session's tool named name, nil if none.
@@ -454,12 +457,17 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	sum.Model = llm
 	env.Engine = eng
 	ts := tools.Default(env)
+	cp, err := agent.OpenCheckpoints(env, checkpointLog(s.store, eng.ID()), checkpointBlobs(s.store))
+	if err != nil {
+		_ = eng.Close()
+		return fmt.Errorf("chat: %w", err)
+	}
 	// Sub-agents: a session of their own each, on this session's model
 	// and budget, with its tools and permissions.
 	sub := opts
 	sub.Model, sub.Budget, sub.Policy, sub.SystemPrompt = eng.Model().Name, eng.Budget(), nil, chatSubagentPrompt
 	task, err := agent.NewTask(agent.TaskOptions{
-		Parent: eng, Engine: sub, Model: llm, Permission: s.guard, MaxTurns: s.f.maxTurns,
+		Parent: eng, Engine: sub, Model: llm, Permission: s.guard, MaxTurns: s.f.maxTurns, Checkpoints: cp,
 		Tools: func(child *agentctx.Engine) []tools.Tool {
 			cenv := env
 			cenv.Engine = child
@@ -473,14 +481,26 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	ts = append(ts, task)
 	a, err := agent.New(agent.Options{
 		Engine: eng, Model: llm, Tools: ts, MaxTurns: s.f.maxTurns,
-		Permission: s.guard, Events: s.emit,
+		Permission: s.guard, Events: s.emit, Checkpoints: cp,
 	})
 	if err != nil {
 		_ = eng.Close()
 		return err
 	}
-	s.cfg, s.llm, s.eng, s.agent, s.env, s.tools = cfg, llm, eng, a, env, ts
+	s.cfg, s.llm, s.eng, s.agent, s.env, s.tools, s.checkpoints = cfg, llm, eng, a, env, ts, cp
 	return nil
+}
+
+// checkpointLog is the file checkpoint log of session id
+// ([agent.Checkpoints]), in the store's folder.
+func checkpointLog(st session.Store, id string) string {
+	return filepath.Join(dataDir(st), "checkpoints", id+".ckpt")
+}
+
+// checkpointBlobs is the folder of the files' pre-images, shared by the
+// store's sessions.
+func checkpointBlobs(st session.Store) string {
+	return filepath.Join(dataDir(st), "checkpoints", "blobs")
 }
 
 // hint says what to check after a failed model call: the server's
