@@ -52,6 +52,33 @@ type checkpointRecord struct {
 	After   string `json:"after,omitempty"`
 }
 
+// validate checks what Restore relies on: a known kind, a turn from 1,
+// an absolute clean path, hashes of 64 hex digits (a blob's file name).
+func (r checkpointRecord) validate() error {
+	isHash := func(h string) bool {
+		if len(h) != 64 {
+			return false
+		}
+		_, err := hex.DecodeString(h)
+		return err == nil
+	}
+	switch {
+	case r.Turn < 1:
+		return fmt.Errorf("turn %d: turns count from 1", r.Turn)
+	case r.Kind == kindTurn:
+		return nil
+	case r.Kind != kindBefore && r.Kind != kindAfter:
+		return fmt.Errorf("kind %q: want turn, before or after", r.Kind)
+	case !filepath.IsAbs(r.Path) || filepath.Clean(r.Path) != r.Path:
+		return fmt.Errorf("path %q: want an absolute, clean path", r.Path)
+	case r.Before != "" && !isHash(r.Before), r.After != "" && !isHash(r.After):
+		return errors.New("before/after: want a SHA-256 in hex")
+	case r.Kind == kindBefore && r.Existed != (r.Before != ""):
+		return errors.New("before: existed and before disagree")
+	}
+	return nil
+}
+
 // The kinds of checkpoint records.
 const (
 	kindTurn   = "turn"
@@ -96,6 +123,9 @@ func OpenCheckpoints(env tools.Env, logPath, blobDir string) (*Checkpoints, erro
 		}
 		var r checkpointRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("agent: checkpoints %s, line %d: %w", logPath, n, err)
+		}
+		if err := r.validate(); err != nil {
 			return nil, fmt.Errorf("agent: checkpoints %s, line %d: %w", logPath, n, err)
 		}
 		c.recs = append(c.recs, r)
@@ -220,6 +250,11 @@ func (c *Checkpoints) Restore(n int) (RestoreReport, error) {
 	slices.Sort(paths)
 	for _, p := range paths {
 		r := first[p]
+		if _, in := c.rel(p); !in && !c.env.AllowOutside {
+			// Not the project's: never touched, whatever the log says.
+			rep.Kept = append(rep.Kept, p)
+			continue
+		}
 		now, err := hashFile(p)
 		if err != nil {
 			return rep, err
@@ -272,10 +307,26 @@ func (c *Checkpoints) Restore(n int) (RestoreReport, error) {
 
 // display is p relative to the project when it is inside it.
 func (c *Checkpoints) display(p string) string {
-	if rel, err := filepath.Rel(c.env.Root, p); err == nil && filepath.IsLocal(rel) {
+	if rel, in := c.rel(p); in {
 		return rel
 	}
 	return p
+}
+
+// rel returns p relative to the project root (as given, or with its
+// symlinks resolved, as the tools resolve paths), and whether p is
+// inside it.
+func (c *Checkpoints) rel(p string) (string, bool) {
+	roots := []string{c.env.Root}
+	if resolved, err := filepath.EvalSymlinks(c.env.Root); err == nil {
+		roots = append(roots, resolved)
+	}
+	for _, root := range roots {
+		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+			return rel, true
+		}
+	}
+	return "", false
 }
 
 // append adds r to the log, on disk first. The caller holds c.mu.

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +32,8 @@ type taskRig struct {
 	agent  *agent.Agent
 	env    tools.Env
 	opts   agentctx.Options
+	cp     *agent.Checkpoints
+	cpDir  string
 	events []agent.Event
 	mu     sync.Mutex
 }
@@ -72,6 +75,10 @@ func newTaskRig(t *testing.T, wire providertest.Wire, dir string, budget int, sc
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.cpDir = t.TempDir()
+	if r.cp, err = agent.OpenCheckpoints(r.env, filepath.Join(r.cpDir, e.ID()+".ckpt"), filepath.Join(r.cpDir, "blobs")); err != nil {
+		t.Fatal(err)
+	}
 	r.use(t, e)
 	return r
 }
@@ -88,7 +95,7 @@ func (r *taskRig) use(t *testing.T, e *agentctx.Engine) {
 	env.Engine = e
 	perm := &agent.Guard{Yes: true}
 	task, err := agent.NewTask(agent.TaskOptions{
-		Parent: e, Engine: r.opts, Model: r.llm, Permission: perm,
+		Parent: e, Engine: r.opts, Model: r.llm, Permission: perm, Checkpoints: r.cp,
 		Tools: func(child *agentctx.Engine) []tools.Tool {
 			cenv := r.env
 			cenv.Engine = child
@@ -99,7 +106,7 @@ func (r *taskRig) use(t *testing.T, e *agentctx.Engine) {
 		t.Fatal(err)
 	}
 	r.agent, err = agent.New(agent.Options{
-		Engine: e, Model: r.llm, Tools: append(tools.Default(env), task), Permission: perm, MaxTurns: 20,
+		Engine: e, Model: r.llm, Tools: append(tools.Default(env), task), Permission: perm, MaxTurns: 20, Checkpoints: r.cp,
 		Events: func(ev agent.Event) {
 			r.mu.Lock()
 			r.events = append(r.events, ev)

@@ -86,7 +86,7 @@ func TestChatTmuxRewind(t *testing.T) {
 				t.Errorf("the picker does not list the two messages:\n%s", pick)
 			}
 			p.send("1") // one key, no Enter
-			s, end = p.waitFor(end, "⏪ rewound", 5*time.Second)
+			_, end = p.waitFor(end, "⏪ rewound", 5*time.Second)
 			s, at = p.waitFor(end, "› fix calc", 5*time.Second)
 			out := s[end:at]
 			for _, want := range []string{"restored calc.py", "restored new.txt", "left alone shared.txt"} {

@@ -128,7 +128,7 @@ func TestChatTmuxSubAgent(t *testing.T) {
 				t.Fatalf("no nested end line naming the sub-agent's session:\n%s", out)
 			}
 			child := m[1]
-			_, at = p.waitFor(end, "›", 5*time.Second)
+			p.waitFor(end, "›", 5*time.Second)
 			p.send("/exit", "Enter")
 			if code := p.exitStatus(5 * time.Second); code != 0 {
 				t.Fatalf("/exit: status %d\n%s", code, p.screen())
