@@ -105,6 +105,25 @@ Claude Code's syntax (Bash(go test:*), Edit(src/**), Read, Write(*.md);
 our tool names work too): deny first, then ask, then allow. --yes allows
 what no rule denies or asks.
 
+Sub-agents: the model may hand a self-contained piece of work (a search
+through many files, a survey, a review) to a sub-agent with the task
+tool. It runs on a session of its own: its own window and budget, this
+session's tools but task, the same permissions and sandbox. Its tool
+calls show as nested lines under the task's; only its final answer and
+its session's id come back into this session's context. Several task
+calls in one reply run at once. 'agentctx sessions show ID' lists a
+session's sub-agents, and shows one's whole transcript.
+
+File checkpoints: before each write_file or edit_file, the file as it was
+is kept (in the session store's folder, per message of yours). /rewind
+lists your last nine messages and one key picks one: the conversation
+goes back to before it (what followed stays stored, as a branch), the
+message comes back at the prompt, and the files the agent wrote since
+are restored (a file it created is removed). A file changed since by
+something else (you, a command) is left alone and named. What commands
+change is not tracked. /fork goes on in a copy of the session, the
+original kept as it is.
+
 Slash commands:
 ` + slashHelp() + `
 Print mode, for scripts and CI (like claude -p and codex exec): -p PROMPT

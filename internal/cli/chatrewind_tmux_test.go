@@ -121,7 +121,11 @@ func TestChatTmuxRewind(t *testing.T) {
 			}
 			_, at = p.waitFor(at, "›", 5*time.Second)
 			p.send("/fork", "Enter")
-			_, at = p.waitFor(at, "⑂ forked", 10*time.Second)
+			s, end = p.waitFor(at, "⑂ forked", 10*time.Second)
+			if !strings.Contains(s[at:end], "0 compactions") {
+				t.Errorf("the fork's recap counts its boundary as a compaction:\n%s", s[at:end])
+			}
+			at = end
 			_, at = p.waitFor(at, "›", 5*time.Second)
 			p.send("after the fork", "Enter")
 			p.waitFor(at, "OK.", 10*time.Second)
@@ -132,6 +136,9 @@ func TestChatTmuxRewind(t *testing.T) {
 			p.send("/exit", "Enter")
 			if code := p.exitStatus(5 * time.Second); code != 0 {
 				t.Fatalf("/exit: status %d\n%s", code, p.screen())
+			}
+			if d := os.Getenv("AGENTCTX_TMUX_CAPTURE"); d != "" {
+				_ = os.WriteFile(filepath.Join(d, "chatrewind-"+string(wire)+".txt"), []byte(p.screen()), 0o644)
 			}
 		})
 	}
