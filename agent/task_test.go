@@ -3,7 +3,9 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -285,4 +287,63 @@ func resultsAfterUser(req providertest.Request) []chat.ToolResult {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return l
+}
+
+var subSessionRE = regexp.MustCompile(`sub-agent session ([0-9a-f-]{36})`)
+
+// TestTaskResume: a task call with resume set continues that sub-agent's
+// session (it sees its earlier prompt); resume of a session that is not a
+// sub-agent of this one is refused, named.
+func TestTaskResume(t *testing.T) {
+	var parentID string
+	script := func(req providertest.Request) providertest.Reply {
+		if !hasTool(req, agent.TaskToolName) {
+			n := 0
+			for _, m := range req.Messages {
+				if m.Role == chat.RoleUser && strings.HasPrefix(userText(m), "count") {
+					n++
+				}
+			}
+			return providertest.Reply{Text: fmt.Sprintf("I have seen %d prompts.", n)}
+		}
+		if res := resultsAfterUser(req); len(res) > 0 {
+			var texts []string
+			for _, x := range res {
+				texts = append(texts, x.Content)
+			}
+			return providertest.Reply{Text: strings.Join(texts, "\n")}
+		}
+		task := func(id string, args map[string]string) chat.ToolCall {
+			b, _ := json.Marshal(args)
+			return chat.ToolCall{ID: id, Name: agent.TaskToolName, Arguments: b}
+		}
+		if m := subSessionRE.FindStringSubmatch(lastUser(req)); m != nil {
+			return providertest.Reply{ToolCalls: []chat.ToolCall{
+				task("again", map[string]string{"description": "count again", "prompt": "count again", "resume": m[1]}),
+				task("wrong", map[string]string{"description": "count", "prompt": "count", "resume": parentID}),
+			}}
+		}
+		return providertest.Reply{ToolCalls: []chat.ToolCall{task("first", map[string]string{"description": "count", "prompt": "count once"})}}
+	}
+	r := newTaskRig(t, providertest.WireOpenAI, t.TempDir(), 16_000, script)
+	parentID = r.eng.ID()
+	ctx := context.Background()
+	res, err := r.agent.Run(ctx, "start a counter")
+	if err != nil || !strings.HasPrefix(res.Text, "I have seen 1 prompts.") {
+		t.Fatalf("first Run = %+v, %v", res, err)
+	}
+	m := subSessionRE.FindStringSubmatch(res.Text)
+	if m == nil {
+		t.Fatalf("no sub-agent session id in %q", res.Text)
+	}
+	res, err = r.agent.Run(ctx, "continue "+m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Text, "I have seen 2 prompts.") {
+		t.Errorf("the resumed sub-agent did not see its first prompt: %q", res.Text)
+	}
+	if !strings.Contains(res.Text, "Error: resume "+parentID+": not a sub-agent of this session") {
+		t.Errorf("resume of the parent itself was not refused: %q", res.Text)
+	}
 }

@@ -803,15 +803,16 @@ type rewindChoice struct {
 }
 
 // rewindChoices returns the user messages of the window, oldest first,
-// with their checkpoint turns: the turns recorded are matched to the
-// messages from the newest back, by their text.
-func rewindChoices(msgs []chat.Message, turns []agent.CheckpointTurn) []rewindChoice {
+// but the compaction note at index note (-1: none) and messages without
+// text of the user's, with their checkpoint turns: the turns recorded
+// are matched to the messages from the newest back, by their text.
+func rewindChoices(msgs []chat.Message, note int, turns []agent.CheckpointTurn) []rewindChoice {
 	var cs []rewindChoice
 	for i, m := range msgs {
-		if m.Role != chat.RoleUser {
+		if m.Role != chat.RoleUser || i == note {
 			continue
 		}
-		if t := strings.TrimSpace(m.Text()); t != "" && t != agent.InterruptedNote {
+		if t := userText(m); t != "" {
 			cs = append(cs, rewindChoice{index: i, text: t})
 		}
 	}
@@ -832,7 +833,7 @@ func rewindChoices(msgs []chat.Message, turns []agent.CheckpointTurn) []rewindCh
 // The message is put back at the prompt.
 func (r *repl) rewind(ctx context.Context) error {
 	s := r.s
-	cs := rewindChoices(s.eng.Messages(), s.checkpoints.Turns())
+	cs := rewindChoices(s.eng.Messages(), s.eng.WindowStats().Note, s.checkpoints.Turns())
 	if len(cs) == 0 {
 		r.println("nothing to rewind to: no message of yours in the window")
 		return nil

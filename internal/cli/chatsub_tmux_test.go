@@ -167,8 +167,8 @@ func TestChatTmuxSubAgent(t *testing.T) {
 			}
 
 			// The store links them.
-			show := func(id string) string {
-				cmd := exec.Command(bin, "sessions", "show", id)
+			show := func(id string, flags ...string) string {
+				cmd := exec.Command(bin, append([]string{"sessions", "show", id}, flags...)...)
 				cmd.Env = env
 				b, err := cmd.CombinedOutput()
 				if err != nil {
@@ -178,6 +178,10 @@ func TestChatTmuxSubAgent(t *testing.T) {
 			}
 			if got := show(parent); !strings.Contains(got, "sub-agents") || !strings.Contains(got, child+"  survey big files") {
 				t.Errorf("sessions show %s does not list the sub-agent %s:\n%s", parent, child, got)
+			}
+			var js shown
+			if err := json.Unmarshal([]byte(show(parent, "--json")), &js); err != nil || len(js.SubAgents) != 1 || js.SubAgents[0] != child || len(js.Forks) != 0 {
+				t.Errorf("sessions show --json: sub_agents %v, forks %v, %v", js.SubAgents, js.Forks, err)
 			}
 			if got := show(child); !strings.Contains(got, "sub-agent of "+parent) {
 				t.Errorf("sessions show %s does not name its parent:\n%s", child, got)
