@@ -81,6 +81,10 @@ type Options struct {
 	// RetryDelay is the first retry's wait, doubled at each retry up to
 	// 8 times it. Optional. Defaults to 500 ms.
 	RetryDelay time.Duration
+	// Checkpoints records, before each write_file or edit_file call
+	// runs, the file's content, under the user message of the Run, so
+	// that a rewind can restore it ([Checkpoints.Restore]). Optional.
+	Checkpoints *Checkpoints
 }
 
 // Result is what one [Agent.Run] did.
@@ -104,6 +108,11 @@ type Agent struct {
 	opts  Options
 	tools map[string]tools.Tool
 	mu    sync.Mutex
+	// emitMu serializes the events.
+	emitMu sync.Mutex
+	// nested is set on a sub-agent's: its writes belong to its
+	// parent's turn in Options.Checkpoints.
+	nested bool
 }
 
 // New returns an agent for opts. Errors: [ErrNoEngine], [ErrNoModel].
@@ -161,6 +170,11 @@ func (a *Agent) Run(ctx context.Context, userMessage string) (res Result, err er
 		}
 		a.emit(Event{Kind: EventTurnEnd, Turn: turn, Text: res.Text, StopReason: res.StopReason})
 	}()
+	if cp := a.opts.Checkpoints; cp != nil && !a.nested {
+		if err := cp.begin(userMessage); err != nil {
+			return res, fmt.Errorf("agent: %w", err)
+		}
+	}
 	if err := e.Add(ctx, chat.NewText(chat.RoleUser, userMessage)); err != nil {
 		return res, fmt.Errorf("agent: add the user message: %w", err)
 	}
@@ -185,30 +199,85 @@ func (a *Agent) Run(ctx context.Context, userMessage string) (res Result, err er
 			res.StopReason = StopDone
 			return res, nil
 		}
-		for _, c := range calls {
+		for i := 0; i < len(calls); {
+			c := calls[i]
 			if err := ctx.Err(); err != nil {
 				return res, fmt.Errorf("agent: interrupted before tool %s: %w", c.Name, err)
 			}
-			out, ref, err := a.runTool(ctx, turn, c)
-			if err != nil {
-				return res, err
+			// A run of calls of concurrent tools (sub-agents) starts
+			// together; their results are added in the reply's order.
+			j := i + 1
+			for a.concurrent(c.Name) && j < len(calls) && a.concurrent(calls[j].Name) {
+				j++
 			}
-			res.ToolCalls++
-			if err := ctx.Err(); err != nil {
-				// The Engine answers the call itself on the next message.
-				return res, fmt.Errorf("agent: interrupted during tool %s: %w", c.Name, err)
-			}
-			if err := e.Add(ctx, chat.Message{Role: chat.RoleTool, Parts: []chat.Part{out}}); err != nil {
-				return res, fmt.Errorf("agent: add the result of %s: %w", c.Name, err)
-			}
-			if ref != nil && ref.Stop {
-				// The calls left are answered by the Engine when the
-				// next message comes.
-				res.StopReason, res.Refusal = StopDenied, ref
-				return res, nil
+			ran := a.runTools(ctx, turn, calls[i:j])
+			i = j
+			for _, r := range ran {
+				if err := a.addResult(ctx, &res, r); err != nil || res.StopReason == StopDenied {
+					return res, err
+				}
 			}
 		}
 	}
+}
+
+// ran is one tool call's outcome, as runTool returns it.
+type ran struct {
+	call chat.ToolCall
+	out  chat.ToolResult
+	ref  *Refusal
+	err  error
+}
+
+// runTools runs calls: one in this goroutine, several side by side.
+func (a *Agent) runTools(ctx context.Context, turn int, calls []chat.ToolCall) []ran {
+	out := make([]ran, len(calls))
+	if len(calls) == 1 {
+		out[0].call = calls[0]
+		out[0].out, out[0].ref, out[0].err = a.runTool(ctx, turn, calls[0])
+		return out
+	}
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i].call = c
+			out[i].out, out[i].ref, out[i].err = a.runTool(ctx, turn, c)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// concurrent reports whether the tool named name runs side by side with
+// its like ([ConcurrentTool]).
+func (a *Agent) concurrent(name string) bool {
+	t, ok := a.tools[name].(ConcurrentTool)
+	return ok && t.Concurrent()
+}
+
+// addResult adds one call's result to the session; a refusal with Stop
+// sets res's StopReason to StopDenied.
+func (a *Agent) addResult(ctx context.Context, res *Result, r ran) error {
+	c, out, ref := r.call, r.out, r.ref
+	if r.err != nil {
+		return r.err
+	}
+	res.ToolCalls++
+	if err := ctx.Err(); err != nil {
+		// The Engine answers the call itself on the next message.
+		return fmt.Errorf("agent: interrupted during tool %s: %w", c.Name, err)
+	}
+	if err := a.opts.Engine.Add(ctx, chat.Message{Role: chat.RoleTool, Parts: []chat.Part{out}}); err != nil {
+		return fmt.Errorf("agent: add the result of %s: %w", c.Name, err)
+	}
+	if ref != nil && ref.Stop {
+		// The calls left are answered by the Engine when the next
+		// message comes.
+		res.StopReason, res.Refusal = StopDenied, ref
+	}
+	return nil
 }
 
 // call makes one model call: builds the request, sends it, recovers an
@@ -319,7 +388,19 @@ func (a *Agent) runTool(ctx context.Context, turn int, c chat.ToolCall) (_ chat.
 			out.Content, out.IsError, denied = DeniedResult, true, true
 			break
 		}
-		out = t.Run(ctx, c)
+		cp := a.opts.Checkpoints
+		if cp != nil && t.Access() == tools.AccessWrite {
+			if err := cp.before(c); err != nil {
+				out.Content, out.IsError = "Error: not run: "+err.Error(), true
+				break
+			}
+		}
+		out = t.Run(context.WithValue(ctx, emitterKey{}, a.emit), c)
+		if cp != nil && t.Access() == tools.AccessWrite {
+			if err := cp.after(c); err != nil {
+				out.Content += "\n(" + err.Error() + ")"
+			}
+		}
 		out.ToolCallID = c.ID
 		if out.ToolName == "" {
 			out.ToolName = c.Name
@@ -351,8 +432,12 @@ func (a *Agent) emitUsage(turn int, req *agentctx.Request, resp *provider.Respon
 	a.emit(Event{Kind: EventUsage, Turn: turn, Usage: ev})
 }
 
+// emit sends ev to Options.Events, one event at a time: the
+// sub-agents of concurrent task calls emit from their goroutines.
 func (a *Agent) emit(ev Event) {
 	if a.opts.Events != nil {
+		a.emitMu.Lock()
+		defer a.emitMu.Unlock()
 		a.opts.Events(ev)
 	}
 }

@@ -18,7 +18,24 @@
 //     [Options.Retries] times);
 //  4. adds the reply with [agentctx.Engine.Add];
 //  5. runs each tool call, asking [Options.Permission] first, and adds
-//     its result.
+//     its result. Calls of a [ConcurrentTool] (the task tool) that come
+//     together in one reply run at the same time; the results are added
+//     in the reply's order.
+//
+// # Sub-agents and file checkpoints
+//
+// [NewTask] is the task tool: a sub-agent on an Engine session of its
+// own (its own window and budget, linked to the parent's session by
+// session.MetaParent and session.MetaTask), the parent's tools but task,
+// the same permissions; only its final answer and its session's id come
+// back to the parent's context. Its events reach the parent's
+// [Options.Events] with [Event.Agent] set.
+//
+// [Options.Checkpoints] ([OpenCheckpoints]) keeps the pre-image of each
+// file a write_file or edit_file call changes, taken before the call runs,
+// per user message; [Checkpoints.Restore] puts the files back after an
+// [agentctx.Engine.Rewind], leaving alone those changed since by anything
+// but the agent.
 //
 // # Interrupts
 //
@@ -52,6 +69,7 @@
 //
 // [Options.Events] receives one [Event] per thing that happened, in order
 // and never concurrently (the module's adapters call the stream callback on
-// the goroutine that called Run). Events are plain data and encode
+// the goroutine that called Run; the events of sub-agents running side by
+// side are serialized). Events are plain data and encode
 // as JSON (the print mode's JSON Lines, the HTTP service's stream).
 package agent

@@ -60,6 +60,10 @@ type Event struct {
 	Error *ErrorEvent `json:"error,omitempty"`
 	// StopReason is why the loop stopped (EventTurnEnd).
 	StopReason StopReason `json:"stop_reason,omitempty"`
+	// Agent is set on the events of a sub-agent (the task tool's,
+	// [NewTask]), forwarded to its parent's Events: which sub-agent.
+	// Its Turn counts the sub-agent's model calls.
+	Agent *SubAgent `json:"agent,omitempty"`
 }
 
 // ToolCallEvent describes a tool call.

@@ -79,14 +79,19 @@ const (
 	TriggerRewind = "rewind"
 )
 
-// Session metadata keys ([Session].Metadata) that link a forked session
-// to its parent.
+// Session metadata keys ([Session].Metadata) that link a forked session,
+// or a sub-agent's, to its parent.
 const (
 	// MetaParent is the id of the session a session was forked from.
 	MetaParent = "parent_session"
 	// MetaForkAt is the number of the parent's messages (its window's,
 	// in order) the fork kept, in decimal.
 	MetaForkAt = "fork_at"
+	// MetaTask marks a sub-agent's session: the task it was started for
+	// (the task tool's description), its MetaParent the session of the
+	// agent that started it. A sub-agent's session has no MetaForkAt: it
+	// starts empty, sharing nothing with its parent's history.
+	MetaTask = "task"
 )
 
 // Entry is one line of a session transcript. The fields and their JSON

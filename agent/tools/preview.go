@@ -76,3 +76,24 @@ func Preview(env Env, call chat.ToolCall) (c Change, ok bool, err error) {
 	c.After = strings.ReplaceAll(c.Before, a.OldString, *a.NewString)
 	return c, true, nil
 }
+
+// WritePath returns the file a write_file or edit_file call would
+// change: absolute, symlinks resolved, confined as the tools confine it.
+// For another tool ok is false. err says why the call would fail to
+// name a file (bad arguments, no path, a path outside the project).
+func WritePath(env Env, call chat.ToolCall) (path string, ok bool, err error) {
+	if call.Name != "write_file" && call.Name != "edit_file" {
+		return "", false, nil
+	}
+	var a struct {
+		Path string `json:"path"`
+	}
+	if err := decode(call, &a); err != nil {
+		return "", true, err
+	}
+	if a.Path == "" {
+		return "", true, errors.New("path is required")
+	}
+	p, err := resolve(env, a.Path)
+	return p, true, err
+}

@@ -87,3 +87,16 @@ func schema(props map[string]any, required ...string) json.RawMessage {
 func prop(typ, desc string) map[string]any {
 	return map[string]any{"type": typ, "description": desc}
 }
+
+// Decode reads a tool call's JSON arguments into v, as the tools of this
+// package read theirs: no arguments read as {}, and an object sent as a
+// JSON string (as some models do) is read as the object. The error names
+// the tool.
+func Decode(call chat.ToolCall, v any) error { return decode(call, v) }
+
+// Schema returns a JSON Schema object with the properties props (name
+// to schema) and the required names, for a tool's Def. It panics when
+// props cannot be marshalled: pass static schemas only.
+func Schema(props map[string]any, required ...string) json.RawMessage {
+	return schema(props, required...)
+}

@@ -49,7 +49,19 @@ project's tests to check your work. Use the tools: read_file, search,
 list_files to explore; edit_file and write_file to change files;
 run_command to build and test; todo_write to plan multi-step work;
 note_finding to keep what you learn; recall_output to read back a tool
-output that was cut. When the task is done, answer with a short summary.`
+output that was cut; task to hand a self-contained search or survey to a
+sub-agent with a fresh context, which reports back only its answer
+(several task calls in one reply run at once). When the task is done,
+answer with a short summary.`
+
+// chatSubagentPrompt is the system prompt of the task tool's sub-agents.
+const chatSubagentPrompt = `You are a sub-agent of agentctx's reference coding agent, working in the
+user's project on one task the agent gave you. Use the tools to do it:
+read_file, search, list_files to explore; edit_file and write_file to
+change files when the task asks; run_command to build and test. Your
+final answer is all the agent will see of your work: make it a short,
+self-contained report of what you found or did (paths and line numbers
+where they help), not of how.`
 
 func newChatCmd(e *env) *cobra.Command {
 	var f chatFlags
@@ -92,6 +104,25 @@ The project's rules are read at start from .agentctx/settings.json,
 Claude Code's syntax (Bash(go test:*), Edit(src/**), Read, Write(*.md);
 our tool names work too): deny first, then ask, then allow. --yes allows
 what no rule denies or asks.
+
+Sub-agents: the model may hand a self-contained piece of work (a search
+through many files, a survey, a review) to a sub-agent with the task
+tool. It runs on a session of its own: its own window and budget, this
+session's tools but task, the same permissions and sandbox. Its tool
+calls show as nested lines under the task's; only its final answer and
+its session's id come back into this session's context. Several task
+calls in one reply run at once. 'agentctx sessions show ID' lists a
+session's sub-agents, and shows one's whole transcript.
+
+File checkpoints: before each write_file or edit_file, the file as it was
+is kept (in the session store's folder, per message of yours). /rewind
+lists your last nine messages and one key picks one: the conversation
+goes back to before it (what followed stays stored, as a branch), the
+message comes back at the prompt, and the files the agent wrote since
+are restored (a file it created is removed). A file changed since by
+something else (you, a command) is left alone and named. What commands
+change is not tracked. /fork goes on in a copy of the session, the
+original kept as it is.
 
 Slash commands:
 ` + slashHelp() + `
@@ -266,6 +297,9 @@ type chatSession struct {
 	// and @path.
 	env   tools.Env
 	tools []tools.Tool
+	// checkpoints keeps the pre-images of the files the agent writes,
+	// for /rewind.
+	checkpoints *agent.Checkpoints
 }
 
 // tool returns the session's tool named name, nil if none.
@@ -416,7 +450,7 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	sum := &compact.ModelSummarizer{}
 	opts := agentctx.Options{
 		Store: s.store, Dir: s.root, Model: name, Budget: cmp.Or(over.Budget, s.f.budget), Policy: over.Policy, Origin: chatOrigin,
-		SystemPrompt: chatSystemPrompt, Tools: append(toolDefs(tools.Default(defEnv)), agentctx.RecallTool()),
+		SystemPrompt: chatSystemPrompt, Tools: append(toolDefs(tools.Default(defEnv)), agentctx.RecallTool(), agent.TaskDef()),
 		Summarizer: sum, Logger: s.e.logger,
 	}
 	var eng *agentctx.Engine
@@ -442,16 +476,50 @@ func (s *chatSession) open(ctx context.Context, id string, over agentctx.Options
 	sum.Model = llm
 	env.Engine = eng
 	ts := tools.Default(env)
-	a, err := agent.New(agent.Options{
-		Engine: eng, Model: llm, Tools: ts, MaxTurns: s.f.maxTurns,
-		Permission: s.guard, Events: s.emit,
+	cp, err := agent.OpenCheckpoints(env, checkpointLog(s.store, eng.ID()), checkpointBlobs(s.store))
+	if err != nil {
+		_ = eng.Close()
+		return fmt.Errorf("chat: %w", err)
+	}
+	// Sub-agents: a session of their own each, on this session's model
+	// and budget, with its tools and permissions.
+	sub := opts
+	sub.Model, sub.Budget, sub.Policy, sub.SystemPrompt = eng.Model().Name, eng.Budget(), nil, chatSubagentPrompt
+	task, err := agent.NewTask(agent.TaskOptions{
+		Parent: eng, Engine: sub, Model: llm, Permission: s.guard, MaxTurns: s.f.maxTurns, Checkpoints: cp,
+		Tools: func(child *agentctx.Engine) []tools.Tool {
+			cenv := env
+			cenv.Engine = child
+			return tools.Default(cenv)
+		},
 	})
 	if err != nil {
 		_ = eng.Close()
 		return err
 	}
-	s.cfg, s.llm, s.eng, s.agent, s.env, s.tools = cfg, llm, eng, a, env, ts
+	ts = append(ts, task)
+	a, err := agent.New(agent.Options{
+		Engine: eng, Model: llm, Tools: ts, MaxTurns: s.f.maxTurns,
+		Permission: s.guard, Events: s.emit, Checkpoints: cp,
+	})
+	if err != nil {
+		_ = eng.Close()
+		return err
+	}
+	s.cfg, s.llm, s.eng, s.agent, s.env, s.tools, s.checkpoints = cfg, llm, eng, a, env, ts, cp
 	return nil
+}
+
+// checkpointLog is the file checkpoint log of session id
+// ([agent.Checkpoints]), in the store's folder.
+func checkpointLog(st session.Store, id string) string {
+	return filepath.Join(dataDir(st), "checkpoints", id+".ckpt")
+}
+
+// checkpointBlobs is the folder of the files' pre-images, shared by the
+// store's sessions.
+func checkpointBlobs(st session.Store) string {
+	return filepath.Join(dataDir(st), "checkpoints", "blobs")
 }
 
 // hint says what to check after a failed model call: the server's

@@ -40,9 +40,10 @@ const (
 // goroutine).
 type pasteReader struct {
 	r io.Reader
-	// keyMode, when set, turns the keys y, n and a into Enter, keeping
-	// the key in key, and drops every other key but Ctrl-C: the
-	// permission question's one-key answer. expand is set by Ctrl-O,
+	// keyMode, when set, turns the keys y, n, a, 1 to 9 and Enter into
+	// Enter, keeping the key in key, and drops every other key but
+	// Ctrl-C: the permission question's and the /rewind picker's one-key
+	// answer. expand is set by Ctrl-O,
 	// which becomes Enter. The editor must see Enter itself, or it
 	// goes on reading the terminal after the line. Optional.
 	keyMode *atomic.Bool
@@ -123,6 +124,10 @@ func (p *pasteReader) scan() {
 			switch c {
 			case 'y', 'Y', 'n', 'N', 'a', 'A':
 				p.key.Store(int32(c | 0x20))
+				p.out = append(p.out, '\r')
+			case '1', '2', '3', '4', '5', '6', '7', '8', '9', '\r':
+				// The /rewind picker's choices; Enter cancels it.
+				p.key.Store(int32(c))
 				p.out = append(p.out, '\r')
 			case 0x03:
 				p.out = append(p.out, c)

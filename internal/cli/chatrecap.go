@@ -43,7 +43,10 @@ func recapOf(entries []session.Entry) sessionRecap {
 		e := &entries[i]
 		switch {
 		case e.IsBoundary():
-			rc.compactions++
+			// A fork's or a rewind's boundary is no compaction.
+			if m := e.CompactMetadata; m == nil || (m.Trigger != session.TriggerFork && m.Trigger != session.TriggerRewind) {
+				rc.compactions++
+			}
 			copies = true
 			continue
 		case e.IsCompactSummary:
@@ -130,7 +133,7 @@ func (r *repl) recap(ctx context.Context) {
 	if rc.lastRequest == "" {
 		return
 	}
-	r.println(r.paint("1", "where the session stands") + r.paint("2", fmt.Sprintf(" · %d requests · %d %s", rc.requests, rc.compactions, plural(rc.compactions, "compaction", "compactions"))))
+	r.println(r.paint("1", "where the session stands") + r.paint("2", fmt.Sprintf(" · %d %s · %d %s", rc.requests, plural(rc.requests, "request", "requests"), rc.compactions, plural(rc.compactions, "compaction", "compactions"))))
 	req := strings.Join(strings.Fields(rc.lastRequest), " ")
 	r.println("  you asked: " + escapeTerm(cut(req, 160)))
 	todos := s.eng.Todos()

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,6 +51,8 @@ var slashCommands = []struct{ name, args, help string }{
 	{"/sessions", "", "the project's stored sessions"},
 	{"/resume", "ID", "switch to a stored session"},
 	{"/clear", "", "start a new session (the current one stays stored)"},
+	{"/fork", "", "go on in a copy of this session (the original stays stored as it is)"},
+	{"/rewind", "", "go back to before an earlier message (one key picks it), restoring the files the agent wrote since"},
 	{"/model", "NAME", "talk to another model from the next turn on"},
 	{"/budget", "N", "set the prompt budget in tokens"},
 	{"/pin", "TEXT", "keep an instruction verbatim in every request, whatever compaction does"},
@@ -97,6 +100,13 @@ type repl struct {
 	// instead is what the user said to do instead of a call refused
 	// with n: the next message.
 	instead string
+	// outMu serializes the output of sub-agents running side by side,
+	// their events and questions; subCalls holds their tool calls
+	// waiting for a result, by session and call id.
+	outMu    sync.Mutex
+	subCalls map[string]string
+	// prefill is the text the next prompt starts with (/rewind's).
+	prefill string
 
 	// Per session: what the status line reports.
 	last        agent.UsageEvent
@@ -223,6 +233,8 @@ func runREPL(ctx context.Context, s *chatSession) error {
 		}
 		if strings.HasPrefix(line, "/") {
 			quit, err := r.command(base, line)
+			// /rewind puts the message it went back to at the prompt.
+			prefill, r.prefill = r.prefill, ""
 			if err != nil {
 				if s.eng == nil {
 					// Neither the session asked for nor the one before
@@ -350,6 +362,12 @@ func (r *repl) banner(quiet ...bool) {
 
 // event shows one agent event.
 func (r *repl) event(ev agent.Event) {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	if ev.Agent != nil {
+		r.subEvent(ev)
+		return
+	}
 	switch ev.Kind {
 	case agent.EventTextDelta:
 		r.closeCall("")
@@ -397,6 +415,51 @@ func (r *repl) event(ev agent.Event) {
 			msg = fmt.Sprintf("%s; retry %d", msg, e.Retry)
 		}
 		r.println(r.paint("33", "! ") + escapeTerm(msg))
+	}
+}
+
+// subEvent shows a sub-agent's event as a nested line: each tool call
+// once its result is in, its compactions, errors and end. The sub-agent's
+// text is not shown: its answer is the task call's result.
+func (r *repl) subEvent(ev agent.Event) {
+	who := ev.Agent.Description
+	if who == "" {
+		who = "sub-agent " + cut(ev.Agent.SessionID, 8)
+	}
+	line := func(s string) {
+		r.endLine()
+		r.println(r.paint("2", "    ⎿ "+escapeTerm(cut(who, 40))+" · ") + s)
+	}
+	switch ev.Kind {
+	case agent.EventToolCall:
+		if r.subCalls == nil {
+			r.subCalls = map[string]string{}
+		}
+		r.subCalls[ev.Agent.SessionID+"/"+ev.Call.ID] = strings.TrimSpace(escapeTerm(ev.Call.Name + " " + callSummary(ev.Call)))
+	case agent.EventToolResult:
+		res := ev.Result
+		key := ev.Agent.SessionID + "/" + res.ID
+		call := r.subCalls[key]
+		delete(r.subCalls, key)
+		what := r.paint("2", sizeWord(res.Bytes))
+		switch {
+		case res.Denied:
+			what = r.paint("33", "denied")
+		case res.IsError:
+			what = r.paint("31", "error") + r.paint("2", " · "+sizeWord(res.Bytes))
+		}
+		line(r.paint("36", "● ") + cmp.Or(call, escapeTerm(res.Name)) + r.paint("2", " · ") + what)
+	case agent.EventCompaction:
+		c := ev.Compaction
+		line(r.paint("35", "✻ compacted ") + r.paint("2", fmt.Sprintf("%s → %s tokens", num(c.TokensBefore), num(c.TokensAfter))))
+	case agent.EventError:
+		line(r.paint("33", "! ") + escapeTerm(ev.Error.Message))
+	case agent.EventTurnEnd:
+		what := "done"
+		if ev.StopReason != agent.StopDone {
+			what = "stopped: " + string(ev.StopReason)
+		}
+		line(r.paint("2", fmt.Sprintf("%s after %d model calls (session %s)", what, ev.Turn, ev.Agent.SessionID)))
 	}
 }
 
@@ -451,6 +514,9 @@ func (r *repl) status(took time.Duration) {
 // and asks what to do instead, which becomes the next message. A write
 // or an edit shows its diff first.
 func (r *repl) ask(ctx context.Context, call chat.ToolCall, access tools.Access, reason string) (agent.Decision, error) {
+	// Sub-agents running side by side ask one at a time.
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
 	r.closeCall("")
 	if c, ok, err := tools.Preview(r.s.env, call); ok {
 		if err != nil {
@@ -467,18 +533,8 @@ func (r *repl) ask(ctx context.Context, call chat.ToolCall, access tools.Access,
 		choices = "[y]es · [n]o, and say what to do instead"
 	}
 	r.println(r.paint("33", q))
-	r.rl.SetPrompt("  " + choices + " › ")
-	defer r.rl.SetPrompt(r.paint("1", chatPrompt))
 	for {
-		// On a terminal one key answers (pasteReader); piped input, read
-		// ahead by the line editor, answers with lines.
-		r.key.Store(0)
-		r.keyMode.Store(r.interactive)
-		ans, err := r.rl.Readline()
-		r.keyMode.Store(false)
-		if a := strings.ToLower(strings.TrimSpace(ans)); !r.interactive && a != "" {
-			r.key.Store(int32(a[0]))
-		}
+		key, err := r.readKey("  " + choices + " › ")
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
 			// Ctrl-C at the question: deny and stop the turn.
@@ -493,7 +549,7 @@ func (r *repl) ask(ctx context.Context, call chat.ToolCall, access tools.Access,
 		case ctx.Err() != nil:
 			return agent.DecisionDeny, nil
 		}
-		switch r.key.Load() {
+		switch key {
 		case 'y':
 			r.println(r.paint("2", "  ✓ yes"))
 			return agent.DecisionAllow, nil
@@ -517,6 +573,27 @@ func (r *repl) ask(ctx context.Context, call chat.ToolCall, access tools.Access,
 			return agent.DecisionDeny, &agent.Refusal{By: "the user", Reason: why, Stop: true}
 		}
 	}
+}
+
+// readKey shows prompt and reads one key: on a terminal the key itself
+// (pasteReader's keyMode: y, n, a, 1 to 9, Enter as '\r'), from piped
+// input the first character of a line. err is the line editor's
+// (readline.ErrInterrupt for Ctrl-C).
+func (r *repl) readKey(prompt string) (rune, error) {
+	r.rl.SetPrompt(prompt)
+	defer r.rl.SetPrompt(r.paint("1", chatPrompt))
+	r.key.Store(0)
+	r.keyMode.Store(r.interactive)
+	ans, err := r.rl.Readline()
+	r.keyMode.Store(false)
+	if !r.interactive {
+		a := strings.ToLower(strings.TrimSpace(ans))
+		if a == "" {
+			a = "\r"
+		}
+		r.key.Store(int32(a[0]))
+	}
+	return rune(r.key.Load()), err
 }
 
 // remember writes an "always" answer's allow rule to the project's
@@ -582,6 +659,10 @@ func (r *repl) command(ctx context.Context, line string) (quit bool, err error) 
 	case "/clear":
 		// A new session with the model of this one (/model's included).
 		return false, r.reopen(ctx, "", agentctx.Options{Model: s.eng.Model().Name})
+	case "/fork":
+		return false, r.fork(ctx)
+	case "/rewind":
+		return false, r.rewind(ctx)
 	case "/model":
 		if arg == "" {
 			r.println(escapeTerm(s.llm.Name()))
@@ -690,6 +771,130 @@ func (r *repl) reopen(ctx context.Context, id string, over agentctx.Options) err
 	return nil
 }
 
+// fork goes on in a copy of the session (Engine.Fork of the whole
+// window), its file checkpoints copied with it.
+func (r *repl) fork(ctx context.Context) error {
+	s := r.s
+	prev := s.eng.ID()
+	child, err := s.eng.Fork(ctx, len(s.eng.Messages()))
+	if err != nil {
+		return err
+	}
+	id := child.ID()
+	if err := child.Close(); err != nil {
+		return err
+	}
+	if err := s.checkpoints.CopyTo(checkpointLog(s.store, id)); err != nil {
+		return err
+	}
+	if err := r.reopen(ctx, id, agentctx.Options{}); err != nil {
+		return err
+	}
+	r.println(r.paint("35", "⑂ forked ") + r.paint("2", fmt.Sprintf("%s → %s; the original stays stored as it was (/resume %s goes back)", prev, id, prev)))
+	return nil
+}
+
+// rewindChoice is a message /rewind can go back to: its index in the
+// window, its text, and its checkpoint turn (0: none recorded).
+type rewindChoice struct {
+	index int
+	text  string
+	turn  int
+}
+
+// rewindChoices returns the user messages of the window, oldest first,
+// but the compaction note at index note (-1: none) and messages without
+// text of the user's, with their checkpoint turns: the turns recorded
+// are matched to the messages from the newest back, by their text.
+func rewindChoices(msgs []chat.Message, note int, turns []agent.CheckpointTurn) []rewindChoice {
+	var cs []rewindChoice
+	for i, m := range msgs {
+		if m.Role != chat.RoleUser || i == note {
+			continue
+		}
+		if t := userText(m); t != "" {
+			cs = append(cs, rewindChoice{index: i, text: t})
+		}
+	}
+	j := len(turns) - 1
+	for k := len(cs) - 1; k >= 0 && j >= 0; k-- {
+		if strings.TrimSpace(turns[j].Text) == cs[k].text {
+			cs[k].turn = turns[j].N
+			j--
+		}
+	}
+	return cs
+}
+
+// rewind shows the last nine user messages, reads the one to go back
+// to with one key, returns the session to before it (Engine.Rewind: the
+// later messages stay in the store) and restores the files the agent
+// wrote since, leaving alone and naming those changed by something else.
+// The message is put back at the prompt.
+func (r *repl) rewind(ctx context.Context) error {
+	s := r.s
+	cs := rewindChoices(s.eng.Messages(), s.eng.WindowStats().Note, s.checkpoints.Turns())
+	if len(cs) == 0 {
+		r.println("nothing to rewind to: no message of yours in the window")
+		return nil
+	}
+	if len(cs) > 9 {
+		cs = cs[len(cs)-9:]
+	}
+	r.println(r.paint("2", "rewind to before which message? (the conversation after it stays stored)"))
+	for i, c := range cs {
+		first, _, more := strings.Cut(c.text, "\n")
+		if more {
+			first += " …"
+		}
+		r.println(fmt.Sprintf("  %d. %s", i+1, escapeTerm(cut(first, 100))))
+	}
+	var pick rune
+	for {
+		key, err := r.readKey(fmt.Sprintf("  [1-%d] rewind · Enter: cancel › ", len(cs)))
+		if err != nil || key == '\r' {
+			r.println(r.paint("2", "  (not rewound)"))
+			return nil
+		}
+		if key >= '1' && key < '1'+rune(len(cs)) {
+			pick = key
+			break
+		}
+	}
+	c := cs[pick-'1']
+	// The files from the first turn recorded at or after the message.
+	turn := 0
+	for _, x := range cs[pick-'1':] {
+		if x.turn > 0 {
+			turn = x.turn
+			break
+		}
+	}
+	if err := s.eng.Rewind(ctx, c.index); err != nil {
+		return err
+	}
+	r.println(r.paint("35", "⏪ rewound ") + r.paint("2", fmt.Sprintf("to before message %d; what followed stays in the store (a branch)", pick-'0')))
+	if turn > 0 {
+		rep, err := s.checkpoints.Restore(turn)
+		for _, p := range rep.Restored {
+			r.println(r.paint("2", "  ⎿ restored ") + escapeTerm(p))
+		}
+		for _, p := range rep.Kept {
+			r.println(r.paint("33", "  ⎿ left alone ") + escapeTerm(p) + r.paint("2", " (changed outside the agent since it wrote it)"))
+		}
+		if err != nil {
+			return err
+		}
+		if len(rep.Restored)+len(rep.Kept) == 0 {
+			r.println(r.paint("2", "  ⎿ no file to restore: the agent wrote none since"))
+		}
+	} else {
+		r.println(r.paint("2", "  ⎿ no file checkpoints since that message"))
+	}
+	r.prefill = strings.ReplaceAll(c.text, "\n", string(pasteNL))
+	return nil
+}
+
 // permissions prints the guard's rules: the settings file's and the ones
 // "always" added.
 func (r *repl) permissions() {
@@ -742,7 +947,12 @@ func todoMark(st string) string {
 func callSummary(c *agent.ToolCallEvent) string {
 	u := tooluse.Classify(chat.ToolCall{Name: c.Name, Arguments: c.Arguments})
 	var s string
+	var task struct {
+		Description string `json:"description"`
+	}
 	switch {
+	case c.Name == agent.TaskToolName && json.Unmarshal(c.Arguments, &task) == nil && task.Description != "":
+		s = task.Description
 	case u.Command != "":
 		s = u.Command
 	case len(u.Paths) > 0:

@@ -23,7 +23,8 @@ func TestChatHelp(t *testing.T) {
 		t.Error("chat --help still says it has the print mode only")
 	}
 	for _, want := range []string{"Alt-Enter", "Ctrl-O", "Ctrl-C", "@PATH", "!COMMAND", "a paste is one message",
-		"one key", "say what to do instead", ".agentctx/settings.json", "Bash(go test:*)"} {
+		"one key", "say what to do instead", ".agentctx/settings.json", "Bash(go test:*)",
+		"task\ntool", "sub-agent", "nested lines", "run at once", "File checkpoints", "/rewind", "left alone", "/fork"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("chat --help does not mention %q", want)
 		}

@@ -89,7 +89,13 @@ func uiScript(r providertest.Request) providertest.Reply {
 // calc.py, with outside.txt next to it; env is the chat's environment.
 func uiSetup(t *testing.T, wire providertest.Wire) (srv *providertest.Server, dir string, env []string) {
 	t.Helper()
-	srv = providertest.New(providertest.Options{Wire: wire, Script: uiScript})
+	return uiSetupScript(t, wire, uiScript)
+}
+
+// uiSetupScript is uiSetup with another script.
+func uiSetupScript(t *testing.T, wire providertest.Wire, script providertest.Script) (srv *providertest.Server, dir string, env []string) {
+	t.Helper()
+	srv = providertest.New(providertest.Options{Wire: wire, Script: script})
 	dir = t.TempDir()
 	calc := filepath.Join(dir, "calc.py")
 	if err := os.WriteFile(calc, []byte(calcBug), 0o644); err != nil {

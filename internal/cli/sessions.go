@@ -196,17 +196,18 @@ note of what was left out (--full prints them whole).`,
 			if err != nil {
 				return err
 			}
-			forks, err := forksOf(cmd.Context(), st, args[0])
+			forks, subs, err := childrenOf(cmd.Context(), st, args[0])
 			if err != nil {
 				return storeError("sessions show", args[0], err)
 			}
 			if f.json {
 				out := showJSON(lv)
-				out.Forks = forks
+				out.Forks = ids(forks)
+				out.SubAgents = ids(subs)
 				return writeJSON(e.stdout, out)
 			}
 			printShow(e.stdout, lv, f.full, time.Now())
-			printLinks(e.stdout, lv.Session, forks)
+			printLinks(e.stdout, lv.Session, forks, subs)
 			return nil
 		},
 	}
@@ -235,6 +236,9 @@ type shown struct {
 	// Forks are the ids of the sessions forked from this one
 	// ([session.MetaParent]), oldest first.
 	Forks []string `json:"forks,omitempty"`
+	// SubAgents are the ids of the sessions of the sub-agents this
+	// session's task tool started ([session.MetaTask]), oldest first.
+	SubAgents []string `json:"sub_agents,omitempty"`
 }
 
 func showJSON(lv *live) shown {
@@ -246,31 +250,54 @@ func showJSON(lv *live) shown {
 	return out
 }
 
-// forksOf returns the ids of the sessions of st forked from session id
-// (their [session.MetaParent]), oldest first.
-func forksOf(ctx context.Context, st session.Store, id string) ([]string, error) {
+// childrenOf returns the sessions of st linked to session id (their
+// [session.MetaParent]), oldest first: those forked from it, and those
+// of the sub-agents it started ([session.MetaTask] set).
+func childrenOf(ctx context.Context, st session.Store, id string) (forks, subs []session.Session, err error) {
 	ss, err := st.List(ctx, session.ListOptions{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	slices.SortFunc(ss, func(a, b session.Session) int { return a.Created.Compare(b.Created) })
-	var out []string
 	for _, s := range ss {
-		if s.Metadata[session.MetaParent] == id {
-			out = append(out, s.ID)
+		switch {
+		case s.Metadata[session.MetaParent] != id:
+		case s.Metadata[session.MetaTask] != "" && s.Metadata[session.MetaForkAt] == "":
+			subs = append(subs, s)
+		default:
+			forks = append(forks, s)
 		}
 	}
-	return out, nil
+	return forks, subs, nil
+}
+
+// ids returns the ids of ss.
+func ids(ss []session.Session) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.ID)
+	}
+	return out
 }
 
 // printLinks prints, after a session's window, the session it was forked
-// from and those forked from it.
-func printLinks(w io.Writer, s *session.Session, forks []string) {
+// from or started by, those forked from it, and its sub-agents'.
+func printLinks(w io.Writer, s *session.Session, forks, subs []session.Session) {
 	if s != nil && s.Metadata[session.MetaParent] != "" {
-		fmt.Fprintf(w, "\nforked from %s, its first %s messages\n", s.Metadata[session.MetaParent], s.Metadata[session.MetaForkAt])
+		if t := s.Metadata[session.MetaTask]; t != "" && s.Metadata[session.MetaForkAt] == "" {
+			fmt.Fprintf(w, "\nsub-agent of %s, for the task %q\n", s.Metadata[session.MetaParent], t)
+		} else {
+			fmt.Fprintf(w, "\nforked from %s, its first %s messages\n", s.Metadata[session.MetaParent], s.Metadata[session.MetaForkAt])
+		}
 	}
 	if len(forks) > 0 {
-		fmt.Fprintf(w, "\nforks: %s\n", strings.Join(forks, ", "))
+		fmt.Fprintf(w, "\nforks: %s\n", strings.Join(ids(forks), ", "))
+	}
+	if len(subs) > 0 {
+		fmt.Fprintf(w, "\nsub-agents (agentctx sessions show ID reads one's whole transcript):\n")
+		for _, x := range subs {
+			fmt.Fprintf(w, "  %s  %s\n", x.ID, escapeTerm(cut(x.Metadata[session.MetaTask], 70)))
+		}
 	}
 }
 
