@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/tooluse"
 	"github.com/agentctx/agentctx/transcript"
 )
 
@@ -66,7 +67,9 @@ id, from this file or a copy of it) is skipped. Claude Code side chains
 (sub-agents: <session>/subagents/agent-*.jsonl files, or the isSidechain
 lines older versions kept in the main file) are skipped unless --sidechains
 is given; then each is stored as its own session, id <session>-<file name>
-or <session>-sidechain-<n>, with metadata sidechain_of naming its parent.
+or <session>-sidechain-<n>, linked to its parent as chat's sub-agents are
+(metadata parent_session, and task: the side chain's first request), so
+'agentctx sessions show' lists it under its parent.
 
 A folder is searched recursively for the files a reader may accept by
 their content, whatever their names (JSON or JSONL, a SQLite store, an
@@ -383,7 +386,12 @@ func (im *importer) trajectory(ctx context.Context, tr *transcript.Trajectory, a
 	}
 	meta := map[string]string{}
 	if parent != "" {
+		// A side chain is a sub-agent's transcript: linked to its parent
+		// as chat's task tool links the sessions it starts, so that
+		// sessions show lists it with its task (its first request).
 		meta[metaSidechainOf] = parent
+		meta[session.MetaParent] = parent
+		meta[session.MetaTask] = sidechainTask(tr)
 	}
 	// One step: a kill part-way leaves no session, and the next run
 	// imports the file again (jsonlstore.Store.Import). The entries are
@@ -413,6 +421,24 @@ func (im *importer) trajectory(ctx context.Context, tr *transcript.Trajectory, a
 	r.Messages, r.Entries, r.Compactions = len(tr.Messages), entries, s.Compactions
 	r.Notes = append(convNotes, notes...)
 	return r
+}
+
+// sidechainTask is what a Claude Code side chain was started for: the
+// first line of its first user message (the Task tool's prompt, or the
+// compaction agent's request), cut to 100 runes; "sub-agent" when it has
+// none.
+func sidechainTask(tr *transcript.Trajectory) string {
+	for _, m := range tr.Messages {
+		if m.Role != chat.RoleUser {
+			continue
+		}
+		for line := range strings.SplitSeq(m.Text(), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				return tooluse.CutRunes(line, 100)
+			}
+		}
+	}
+	return "sub-agent"
 }
 
 // importSeq yields the entries of tr as [eachImportEntry] makes them,

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -263,5 +265,49 @@ func TestImportAfterKilledImport(t *testing.T) {
 	rs = jsonLines[importResult](t, mustRun(t, ExitOK, "sessions", "import", "--home", home, "--json", file))
 	if len(rs) != 1 || rs[0].Status != statusSkipped {
 		t.Errorf("second import: %+v", rs)
+	}
+}
+
+// TestImportSubAgents imports a real Claude Code session with its
+// sub-agent's file (<session>/subagents/agent-*.jsonl): the sub-agent's
+// session is linked to its parent as chat's task tool links the sessions
+// it starts, so sessions show lists it under the parent, with its task,
+// and names the parent from the sub-agent's side.
+func TestImportSubAgents(t *testing.T) {
+	root := sharedtest.Dir(t)
+	const parent = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "claude-code"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, other := range []string{"short.jsonl", "tool_heavy.jsonl", "6c2214d7-b87e-4432-8e41-22ba294ea584"} {
+		if err := os.RemoveAll(filepath.Join(dir, other)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := t.TempDir()
+	rs := jsonLines[importResult](t, mustRun(t, ExitOK, "sessions", "import", "--home", store, "--sidechains", dir, "--json"))
+	var sub string
+	for _, r := range rs {
+		if r.Status != statusImported {
+			t.Fatalf("import: %+v", r)
+		}
+		if r.ID != parent {
+			sub = r.ID
+		}
+	}
+	if sub == "" {
+		t.Fatalf("no sub-agent session among %+v", rs)
+	}
+	var got shown
+	if err := json.Unmarshal([]byte(mustRun(t, ExitOK, "sessions", "show", parent, "--home", store, "--json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.SubAgents, []string{sub}) || len(got.Forks) != 0 {
+		t.Errorf("sessions show %s: sub-agents %q, forks %q; want sub-agents [%s]", parent, got.SubAgents, got.Forks, sub)
+	}
+	out := mustRun(t, ExitOK, "sessions", "show", sub, "--home", store)
+	if !strings.Contains(out, "sub-agent of "+parent+", for the task ") {
+		t.Errorf("sessions show %s does not name its parent:\n%s", sub, out)
 	}
 }
