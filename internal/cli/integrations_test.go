@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/provider/providertest"
@@ -27,10 +28,14 @@ const (
 // integration's suite sends per turn.
 var turnPrompt = regexp.MustCompile(`^Turn (\d+): what is in (file\d+\.go)\?$`)
 
+// reminderBlock is a reminder the service adds to a user message.
+var reminderBlock = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
+
 // readerScript is the scripted model of the integration suites, on the
 // OpenAI Chat Completions wire: to a turn's prompt it answers with a
 // read_file call for the file named, to that call's output with the text
-// "fileN.go holds L lines.". A request that ends otherwise fails the test
+// "fileN.go holds L lines.", past the reminders the service may append.
+// A request that ends otherwise fails the test
 // and gets a 400, so the suite fails too. providertest refuses a request
 // that breaks the wire's ordering rules (a tool call not answered, a tool
 // result without its call) before the script sees it.
@@ -40,9 +45,16 @@ func readerScript(t *testing.T) providertest.Script {
 			t.Errorf("request %d: no messages", req.N)
 			return providertest.Reply{Failure: new(providertest.WireOpenAI.BadRequest("messages", "no messages"))}
 		}
-		last := req.Messages[len(req.Messages)-1]
+		// The window may hold the service's reminders (working memory):
+		// <system-reminder> blocks in a user message, or one of its own.
+		msgs := req.Messages
+		prompt := func(m chat.Message) string { return strings.TrimSpace(reminderBlock.ReplaceAllString(m.Text(), "")) }
+		for len(msgs) > 1 && msgs[len(msgs)-1].Role == chat.RoleUser && prompt(msgs[len(msgs)-1]) == "" {
+			msgs = msgs[:len(msgs)-1]
+		}
+		last := msgs[len(msgs)-1]
 		if last.Role == chat.RoleUser {
-			if m := turnPrompt.FindStringSubmatch(strings.TrimSpace(last.Text())); m != nil {
+			if m := turnPrompt.FindStringSubmatch(prompt(last)); m != nil {
 				args, _ := json.Marshal(map[string]string{"path": m[2]})
 				return providertest.Reply{ToolCalls: []chat.ToolCall{{ID: "call_" + m[1], Name: "read_file", Arguments: args}}}
 			}
@@ -104,7 +116,11 @@ func npmTest(t *testing.T, dir string, env []string) string {
 	cmd := exec.CommandContext(t.Context(), npm, "test")
 	cmd.Dir = dir
 	cmd.Env = env
-	got, err := cmd.CombinedOutput()
+	var buf lockedBuffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	cmd.WaitDelay = 10 * time.Second
+	err = cmd.Run()
+	got := buf.String()
 	if err != nil {
 		t.Fatalf("npm test in %s: %v\n%s", dir, err, got)
 	}
@@ -136,6 +152,7 @@ func TestIntegrations(t *testing.T) {
 	}
 	for _, pkg := range []struct{ name, probe string }{
 		{"openai-agents", filepath.Join("@openai", "agents", "package.json")},
+		{"langchain", filepath.Join("langchain", "package.json")},
 	} {
 		t.Run(pkg.name, func(t *testing.T) {
 			dir := filepath.Join(root, "integrations", pkg.name)
@@ -157,14 +174,21 @@ func TestIntegrations(t *testing.T) {
 			if len(reqs) != 2*integrationTurns {
 				t.Errorf("the model received %d requests, want %d (a call and an answer per turn)", len(reqs), 2*integrationTurns)
 			}
-			largest := 0
+			largest, streamed := 0, 0
 			for _, r := range reqs {
+				if r.Stream {
+					streamed++
+				}
 				largest = max(largest, r.PromptTokens)
 				if r.PromptTokens > integrationBudget {
 					t.Errorf("request %d: %d prompt tokens, over the budget %d", r.N, r.PromptTokens, integrationBudget)
 				}
 			}
-			t.Logf("%d requests, the largest prompt %d tokens (budget %d)", len(reqs), largest, integrationBudget)
+			// Every fifth turn streams: its two requests.
+			if want := 2 * integrationTurns / 5; streamed != want {
+				t.Errorf("%d streamed requests, want %d", streamed, want)
+			}
+			t.Logf("%d requests (%d streamed), the largest prompt %d tokens (budget %d)", len(reqs), streamed, largest, integrationBudget)
 
 			// The session is in the store: sessions list and report find it.
 			list := mustRun(t, ExitOK, "sessions", "list", "--all", "--json", "--store", store)
