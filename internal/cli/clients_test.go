@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,25 +23,7 @@ func TestClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const token = "clients-token-0123456789"
-	tokens := filepath.Join(t.TempDir(), "tokens")
-	if err := os.WriteFile(tokens, []byte(token+" clients\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(envTokensFile, tokens)
-	ctx, cancel := context.WithCancel(t.Context())
-	var out, errb lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--store", "jsonl:" + t.TempDir()}, strings.NewReader(""), &out, &errb)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if code := <-done; code != ExitOK {
-			t.Errorf("serve: exit %d: %s", code, errb.String())
-		}
-	})
-	url := waitListening(t, &out, &errb, regexp.MustCompile(`listening on (http://\S+) \(1 bearer tokens\)`))
+	url, token := startServe(t, "jsonl:"+t.TempDir())
 	env := append(os.Environ(), "AGENTCTX_URL="+url, "AGENTCTX_TOKEN="+token)
 	ci := os.Getenv("CI") == "true"
 

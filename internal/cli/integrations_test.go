@@ -167,7 +167,7 @@ func TestIntegrations(t *testing.T) {
 			out := npmTest(t, dir, append(os.Environ(), "AGENTCTX_URL="+url, "AGENTCTX_TOKEN="+token,
 				"AGENTCTX_MODEL_URL="+model.BaseURL, "AGENTCTX_SESSION="+id))
 			if m := regexp.MustCompile(`# windows (\[.*\])`).FindStringSubmatch(out); m != nil {
-				t.Logf("window tokens per turn: %s", m[1])
+				t.Logf("the windows the service gave, in tokens: %s", m[1])
 			}
 
 			reqs := model.Requests()
