@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -50,30 +49,7 @@ func TestClients(t *testing.T) {
 
 	t.Run("typescript", func(t *testing.T) {
 		dir := filepath.Join(root, "clients", "typescript")
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", "openapi-fetch", "package.json")); err != nil {
-			if ci {
-				t.Fatalf("clients/typescript has no node_modules: .ci/run runs npm ci there: %v", err)
-			}
-			t.Skipf("clients/typescript has no node_modules (cd clients/typescript && npm ci): %v", err)
-		}
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Fatalf("npm: %v", err)
-		}
-		cmd := exec.CommandContext(t.Context(), npm, "test")
-		cmd.Dir = dir
-		cmd.Env = env
-		got, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("npm test: %v\n%s", err, got)
-		}
-		for _, want := range []string{"# fail 0", "# skipped 0", "# cancelled 0"} {
-			if !strings.Contains(string(got), want) {
-				t.Fatalf("npm test: no %q in:\n%s", want, got)
-			}
-		}
-		if m := regexp.MustCompile(`# pass (\d+)`).FindStringSubmatch(string(got)); m == nil || m[1] == "0" {
-			t.Fatalf("npm test passed no test:\n%s", got)
-		}
+		needNodeModules(t, dir, filepath.Join("openapi-fetch", "package.json"))
+		npmTest(t, dir, env)
 	})
 }
