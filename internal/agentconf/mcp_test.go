@@ -4,6 +4,7 @@ package agentconf
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,9 +21,10 @@ import (
 	"time"
 )
 
-// The recall through MCP, end to end: the pinned Claude Code and Gemini
-// CLI (Codex 0.169.0 is not here: it defers MCP tools behind its
-// tool_search, which this script does not play), with `agentctx mcp` configured as `agentctx mcp install` writes it,
+// The recall through MCP, end to end: the pinned Claude Code, Gemini CLI
+// and Codex (its default model, which calls MCP tools from its exec tool's
+// JavaScript, and gpt-5.5, which finds them with tool_search: see
+// mcp_codex_test.go), with `agentctx mcp` configured as `agentctx mcp install` writes it,
 // run behind `agentctx proxy --mcp-name agentctx` against a scripted
 // model. The model runs a command whose 24 kB output the proxy cuts; the
 // note names mcp__agentctx__recall_output and the call id; the model calls
@@ -68,6 +70,8 @@ func (s *mcpScript) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"totalTokens": n})
 	case p == "/v1/messages":
 		s.anthropic(w, body)
+	case p == "/v1/responses":
+		s.responses(w, body)
 	case strings.HasPrefix(p, "/v1beta/models/"):
 		s.gemini(w, r, body)
 	default:
@@ -252,6 +256,9 @@ type mcpAgent struct {
 	name, bin string
 	// recall is the name the agent's model sees for recall_output.
 	recall string
+	// budget is the proxy's budget (0: mcpBudget): the agent's system
+	// prompt and tools fit under it, its request with the output does not.
+	budget int
 	// setup installs the MCP entry with `agentctx mcp install` (bin is
 	// agentctx, store its store) and returns the agent's environment and
 	// arguments.
@@ -310,6 +317,36 @@ var mcpAgents = []mcpAgent{
 		},
 		final: func(out string) string { return out },
 	},
+	{
+		name: "codex", bin: "codex", recall: "mcp__agentctx__recall_output", budget: 22000,
+		setup: codexMCPSetup(nil),
+		final: func(out string) string { return out },
+	},
+	{
+		name: "codex-gpt-5.5", bin: "codex", recall: "mcp__agentctx__recall_output", budget: 14000,
+		setup: codexMCPSetup([]string{"-m", "gpt-5.5"}),
+		final: func(out string) string { return out },
+	},
+}
+
+// codexMCPSetup configures Codex (flags: its model) for the proxy at base
+// as agents_test.go does, with agentctx mcp added by agentctx mcp install.
+func codexMCPSetup(flags []string) func(t *testing.T, bin, store, home, base string) ([]string, []string) {
+	return func(t *testing.T, bin, store, home, base string) ([]string, []string) {
+		codexHome := filepath.Join(home, ".codex")
+		if err := os.MkdirAll(codexHome, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		conf := filepath.Join(codexHome, "config.toml")
+		provider := fmt.Sprintf("model_provider = \"agentconf\"\ncheck_for_update_on_startup = false\n\n[analytics]\nenabled = false\n\n"+
+			"[model_providers.agentconf]\nname = \"agentconf\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"AGENTCONF_KEY\"\n", base+"/v1")
+		if err := os.WriteFile(conf, []byte(provider), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mcpInstall(t, bin, store, "codex", conf) // merged beside the provider
+		args := append([]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}, flags...)
+		return []string{"CODEX_HOME=" + codexHome, "AGENTCONF_KEY=agentconf-key"}, append(args, mcpPrompt)
+	}
 }
 
 const mcpPrompt = "Print the log, then find the needle line in it."
@@ -351,7 +388,7 @@ func runMCPRecall(t *testing.T, a mcpAgent, exe, bin string) {
 
 	// The proxy, told the agent has agentctx mcp.
 	cmd := exec.CommandContext(t.Context(), bin, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
-		"--budget", fmt.Sprint(mcpBudget), "--home", store, "--mcp-name", "agentctx")
+		"--budget", fmt.Sprint(cmp.Or(a.budget, mcpBudget)), "--home", store, "--mcp-name", "agentctx")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -388,10 +425,10 @@ func runMCPRecall(t *testing.T, a mcpAgent, exe, bin string) {
 	if code != 0 {
 		t.Fatalf("%s exited %d:\n%s", a.name, code, tail(out, 4000))
 	}
-	shell := script.results["Bash"] + script.results["run_shell_command"]
+	shell := script.results["Bash"] + script.results["run_shell_command"] + script.results["exec_command"]
 	m := cutNote.FindStringSubmatch(shell)
 	if m == nil || m[1] != a.recall || strings.Contains(shell, mcpNeedle) {
-		t.Fatalf("the model did not get the output cut with a note naming %s (tools %v): %s", a.recall, script.tools, tail(shell, 600))
+		t.Fatalf("the model did not get the output cut with a note naming %s (tools %v): %s\n%s:\n%s", a.recall, script.tools, tail(shell, 600), a.name, tail(out, 3000))
 	}
 	// The line comes back numbered: 2501 in Claude Code's output, 2502
 	// in Gemini CLI's, which puts a line of its own first.

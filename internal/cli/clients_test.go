@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -24,25 +22,7 @@ func TestClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const token = "clients-token-0123456789"
-	tokens := filepath.Join(t.TempDir(), "tokens")
-	if err := os.WriteFile(tokens, []byte(token+" clients\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(envTokensFile, tokens)
-	ctx, cancel := context.WithCancel(t.Context())
-	var out, errb lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--store", "jsonl:" + t.TempDir()}, strings.NewReader(""), &out, &errb)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if code := <-done; code != ExitOK {
-			t.Errorf("serve: exit %d: %s", code, errb.String())
-		}
-	})
-	url := waitListening(t, &out, &errb, regexp.MustCompile(`listening on (http://\S+) \(1 bearer tokens\)`))
+	url, token := startServe(t, "jsonl:"+t.TempDir())
 	env := append(os.Environ(), "AGENTCTX_URL="+url, "AGENTCTX_TOKEN="+token)
 	ci := os.Getenv("CI") == "true"
 
@@ -69,30 +49,7 @@ func TestClients(t *testing.T) {
 
 	t.Run("typescript", func(t *testing.T) {
 		dir := filepath.Join(root, "clients", "typescript")
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", "openapi-fetch", "package.json")); err != nil {
-			if ci {
-				t.Fatalf("clients/typescript has no node_modules: .ci/run runs npm ci there: %v", err)
-			}
-			t.Skipf("clients/typescript has no node_modules (cd clients/typescript && npm ci): %v", err)
-		}
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Fatalf("npm: %v", err)
-		}
-		cmd := exec.CommandContext(t.Context(), npm, "test")
-		cmd.Dir = dir
-		cmd.Env = env
-		got, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("npm test: %v\n%s", err, got)
-		}
-		for _, want := range []string{"# fail 0", "# skipped 0", "# cancelled 0"} {
-			if !strings.Contains(string(got), want) {
-				t.Fatalf("npm test: no %q in:\n%s", want, got)
-			}
-		}
-		if m := regexp.MustCompile(`# pass (\d+)`).FindStringSubmatch(string(got)); m == nil || m[1] == "0" {
-			t.Fatalf("npm test passed no test:\n%s", got)
-		}
+		needNodeModules(t, dir, filepath.Join("openapi-fetch", "package.json"))
+		npmTest(t, dir, env)
 	})
 }
