@@ -373,15 +373,12 @@ func checkChatSession(t *testing.T, home, id string) {
 	if code != 0 {
 		t.Errorf("sessions check %s: exit %d\n%s%s", id, code, out, errOut)
 	}
-	files, err := filepath.Glob(filepath.Join(home, "projects", "*", id+".jsonl"))
-	if err != nil || len(files) != 1 {
-		t.Fatalf("the session file of %s: %v %v", id, files, err)
-	}
-	b, err := os.ReadFile(files[0])
+	file := sessionFile(t, home, id)
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(b), agentctx.InterruptedResult) {
-		t.Errorf("the interrupted command has no synthetic result in %s", files[0])
+		t.Errorf("the interrupted command has no synthetic result in %s", file)
 	}
 }
