@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentctx/agentctx/internal/sharedtest"
 )
 
 // The recall through MCP, end to end: the pinned Claude Code and Gemini
@@ -315,6 +317,7 @@ var mcpAgents = []mcpAgent{
 const mcpPrompt = "Print the log, then find the needle line in it."
 
 func TestAgentsRecallThroughMCP(t *testing.T) {
+	sharedtest.SkipUnlessLong(t) // real agents: a minute
 	dir := os.Getenv("AGENTCTX_AGENTS_DIR")
 	if dir == "" {
 		skipOrFail(t, "AGENTCTX_AGENTS_DIR is not set (scripts/agents.sh pinned install)")

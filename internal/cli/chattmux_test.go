@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/provider/providertest"
 )
 
@@ -199,6 +200,7 @@ func buildAgentctx(t *testing.T) string {
 // installs it.
 func needTmux(t *testing.T) {
 	t.Helper()
+	sharedtest.SkipUnlessLong(t) // real-terminal tests: CI runs them
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("tmux is not installed (.ci/run installs it)")
