@@ -155,7 +155,7 @@ func TestLiveLoop(t *testing.T) {
 	t.Parallel()
 	turns := 200
 	if !sharedtest.Long(t) {
-		turns = 40 // the full length runs with the long tests (CI)
+		turns = 60 // covers every event (40 left overflow out); 200 with the long tests (CI)
 	}
 	for _, wire := range []providertest.Wire{providertest.WireOpenAI, providertest.WireAnthropic} {
 		t.Run(string(wire), func(t *testing.T) {
