@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/prompt"
 	"github.com/agentctx/agentctx/provider"
 	"github.com/agentctx/agentctx/provider/anthropic"
@@ -153,8 +154,8 @@ func runTool(rng *rand.Rand, c chat.ToolCall) chat.ToolResult {
 func TestLiveLoop(t *testing.T) {
 	t.Parallel()
 	turns := 200
-	if testing.Short() {
-		turns = 40
+	if !sharedtest.Long(t) {
+		turns = 60 // covers every event (40 left overflow out); 200 with the long tests (CI)
 	}
 	for _, wire := range []providertest.Wire{providertest.WireOpenAI, providertest.WireAnthropic} {
 		t.Run(string(wire), func(t *testing.T) {

@@ -51,8 +51,8 @@ func TestBrowser(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if testing.Short() && strings.HasPrefix(tc.name, "thousands") {
-				t.Skip("-short: the 2,500-call page takes seconds")
+			if strings.HasPrefix(tc.name, "thousands") {
+				sharedtest.SkipUnlessLong(t) // the 2,500-call page takes seconds
 			}
 			rep := tc.rep(t)
 			dir := t.TempDir()

@@ -65,7 +65,7 @@ bin="$out/agentctx"
 go build -o "$bin" ./cmd/agentctx
 
 status=0
-AGENTCTX_AGENTS_DIR="$dir" AGENTCTX_AGENTS_OUT="$out" AGENTCTX_BIN="$bin" \
+AGENTCTX_LONG_TESTS=1 AGENTCTX_AGENTS_DIR="$dir" AGENTCTX_AGENTS_OUT="$out" AGENTCTX_BIN="$bin" \
 	go test -count=1 -timeout 30m -run 'TestAgents$' ./internal/agentconf/ >"$out/test.log" 2>&1 || status=$?
 grep -E '^(--- |ok|FAIL|PASS)|^\s+--- ' "$out/test.log" || true
 if [ "$status" -ne 0 ]; then

@@ -32,6 +32,6 @@ if ! [[ "$sessions" =~ ^[0-9]+$ ]] || [ "$sessions" -lt 1 ]; then
 fi
 echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(go version | cut -d' ' -f3-)"
 echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)  commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-AGENTCTX_LOAD_SESSIONS="$sessions" AGENTCTX_LOAD_TURNS="${TURNS:-30}" AGENTCTX_LOAD_SEED="${SEED:-1}" \
+AGENTCTX_LONG_TESTS=1 AGENTCTX_LOAD_SESSIONS="$sessions" AGENTCTX_LOAD_TURNS="${TURNS:-30}" AGENTCTX_LOAD_SEED="${SEED:-1}" \
 AGENTCTX_LOAD_SECONDS="${SECONDS_MAX:-900}" \
   go test ./internal/loadgen -run "$run" -count=1 -v -timeout 60m

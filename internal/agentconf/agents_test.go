@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentctx/agentctx/internal/sharedtest"
 )
 
 // The real-agents suite. It runs each agent installed under
@@ -224,6 +226,7 @@ type runResult struct {
 }
 
 func TestAgents(t *testing.T) {
+	sharedtest.SkipUnlessLong(t) // the real-agent matrix: minutes
 	dir := os.Getenv("AGENTCTX_AGENTS_DIR")
 	if dir == "" {
 		skipOrFail(t, "AGENTCTX_AGENTS_DIR is not set: install the agents with scripts/agents.sh")

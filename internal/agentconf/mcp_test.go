@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentctx/agentctx/internal/sharedtest"
 )
 
 // The recall through MCP, end to end: the pinned Claude Code, Gemini CLI
@@ -352,6 +354,7 @@ func codexMCPSetup(flags []string) func(t *testing.T, bin, store, home, base str
 const mcpPrompt = "Print the log, then find the needle line in it."
 
 func TestAgentsRecallThroughMCP(t *testing.T) {
+	sharedtest.SkipUnlessLong(t) // real agents: a minute
 	dir := os.Getenv("AGENTCTX_AGENTS_DIR")
 	if dir == "" {
 		skipOrFail(t, "AGENTCTX_AGENTS_DIR is not set (scripts/agents.sh pinned install)")

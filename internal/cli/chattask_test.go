@@ -118,14 +118,15 @@ func checkGoTaskFixed(t *testing.T, dir string) {
 	}
 }
 
-// sessionFile returns the stored session file of id under home.
+// sessionFile returns a file holding the lines of stored session id of
+// the default store in home, as stored.
 func sessionFile(t *testing.T, home, id string) string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(home, "projects", "*", id+".jsonl"))
-	if err != nil || len(files) != 1 {
-		t.Fatalf("the session file of %s: %v %v", id, files, err)
+	file := filepath.Join(t.TempDir(), id+".jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(storedLines(t, home, id), "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	return files[0]
+	return file
 }
 
 // TestChatScriptedTask runs the scripted Go task in print mode through

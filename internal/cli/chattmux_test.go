@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/provider/providertest"
 )
 
@@ -199,6 +200,7 @@ func buildAgentctx(t *testing.T) string {
 // installs it.
 func needTmux(t *testing.T) {
 	t.Helper()
+	sharedtest.SkipUnlessLong(t) // real-terminal tests: CI runs them
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("tmux is not installed (.ci/run installs it)")
@@ -375,15 +377,12 @@ func checkChatSession(t *testing.T, home, id string) {
 	if code != 0 {
 		t.Errorf("sessions check %s: exit %d\n%s%s", id, code, out, errOut)
 	}
-	files, err := filepath.Glob(filepath.Join(home, "projects", "*", id+".jsonl"))
-	if err != nil || len(files) != 1 {
-		t.Fatalf("the session file of %s: %v %v", id, files, err)
-	}
-	b, err := os.ReadFile(files[0])
+	file := sessionFile(t, home, id)
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(b), agentctx.InterruptedResult) {
-		t.Errorf("the interrupted command has no synthetic result in %s", files[0])
+		t.Errorf("the interrupted command has no synthetic result in %s", file)
 	}
 }

@@ -169,21 +169,41 @@ func runCheck(ctx context.Context, e *env, home string, f checkFlags, arg string
 		return usageError{errors.New("sessions check: --in-place replaces the transcript itself: no --out or --force")}
 	}
 	path, stored := arg, false
+	name := path // what the report calls the transcript
 	var st *jsonlstore.Store
 	file, err := fileOrID("sessions check", arg)
 	if err != nil {
 		return err
 	}
 	if !file {
-		if st, err = openStore(e, home); err != nil {
+		opened, err := openSessions(e, home)
+		if err != nil {
 			return err
 		}
-		defer closeStore(st, &err)
-		p, err := st.Path(arg)
-		if err != nil {
-			return storeError("sessions check", arg, err)
+		defer closeStore(opened, &err)
+		var ok bool
+		if st, ok = opened.(*jsonlstore.Store); ok {
+			p, err := st.Path(arg)
+			if err != nil {
+				return storeError("sessions check", arg, err)
+			}
+			path, name, stored = p, p, true
+		} else {
+			// A database store has no file: check the session's lines,
+			// exported as they are stored, in a temporary file.
+			if f.inPlace {
+				return usageError{fmt.Errorf("sessions check %s: --in-place repairs a JSONL session file; this store keeps each entry whole in a transaction: --repair --out FILE writes a repaired copy", arg)}
+			}
+			if f.repair && f.out == "" {
+				return usageError{fmt.Errorf("sessions check %s: --repair of a session stored in a database needs --out FILE", arg)}
+			}
+			tmp, err := exportLines(ctx, opened, arg)
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(filepath.Dir(tmp))
+			path, name = tmp, arg
 		}
-		path, stored = p, true
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -207,7 +227,7 @@ func runCheck(ctx context.Context, e *env, home string, f checkFlags, arg string
 		if err != nil {
 			return fmt.Errorf("sessions check: %w", err)
 		}
-		rep.SetFile(path)
+		rep.SetFile(name)
 		out = checkJSON{Report: rep, OK: rep.OK()}
 	} else {
 		// Repairing rewrites the entries, so it reads them whole.
@@ -216,7 +236,7 @@ func runCheck(ctx context.Context, e *env, home string, f checkFlags, arg string
 			return fmt.Errorf("sessions check: %w", err)
 		}
 		rep := session.Check(entries, readProbs)
-		rep.SetFile(path)
+		rep.SetFile(name)
 		out = checkJSON{Report: rep, OK: rep.OK()}
 		dst := f.out
 		if dst == "" {
@@ -310,6 +330,49 @@ func printReport(w io.Writer, r session.Report) {
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  %s\n", problemLine(p))
 	}
+}
+
+// exportLines writes stored session id of st, every entry's line as
+// stored, to a temporary file (0600, in a folder of its own the caller
+// removes) named <id>.jsonl, and returns its path. Errors: a store that
+// cannot export whole sessions, the store's (storeError).
+func exportLines(ctx context.Context, st session.Store, id string) (path string, err error) {
+	ex, ok := st.(session.Exporter)
+	if !ok {
+		return "", fmt.Errorf("sessions check %s: %T cannot read a session whole; copy it to a JSONL store first ('agentctx sessions copy --to jsonl:DIR %s')", id, st, id)
+	}
+	_, entries, err := ex.Export(ctx, id)
+	if err != nil {
+		return "", storeError("sessions check", id, err)
+	}
+	dir, err := os.MkdirTemp("", "agentctx-check-")
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(dir)
+		}
+	}()
+	path = filepath.Join(dir, id+".jsonl")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	w := bufio.NewWriter(f)
+	for en, err := range entries {
+		if err != nil {
+			_ = f.Close()
+			return "", fmt.Errorf("sessions check %s: %w", id, err)
+		}
+		_, _ = w.Write(en.Raw)
+		_ = w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		_ = f.Close()
+		return "", err
+	}
+	return path, f.Close()
 }
 
 // repairedPath is where --repair writes by default: <name>.repaired.jsonl

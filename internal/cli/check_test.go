@@ -81,11 +81,11 @@ func TestCheckRepairInPlaceWriter(t *testing.T) {
 	// repairs.
 	for try := 0; try < 5000 && (repaired < 5 || count.Load() < 150); try++ {
 		time.Sleep(time.Millisecond)
-		code, _, errOut := run(t, "sessions", "check", "--home", home, s.ID, "--repair", "--out", path, "--force")
+		code, _, errOut := run(t, "sessions", "check", "--store", "jsonl:"+home, s.ID, "--repair", "--out", path, "--force")
 		if code != ExitError || !strings.Contains(errOut, "is the transcript being checked") {
 			t.Fatalf("--out <the session's file> --force: exit %d, %q", code, errOut)
 		}
-		code, out, errOut := run(t, "sessions", "check", "--home", home, s.ID, "--repair", "--in-place")
+		code, out, errOut := run(t, "sessions", "check", "--store", "jsonl:"+home, s.ID, "--repair", "--in-place")
 		switch {
 		case code == ExitOK && strings.Contains(out, "the original is kept as "+path+".bak"):
 			repaired++
@@ -139,7 +139,7 @@ func TestCheckRepairInPlaceWriter(t *testing.T) {
 	if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*.tmp")); len(tmps) != 0 {
 		t.Errorf("temporary files left: %v", tmps)
 	}
-	mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID)
+	mustRun(t, ExitOK, "sessions", "check", "--store", "jsonl:"+home, s.ID)
 }
 
 // TestCheckRepairTruncated truncates a stored session that has
@@ -200,14 +200,14 @@ func TestCheckRepairTruncated(t *testing.T) {
 			}
 		}
 		var cj checkJSON
-		code, out, errOut := run(t, "sessions", "check", "--home", home, s.ID, "--repair", "--in-place", "--json")
+		code, out, errOut := run(t, "sessions", "check", "--store", "jsonl:"+home, s.ID, "--repair", "--in-place", "--json")
 		if err := json.Unmarshal([]byte(out), &cj); err != nil || !cj.OK {
 			notOK++ // before the repair
 		}
 		if code != ExitOK || cj.Repaired == nil || !cj.Repaired.OK {
 			t.Fatalf("trial %d (cut at byte %d): repair exit %d\n%s\n%s", trial, cut, code, out, errOut)
 		}
-		if code, out, _ := run(t, "sessions", "check", "--home", home, s.ID); code != ExitOK || !strings.Contains(out, "no problems: OK") {
+		if code, out, _ := run(t, "sessions", "check", "--store", "jsonl:"+home, s.ID); code != ExitOK || !strings.Contains(out, "no problems: OK") {
 			t.Fatalf("trial %d (cut at byte %d): check after repair: exit %d\n%s", trial, cut, code, out)
 		}
 		w, err := jsonlstore.Open(jsonlstore.Options{Root: home, Sync: jsonlstore.SyncNever})
@@ -299,19 +299,19 @@ func TestCheckTornTailWarning(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	out := mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID)
+	out := mustRun(t, ExitOK, "sessions", "check", "--store", "jsonl:"+home, s.ID)
 	if !strings.Contains(out, "2 warnings (1 torn-line, 1 after-torn-line): OK") {
 		t.Errorf("check of a recovered torn line:\n%s", out)
 	}
 	var cj checkJSON
-	if err := json.Unmarshal([]byte(mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID, "--json")), &cj); err != nil {
+	if err := json.Unmarshal([]byte(mustRun(t, ExitOK, "sessions", "check", "--store", "jsonl:"+home, s.ID, "--json")), &cj); err != nil {
 		t.Fatal(err)
 	}
 	if !cj.OK || cj.Report.Warnings != 2 {
 		t.Errorf("--json: ok %v, warnings %d", cj.OK, cj.Report.Warnings)
 	}
-	mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID, "--repair", "--in-place")
-	if out := mustRun(t, ExitOK, "sessions", "check", "--home", home, s.ID); !strings.Contains(out, "no problems: OK") {
+	mustRun(t, ExitOK, "sessions", "check", "--store", "jsonl:"+home, s.ID, "--repair", "--in-place")
+	if out := mustRun(t, ExitOK, "sessions", "check", "--store", "jsonl:"+home, s.ID); !strings.Contains(out, "no problems: OK") {
 		t.Errorf("check after the repair:\n%s", out)
 	}
 }
@@ -348,7 +348,7 @@ func TestSessionsSymlinkRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"sessions", "show"}, {"sessions", "check"}, {"sessions", "rm"}} {
-		code, _, errOut := run(t, append(args, "--home", home, "linked")...)
+		code, _, errOut := run(t, append(args, "--store", "jsonl:"+home, "linked")...)
 		if code != ExitError || !strings.Contains(errOut, link+" is a symbolic link") {
 			t.Errorf("%s of a symbolic link: exit %d, %q", strings.Join(args, " "), code, errOut)
 		}
@@ -356,7 +356,7 @@ func TestSessionsSymlinkRefused(t *testing.T) {
 	if got, err := os.ReadFile(outside); err != nil || string(got) != string(data) {
 		t.Errorf("the link's target changed (%v)", err)
 	}
-	out := mustRun(t, ExitOK, "sessions", "list", "--home", home, "--all")
+	out := mustRun(t, ExitOK, "sessions", "list", "--store", "jsonl:"+home, "--all")
 	if strings.Contains(out, "linked") {
 		t.Errorf("list shows the link:\n%s", out)
 	}

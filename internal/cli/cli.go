@@ -45,7 +45,8 @@ type env struct {
 	// 130 only when the command says so ([errInterrupted]).
 	ownsInterrupt bool
 	// store is the session store's URL (--store, $AGENTCTX_STORE); ""
-	// for the JSONL store in the data folder. See openSessions.
+	// for the default, the SQLite database in the data folder that every
+	// command shares. See openSessions.
 	store string
 }
 

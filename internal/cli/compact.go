@@ -96,7 +96,7 @@ read from --project only.`,
 				return err
 			}
 			if !file {
-				store, err := openStore(e, home)
+				store, err := openSessions(e, home)
 				if err != nil {
 					return err
 				}
@@ -247,7 +247,7 @@ func (r *compactReport) summary(sr *compact.Record) {
 // the state again and syncs. With --dry-run the same runs on a copy of
 // the session's live part in a temporary store, deleted afterwards: the
 // session itself is not touched.
-func compactStored(ctx context.Context, e *env, store *jsonlstore.Store, id string, f compactFlags, sum compact.Summarizer) (rep compactReport, err error) {
+func compactStored(ctx context.Context, e *env, store session.Store, id string, f compactFlags, sum compact.Summarizer) (rep compactReport, err error) {
 	if err := session.ValidateID(id); err != nil {
 		return rep, usageError{err}
 	}
@@ -255,7 +255,7 @@ func compactStored(ctx context.Context, e *env, store *jsonlstore.Store, id stri
 	if err != nil {
 		return rep, storeError("compact", id, err)
 	}
-	var src session.Store = store
+	src := store
 	if f.dryRun {
 		tmp, err := os.MkdirTemp("", "agentctx-compact-")
 		if err != nil {

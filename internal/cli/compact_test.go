@@ -1,10 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +12,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/internal/sharedtest"
-	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/session/storeurl"
 	"github.com/agentctx/agentctx/track"
 	"github.com/agentctx/agentctx/workmem"
 )
@@ -169,7 +168,7 @@ func TestCompactKeepsState(t *testing.T) {
 	}
 	resume := func() (track.State, memory) {
 		t.Helper()
-		store, err := jsonlstore.Open(jsonlstore.Options{Root: home})
+		store, err := storeurl.Open("", storeurl.Options{Home: home})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,19 +193,7 @@ func TestCompactKeepsState(t *testing.T) {
 		t.Fatalf("only %d files read before compaction: the test proves little", len(trackBefore.Files))
 	}
 
-	store, err := jsonlstore.Open(jsonlstore.Options{Root: home})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path, err := store.Path(id)
-	store.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := storedLines(t, home, id)
 	out := mustRun(t, ExitOK, "compact", id, "--home", home, "--budget", "16000", "--summarizer", "extractive", "--dry-run", "--json")
 	var r compactReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
@@ -215,8 +202,8 @@ func TestCompactKeepsState(t *testing.T) {
 	if !r.DryRun || r.Written || r.TokensAfter >= r.TokensBefore || !strings.HasPrefix(r.Summary, "[agentctx summary]") {
 		t.Fatalf("dry run: %+v", r)
 	}
-	if again, err := os.ReadFile(path); err != nil || !bytes.Equal(again, data) {
-		t.Fatalf("the dry run changed the session file (%v)", err)
+	if again := storedLines(t, home, id); !slices.Equal(again, data) {
+		t.Fatalf("the dry run changed the stored session: %d lines, %d before", len(again), len(data))
 	}
 
 	out = mustRun(t, ExitOK, "compact", id, "--home", home, "--budget", "16000", "--summarizer", "extractive", "--json")

@@ -38,8 +38,8 @@ skipped and said so. A store URL is jsonl:DIR, sqlite:PATH or a folder (a
 JSONL store); "sqlite:" alone is sessions.db in the --home folder.
 
 A JSONL session with a torn or malformed line is not copied: run
-'agentctx sessions check --repair ID' first.`,
-		Example: `  agentctx sessions copy --to sqlite:
+'agentctx sessions check --store jsonl:DIR --repair --in-place ID' first.`,
+		Example: `  agentctx sessions copy --to jsonl:/tmp/out
   agentctx sessions copy 0192f3c4-… --from sqlite:/srv/agentctx.db --to jsonl:/tmp/out`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCopy(cmd.Context(), e, *home, f, args)

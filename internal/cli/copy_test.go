@@ -26,7 +26,7 @@ import (
 // stores.
 func TestCopyRoundTrip(t *testing.T) {
 	t.Parallel()
-	home, results := importShared(t, "--sidechains")
+	home, results := importShared(t, "--sidechains", "--store", "jsonl:")
 	imported := 0
 	for _, r := range results {
 		if r.Status == statusImported {
@@ -46,7 +46,7 @@ func TestCopyRoundTrip(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "s.db")
 	back := t.TempDir()
-	out := mustRun(t, ExitOK, "sessions", "copy", "--home", home, "--to", "sqlite:"+db)
+	out := mustRun(t, ExitOK, "sessions", "copy", "--from", "jsonl:"+home, "--to", "sqlite:"+db)
 	if n := strings.Count(out, "copied "); n != imported+3 {
 		t.Fatalf("copied %d sessions to SQLite, want %d:\n%s", n, imported+3, out)
 	}
@@ -198,9 +198,8 @@ func TestStoreFlag(t *testing.T) {
 	if out := mustRun(t, ExitOK, "sessions", "show", s.ID); !strings.Contains(out, "hello from sqlite") {
 		t.Errorf("show with AGENTCTX_STORE: %s", out)
 	}
-	_, _, errOut := run(t, "sessions", "check", s.ID)
-	if !strings.Contains(errOut, "JSONL") {
-		t.Errorf("check on an SQLite store: %s", errOut)
+	if out := mustRun(t, ExitOK, "sessions", "check", s.ID); !strings.Contains(out, "no problems: OK") {
+		t.Errorf("check on an SQLite store: %s", out)
 	}
 	mustRun(t, ExitOK, "sessions", "rm", s.ID)
 	if code, _, _ := run(t, "sessions", "show", s.ID); code != ExitError {

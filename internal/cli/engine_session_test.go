@@ -120,7 +120,7 @@ func TestCompactEngineSession(t *testing.T) {
 	if before.Budget != 6000 || before.BudgetSource != agentctx.BudgetFromOption || len(before.Files) == 0 || !strings.Contains(before.Memory, "counts bytes") || !strings.Contains(before.Static, "parser agent") {
 		t.Fatalf("the session before compaction: %+v", before)
 	}
-	out := mustRun(t, ExitOK, "compact", id, "--home", home, "--summarizer", "extractive", "--json")
+	out := mustRun(t, ExitOK, "compact", id, "--store", "jsonl:"+home, "--summarizer", "extractive", "--json") // the Engine's JSONL store
 	var r compactReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -184,10 +184,10 @@ func configs(t *testing.T, data []byte) []json.RawMessage {
 // and writes nothing: the session file stays byte-identical, for a
 // session an Engine wrote as for an imported one that recorded no
 // configuration (which a plain Resume would record), with or without
-// --budget.
+// --budget. It runs on a JSONL store, whose files it compares.
 func TestInspectEngineSession(t *testing.T) {
 	t.Parallel()
-	home, _ := importShared(t)
+	home, _ := importShared(t, "--store", "jsonl:") // this test reads the files
 	id, path := engineSession(t, home)
 	store, err := jsonlstore.Open(jsonlstore.Options{Root: home})
 	if err != nil {
@@ -204,19 +204,19 @@ func TestInspectEngineSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep := jsonLines[inspectReport](t, mustRun(t, ExitOK, "inspect", "--home", home, "--json", id))[0]
+	rep := jsonLines[inspectReport](t, mustRun(t, ExitOK, "inspect", "--store", "jsonl:"+home, "--json", id))[0]
 	if rep.Budget != 6000 || rep.BudgetSource != agentctx.BudgetFromOption || rep.Model != "gpt-4o" || rep.Tokens == 0 || rep.Breakdown.ToolResults == 0 {
 		t.Errorf("inspect: budget %d (%s), model %s, %d tokens, breakdown %+v", rep.Budget, rep.BudgetSource, rep.Model, rep.Tokens, rep.Breakdown)
 	}
 	if rep.Breakdown.Reserved == 0 {
 		t.Errorf("inspect: the recorded tool schemas are not reserved: %+v", rep.Breakdown)
 	}
-	text := mustRun(t, ExitOK, "inspect", "--home", home, id, "--budget", "5000")
+	text := mustRun(t, ExitOK, "inspect", "--store", "jsonl:"+home, id, "--budget", "5000")
 	if !strings.Contains(text, "budget 5,000 (flag)") {
 		t.Errorf("inspect --budget:\n%s", text)
 	}
-	mustRun(t, ExitOK, "inspect", "--home", home, bigSession)
-	mustRun(t, ExitOK, "sessions", "show", "--home", home, id)
+	mustRun(t, ExitOK, "inspect", "--store", "jsonl:"+home, bigSession)
+	mustRun(t, ExitOK, "sessions", "show", "--store", "jsonl:"+home, id)
 	for p, data := range files {
 		if again, err := os.ReadFile(p); err != nil || !bytes.Equal(again, data) {
 			t.Errorf("inspect changed %s (%v)", p, err)

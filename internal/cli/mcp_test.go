@@ -21,7 +21,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/provider/providertest"
 	"github.com/agentctx/agentctx/proxy"
-	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/session/storeurl"
 )
 
 // proxiedCut runs a proxy (MCPServer "agentctx", budget 6,000 tokens) over
@@ -41,7 +41,7 @@ func proxiedCut(t *testing.T, home string) (full string, upstream []byte) {
 	up := providertest.New(providertest.Options{Wire: providertest.WireAnthropic})
 	t.Cleanup(up.Close)
 	u, _ := url.Parse(up.URL)
-	st, err := jsonlstore.Open(jsonlstore.Options{Root: home})
+	st, err := storeurl.Open("", storeurl.Options{Home: home})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,8 +51,9 @@ prefix survives), a summary when needed, orphan tool calls answered, with
 the agent's own bytes for every message kept. The system prompt, the tools
 and every other field are never changed; other routes pass through.
 
-Sessions are stored like every other (--store, default JSONL files in the
---home folder): 'agentctx inspect ID' and the service see them. The
+Sessions are stored like every other (--store, default the shared
+sessions.db in the --home folder): 'agentctx inspect ID' and the service
+see them. The
 session is the X-Agentctx-Session header when the agent sets it, else the
 agent's own session id (Claude Code, Codex, opencode send one) with a key
 from the system prompt and the first user message. A 413 answer sheds the

@@ -49,9 +49,11 @@ it listens on (localhost, 127.0.0.1 or [::1], any port) is refused with
 origin (an Origin header) with 403, a POST body not sent as
 application/json with 415. --allowed-host and --allowed-origin allow more.
 
-Sessions are stored in SQLite (sessions.db in the --home folder) unless
---store or $AGENTCTX_STORE names another store: jsonl:DIR, sqlite:PATH, or
-postgres://… for several servers sharing one database.
+Sessions are stored in the store every command shares, SQLite
+(sessions.db in the --home folder), unless --store or $AGENTCTX_STORE
+names another: sqlite:PATH, jsonl:DIR, or postgres://… for several
+servers sharing one database. 'agentctx sessions list' and 'agentctx
+inspect ID' see the service's sessions, and the service sees theirs.
 
 The server stops on SIGINT or SIGTERM, finishing the requests in flight.`,
 		Example: `  agentctx serve
@@ -96,9 +98,6 @@ func runServe(ctx context.Context, e *env, f serveFlags) (err error) {
 	}
 	if tokens.Len() == 0 && !isLoopback(host) {
 		return usageError{fmt.Errorf("serve: --listen %s is not a loopback address: give bearer tokens (--tokens FILE or $%s) to listen beyond this machine", f.listen, envTokensFile)}
-	}
-	if e.store == "" {
-		e.store = "sqlite:" // the service's default store: one database in the data folder
 	}
 	st, err := openSessions(e, f.home)
 	if err != nil {

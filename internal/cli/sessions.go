@@ -21,15 +21,19 @@ func newSessionsCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List, show, check, import, copy, fork and remove stored sessions",
-		Long: `Sessions are stored as JSONL transcripts, one file per session, under
-<home>/projects/<escaped project path>/<id>.jsonl, in the format of Claude
-Code's session files. The store folder (--home) defaults to $AGENTCTX_HOME,
-else $XDG_DATA_HOME/agentctx, else ~/.local/share/agentctx.
+		Long: `Sessions are stored in one SQLite database, <home>/sessions.db, which every
+command shares (chat, serve, proxy, replay --save, inspect, report,
+compact and these): what one writes the others see. Each entry is kept as
+the JSONL line of Claude Code's session files, byte for byte. The folder
+(--home) defaults to $AGENTCTX_HOME, else $XDG_DATA_HOME/agentctx, else
+~/.local/share/agentctx. The first command run copies the sessions of
+the previous default, JSONL files under <home>/projects, into the
+database, and leaves the files in place.
 
---store URL (or $AGENTCTX_STORE) names another store: sqlite:PATH, one SQLite
-database holding every session (sqlite: alone: <home>/sessions.db), or
-jsonl:DIR. 'sessions copy' moves sessions between stores; check works on
-JSONL stores only.`,
+--store URL (or $AGENTCTX_STORE) names another store: jsonl:DIR, one JSONL
+file per session under DIR/projects/<escaped project path>/<id>.jsonl;
+sqlite:PATH; or postgres://…. 'sessions copy' moves sessions between
+stores.`,
 		Args: unknownCommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/session"
-	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/session/sqlitestore"
 	"github.com/agentctx/agentctx/transcript"
 )
 
@@ -386,25 +386,39 @@ func TestCheckRepair(t *testing.T) {
 	}
 }
 
-// TestCheckStored checks and repairs a stored session by id: the copy goes
-// beside the store's file under a name the store does not list.
+// TestCheckStored checks a stored session by id, in the default store (a
+// database: its lines are checked as stored); a repaired copy of it needs
+// --out, and --in-place is for JSONL files.
 func TestCheckStored(t *testing.T) {
 	t.Parallel()
 	home, _ := importShared(t)
-	out := mustRun(t, ExitOK, "sessions", "check", "--home", home, shortSession, "--repair")
-	if !strings.Contains(out, "no problems: OK") || !strings.Contains(out, shortSession+".jsonl.repaired") {
+	if out := mustRun(t, ExitOK, "sessions", "check", "--home", home, shortSession); !strings.Contains(out, "no problems: OK") || !strings.Contains(out, shortSession) {
 		t.Errorf("check stored:\n%s", out)
+	}
+	for _, args := range [][]string{{"--repair"}, {"--repair", "--in-place"}} {
+		if code, _, errOut := run(t, append([]string{"sessions", "check", "--home", home, shortSession}, args...)...); code != ExitUsage || !strings.Contains(errOut, "--out") {
+			t.Errorf("check %v of a database session: exit %d, %q", args, code, errOut)
+		}
+	}
+	copied := filepath.Join(t.TempDir(), "copy.jsonl")
+	if out := mustRun(t, ExitOK, "sessions", "check", "--home", home, shortSession, "--repair", "--out", copied); !strings.Contains(out, "no problems: OK") || !strings.Contains(out, copied) {
+		t.Errorf("check --repair --out:\n%s", out)
+	}
+	if out := mustRun(t, ExitOK, "sessions", "check", copied); !strings.Contains(out, "no problems: OK") {
+		t.Errorf("check of the repaired copy:\n%s", out)
 	}
 	all := jsonLines[session.Session](t, mustRun(t, ExitOK, "sessions", "list", "--home", home, "--all", "--json"))
 	if len(all) != 6 {
-		t.Errorf("the repaired copy is listed as a session: %d sessions", len(all))
+		t.Errorf("the store holds %d sessions after check, want 6", len(all))
 	}
 }
 
+// TestSessionsRmBusy: a session another store is writing (its lease, in
+// the default store) is not removed, and is once the writer closes.
 func TestSessionsRmBusy(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	st, err := jsonlstore.Open(jsonlstore.Options{Root: home})
+	st, err := sqlitestore.Open(sqlitestore.Options{Path: filepath.Join(home, sqlitestore.FileName)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +432,7 @@ func TestSessionsRmBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Append(ctx, s.ID, e); err != nil { // takes the session's lock
+	if _, err := st.Append(ctx, s.ID, e); err != nil { // takes the session's lease
 		t.Fatal(err)
 	}
 	code, _, errOut := run(t, "sessions", "rm", "--home", home, s.ID)

@@ -24,7 +24,7 @@ import (
 const homeHelp = "session store folder (default $AGENTCTX_HOME, else $XDG_DATA_HOME/agentctx, else ~/.local/share/agentctx)"
 
 // storeHelp documents --store and AGENTCTX_STORE.
-const storeHelp = "session store URL: jsonl:DIR, sqlite:PATH (sqlite: alone: sessions.db in the --home folder), postgres://… or a folder (default $AGENTCTX_STORE, else JSONL files in the --home folder; serve: SQLite)"
+const storeHelp = "session store URL: sqlite:PATH (sqlite: alone: sessions.db in the --home folder), jsonl:DIR, postgres://… or a folder of JSONL files (default $AGENTCTX_STORE, else sessions.db in the --home folder, the store every command shares)"
 
 // storeEnv is the environment variable that names the session store when
 // --store is not given.
@@ -44,26 +44,28 @@ func addStoreFlag(fs *pflag.FlagSet, e *env) {
 
 // openSessions opens the session store e.store names (storeurl), its
 // default locations in home (default jsonlstore.DefaultRoot): with no
-// --store, the JSONL store at home, as agentctx has always kept
-// sessions. The caller closes it.
+// --store, the SQLite database sessions.db in home, which every command
+// and server shares. The first time, opening it copies the JSONL session
+// files of the previous default into it and says so on stderr. The
+// caller closes it.
 func openSessions(e *env, home string) (session.Store, error) {
-	return storeurl.Open(e.store, storeurl.Options{Home: home, Logger: e.logger, Version: "agentctx"})
+	return storeurl.Open(e.store, storeurl.Options{Home: home, Logger: e.logger, Version: "agentctx", Migrated: func(m storeurl.Migration) { printMigration(e, m) }})
 }
 
-// openStore opens the JSONL session store for the commands that work on
-// its files (check, compact): the store of openSessions, which must be a
-// JSONL one. The caller closes it.
-func openStore(e *env, home string) (*jsonlstore.Store, error) {
-	st, err := openSessions(e, home)
-	if err != nil {
-		return nil, err
+// printMigration tells the user what opening the default store copied
+// from the JSONL files of the previous default, and what it could not.
+func printMigration(e *env, m storeurl.Migration) {
+	if m.Copied > 0 {
+		fmt.Fprintf(e.stderr, "agentctx: copied %s from the JSONL files in %s into %s, the store every command now shares; the files are kept as they were\n",
+			nouns(m.Copied, "session", "sessions"), homeShort(m.From), homeShort(m.To))
 	}
-	js, ok := st.(*jsonlstore.Store)
-	if !ok {
-		_ = st.Close()
-		return nil, fmt.Errorf("this command works on JSONL session files; --store %s is not a JSONL store (copy the session with 'agentctx sessions copy --from %s --to jsonl:DIR' and run it there)", e.store, e.store)
+	for _, err := range m.Failed {
+		fmt.Fprintf(e.stderr, "agentctx: not copied: %v\n", err)
 	}
-	return js, nil
+	if n := len(m.Failed); n > 0 {
+		fmt.Fprintf(e.stderr, "agentctx: %s kept in the JSONL files only (--store jsonl:%s reads them); repair with 'agentctx sessions check --store jsonl:%s --repair --in-place ID' and the next command copies them\n",
+			nouns(n, "session", "sessions"), homeShort(m.From), homeShort(m.From))
+	}
 }
 
 // dataDir returns the folder of st's data, where agentctx keeps files

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentctx/agentctx/replay"
-	"github.com/agentctx/agentctx/session/jsonlstore"
+	"github.com/agentctx/agentctx/session/storeurl"
 )
 
 // TestImplausibleUsageDropped: a transcript whose usage says 2^40 tokens
@@ -41,7 +41,7 @@ func TestImplausibleUsageDropped(t *testing.T) {
 	if n := strings.Join(rs[0].Notes, "\n"); !strings.Contains(n, "dropped usage") || !strings.Contains(n, `"m2"`) || !strings.Contains(n, "1099511627776") {
 		t.Errorf("import notes %q do not say that m2's usage was dropped", rs[0].Notes)
 	}
-	st, err := jsonlstore.Open(jsonlstore.Options{Root: home})
+	st, err := storeurl.Open("", storeurl.Options{Home: home})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,20 +70,19 @@ func TestDataAndConfigFolders(t *testing.T) {
 		if _, err := os.Stat(rel); err == nil {
 			t.Errorf("a relative XDG_DATA_HOME was used: %s created in the current folder", rel)
 		}
-		matches, _ := filepath.Glob(filepath.Join(home, ".local", "share", "agentctx", "projects", "*", "*.jsonl"))
-		if len(matches) != 1 {
-			t.Errorf("the session is not in ~/.local/share/agentctx: %v", matches)
+		if n := storedCount(t, filepath.Join(home, ".local", "share", "agentctx")); n != 1 {
+			t.Errorf("the session is not in ~/.local/share/agentctx: %d sessions", n)
 		}
 		xdg := t.TempDir()
 		t.Setenv("XDG_DATA_HOME", xdg)
 		mustRun(t, ExitOK, "sessions", "import", file)
-		if matches, _ := filepath.Glob(filepath.Join(xdg, "agentctx", "projects", "*", "*.jsonl")); len(matches) != 1 {
-			t.Errorf("the session is not in $XDG_DATA_HOME/agentctx: %v", matches)
+		if n := storedCount(t, filepath.Join(xdg, "agentctx")); n != 1 {
+			t.Errorf("the session is not in $XDG_DATA_HOME/agentctx: %d sessions", n)
 		}
 		t.Setenv("AGENTCTX_HOME", data)
 		mustRun(t, ExitOK, "sessions", "import", file)
-		if matches, _ := filepath.Glob(filepath.Join(data, "projects", "*", "*.jsonl")); len(matches) != 1 {
-			t.Errorf("the session is not in $AGENTCTX_HOME: %v", matches)
+		if n := storedCount(t, data); n != 1 {
+			t.Errorf("the session is not in $AGENTCTX_HOME: %d sessions", n)
 		}
 	})
 }

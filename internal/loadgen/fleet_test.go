@@ -115,6 +115,7 @@ func runFleet(t *testing.T, cfg loadgen.FleetConfig) {
 // It needs PostgreSQL (skipped without it, failed when CI=true) and
 // ../shared/data.
 func TestFleetPostgres(t *testing.T) {
+	sharedtest.SkipUnlessLong(t) // a load test
 	schema := pgtest.Schema(t, "fleet_")
 	dsn := pgtest.DSN()
 	sep := "?"
@@ -132,6 +133,7 @@ func TestFleetPostgres(t *testing.T) {
 // is one host's), SIGKILLed at 40 % of the steps and started again on the
 // same file.
 func TestFleetSQLite(t *testing.T) {
+	sharedtest.SkipUnlessLong(t) // a load test
 	runFleet(t, loadgen.FleetConfig{
 		Name:  "sqlite, 1 server",
 		Store: "sqlite:" + filepath.Join(t.TempDir(), "sessions.db") + "?lease=2s", Servers: 1,

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/session/jsonlstore"
 )
@@ -63,8 +64,8 @@ func fdsAfter(t *testing.T, n int, opts jsonlstore.Options) int {
 // bound lifted, 100 sessions hold 200.
 func TestOpenFilesBounded(t *testing.T) {
 	n := 1000
-	if testing.Short() {
-		n = 200
+	if !sharedtest.Long(t) {
+		n = 200 // still 3 × DefaultMaxOpen; 1000 with the long tests (CI)
 	}
 	held := fdsAfter(t, n, jsonlstore.Options{Sync: jsonlstore.SyncNever})
 	t.Logf("default MaxOpen: %d descriptors held after %d sessions", held, n)
@@ -119,6 +120,7 @@ const fdLimitEnv = "JSONLSTORE_TEST_FDLIMIT"
 // either succeed (the store closes idle sessions) or return an error the
 // caller sees, and every acknowledged append is in its session.
 func TestFDLimit(t *testing.T) {
+	sharedtest.SkipUnlessLong(t) // child processes at their descriptor limit
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/sharedtest"
 	"github.com/agentctx/agentctx/session/jsonlstore"
 )
 
@@ -16,8 +17,8 @@ import (
 func TestHugeLine(t *testing.T) {
 	t.Parallel()
 	size := 64 << 20
-	if raceEnabled {
-		size = 2 << 20
+	if raceEnabled || !sharedtest.Long(t) {
+		size = 2 << 20 // 64 MiB with the long tests, without -race
 	}
 	unit := "out: \"quoted\" <tag> & C:\\path\tcol\n"
 	big := strings.Repeat(unit, size/len(unit)+1)[:size]

@@ -5,8 +5,14 @@
 //	sqlite:PATH      package sqlitestore on the database file PATH
 //	postgres://…     package pgstore (also postgresql://): pgstore.ParseURL
 //	                 reads the URL, its schema, lease and lock_timeout
-//	DIR              a bare path: jsonl:DIR, as agentctx has always stored sessions
-//	""               the default: jsonl at Options.Home
+//	DIR              a bare path: jsonl:DIR
+//	""               the default: sqlite at Options.Home (sqlitestore.FileName)
+//
+// The default store is one SQLite database for every command and server
+// of a machine (sqlitestore's WAL mode lets several processes read and
+// write it at once). Opening it the first time copies the sessions of
+// the previous default, the JSONL files in the same folder, into it (see
+// [Migration]).
 //
 // "jsonl:" and "sqlite:" with no path use the data folder (Options.Home,
 // else jsonlstore.DefaultRoot): the folder itself for jsonl, its
@@ -53,6 +59,11 @@ type Options struct {
 	// Logger receives the store's diagnostics. Optional. Defaults to
 	// discarding them.
 	Logger *slog.Logger
+	// Migrated is called when opening the default store ("") copied
+	// sessions from the JSONL files of the previous default, or could not
+	// copy some (Migration.Failed). Optional. Defaults to logging the
+	// outcome to Logger.
+	Migrated func(Migration)
 }
 
 // URL is a parsed store URL.
@@ -88,11 +99,15 @@ var schemes = map[string]opener{
 // Schemes returns the schemes Open knows, sorted.
 func Schemes() []string { return slices.Sorted(maps.Keys(schemes)) }
 
-// Parse parses a store URL (see the package documentation). A string
+// Parse parses a store URL (see the package documentation). The empty
+// string is the default store, sqlite with no path. A string
 // without a scheme ("name:" of two or more letters, digits, '+', '-' or
 // '.', starting with a letter) is a jsonl path. Errors: a malformed
 // query, [ErrUnknownScheme]. It never panics.
 func Parse(raw string) (URL, error) {
+	if raw == "" {
+		return URL{Scheme: "sqlite", Query: url.Values{}}, nil
+	}
 	scheme, rest, ok := cutScheme(raw)
 	if !ok {
 		return URL{Scheme: "jsonl", Path: raw, Query: url.Values{}, Raw: raw}, nil
@@ -152,7 +167,38 @@ func OpenContext(ctx context.Context, raw string, opts Options) (session.Store, 
 	if err != nil {
 		return nil, fmt.Errorf("store %q: %w", raw, err)
 	}
+	if raw == "" {
+		if err := migrateDefault(ctx, st, opts); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
+	}
 	return st, nil
+}
+
+// migrateDefault copies the previous default store's JSONL sessions into
+// st, the default store just opened, and reports it (Options.Migrated).
+func migrateDefault(ctx context.Context, st session.Store, opts Options) error {
+	db, ok := st.(*sqlitestore.Store)
+	if !ok {
+		return nil
+	}
+	home := filepath.Dir(db.Path())
+	m, err := migrate(ctx, home, db.Path(), st)
+	if err != nil {
+		return fmt.Errorf("default store: copying the JSONL sessions of %s into %s: %w (nothing was lost; --store jsonl:%s opens the files as before)", home, db.Path(), err, home)
+	}
+	if m == nil || m.Copied == 0 && len(m.Failed) == 0 {
+		return nil
+	}
+	if opts.Migrated != nil {
+		opts.Migrated(*m)
+		return nil
+	}
+	if opts.Logger != nil {
+		opts.Logger.Info("storeurl: copied the JSONL sessions into the default store", "from", m.From, "to", m.To, "copied", m.Copied, "present", m.Present, "failed", len(m.Failed))
+	}
+	return nil
 }
 
 // common are the options every file store takes from a query.

@@ -22,7 +22,7 @@ func TestParse(t *testing.T) {
 		raw  string
 		want storeurl.URL
 	}{
-		{"", storeurl.URL{Scheme: "jsonl", Query: url.Values{}}},
+		{"", storeurl.URL{Scheme: "sqlite", Query: url.Values{}}},
 		{"/data/sessions", storeurl.URL{Scheme: "jsonl", Path: "/data/sessions", Query: url.Values{}}},
 		{"rel/dir", storeurl.URL{Scheme: "jsonl", Path: "rel/dir", Query: url.Values{}}},
 		{`C:\data`, storeurl.URL{Scheme: "jsonl", Path: `C:\data`, Query: url.Values{}}},
@@ -58,7 +58,7 @@ func TestOpen(t *testing.T) {
 		kind string
 		file string // a file the store must have made
 	}{
-		{"", "jsonl", "projects"},
+		{"", "sqlite", sqlitestore.FileName},
 		{"jsonl:", "jsonl", "projects"},
 		{"jsonl:" + filepath.Join(home, "j"), "jsonl", "j/projects"},
 		{filepath.Join(home, "bare"), "jsonl", "bare/projects"},
@@ -94,7 +94,8 @@ func TestOpen(t *testing.T) {
 	}
 }
 
-// TestOpenStoresShareDefaults: "" and "jsonl:" are the same store.
+// TestOpenStoresShareDefaults: "" and "sqlite:" are the same store, the
+// database in the data folder.
 func TestOpenStoresShareDefaults(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
@@ -107,13 +108,13 @@ func TestOpenStoresShareDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := storeurl.Open("jsonl:", storeurl.Options{Home: home})
+	b, err := storeurl.Open("sqlite:", storeurl.Options{Home: home})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
 	if _, err := b.Get(t.Context(), sess.ID); err != nil {
-		t.Errorf("jsonl: does not see the default store's session: %v", err)
+		t.Errorf("sqlite: does not see the default store's session: %v", err)
 	}
 }
 
