@@ -263,7 +263,7 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.publish(key, name, evs...)
+	s.publish(r.Context(), key, name, evs...)
 	return writeJSON(w, http.StatusOK, out)
 }
 
@@ -319,7 +319,7 @@ func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.publish(key, name, evs...)
+	s.publish(r.Context(), key, name, evs...)
 	return s.writeAdded(w, r, key, out)
 }
 
@@ -364,7 +364,7 @@ func (s *Server) compactNow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if len(out.Compactions) > 0 {
-		s.publish(key, name, compactionEvent(out.Compactions))
+		s.publish(r.Context(), key, name, compactionEvent(out.Compactions))
 	}
 	return writeJSON(w, http.StatusOK, out)
 }
