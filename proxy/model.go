@@ -357,6 +357,9 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, wire Wire, body []
 		tee, written, cerr := p.copyResponse(w, res, wire)
 		if res.StatusCode < 300 && cerr == nil {
 			ex.usage = readUsage(wire, tee, res.Header.Get("Content-Encoding"))
+			if u := ex.usage; u != nil {
+				ex.cost, _ = model.CostOf(ex.model, u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens)
+			}
 		}
 		if res.StatusCode < 400 || retry == nil {
 			// (with retry, an error answer's span ended when it was read)

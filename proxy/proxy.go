@@ -162,8 +162,10 @@ type Exchange struct {
 	// Engine's window (for the token metrics).
 	reason string
 	usage  *chat.Usage
-	// model is the request's model as the agent named it.
+	// model is the request's model as the agent named it; cost the
+	// cost of usage in US dollars at its list price (0 without a price).
 	model string
+	cost  float64
 }
 
 // Proxy is an http.Handler that sits between an agent and its provider.

@@ -308,8 +308,9 @@ func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
 				OutputTokens: u.OutputTokens, RequestTokens: h.lastTokens, Budget: cmp.Or(h.lastBudget, eng.Budget()),
 				Model: cmp.Or(msg.Model, eng.Model().Name),
 			}
-			if p, ok := model.PriceOf(ev.Model); ok {
-				ev.CostUSD = p.Cost(u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens)
+			if usd, ok := model.CostOf(ev.Model, u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens); ok {
+				ev.CostUSD = usd
+				s.metrics.Cost(usd)
 			}
 			evs = append(evs, Event{Event: agent.Event{Kind: agent.EventUsage, Usage: ev}})
 		}

@@ -644,6 +644,15 @@ export interface components {
             };
             todos?: Record<string, unknown>[];
             warnings?: string[];
+            /** @description What sending the window as the next prompt would cost, in US dollars at the model's list price (agentctx's model catalog, as of price_as_of): uncached_usd with every token billed as uncached input, cached_usd with every token read from a warm cache; the reply is not counted. tokens is the window's size, usage-anchored when the provider reported usage. Absent when the model has no price in the catalog. */
+            cost?: {
+                tokens: number;
+                uncached_usd: number;
+                cached_usd: number;
+                price_as_of: string;
+            } & {
+                [key: string]: unknown;
+            };
         } & {
             [key: string]: unknown;
         };
