@@ -138,3 +138,31 @@ func TestFleetSQLite(t *testing.T) {
 		Kill: true, KillAfter: 0.4, Restart: true,
 	})
 }
+
+// TestFleetProduction is the fleet as an operator runs it: three
+// `agentctx serve` and two `agentctx proxy` processes on one PostgreSQL
+// schema (lease 2 s), each kind behind a load balancer that spreads the
+// requests at random; sessions of real trajectories are driven through
+// the servers (with one SSE subscriber each, through the balancer) and
+// half as many through the proxies (whole histories, the OpenAI wire, a
+// scripted upstream); at 40 % of the steps one server and one proxy are
+// SIGKILLed. Afterwards: every served session equals a single in-process
+// Engine's (no acknowledged write lost or doubled), every subscriber got
+// every event of its session in order (reconnecting to another server
+// with Last-Event-ID when its server died), every proxied session's last
+// generation holds the agent's messages once each, and no prompt went
+// upstream over the proxies' budget.
+func TestFleetProduction(t *testing.T) {
+	schema := pgtest.Schema(t, "fleet_")
+	dsn := pgtest.DSN()
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	runFleet(t, loadgen.FleetConfig{
+		Name:  "postgres, 3 servers and 2 proxies behind balancers",
+		Store: dsn + sep + "schema=" + schema + "&lease=2s", Servers: 3,
+		Kill: true, KillAfter: 0.4, Balance: true, Events: true,
+		Proxies: 2, ProxySessions: max(sessions/2, 1), ProxyBudget: 12000,
+	})
+}
