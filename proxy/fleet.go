@@ -304,10 +304,10 @@ func (p *Proxy) save(ctx context.Context, s *state, c *conversation) {
 	s.rev = st.Rev
 }
 
-// release gives back the leases s holds.
+// release gives back the leases s holds (those of the generations it
+// locked or opened during the request).
 func (p *Proxy) release(ctx context.Context, s *state) {
 	if s.eng != nil && !slices.Contains(s.locked, s.eng.ID()) {
-		// A new generation's lease came with its first write.
 		s.locked = append(s.locked, s.eng.ID())
 	}
 	l := p.opts.Store.(leaser)

@@ -559,6 +559,11 @@ func (p *Proxy) open(ctx context.Context, s *state, b *body, c *conversation) er
 			return fmt.Errorf("proxy: session %s: no free generation", s.key)
 		}
 	}
+	if s.fleet {
+		// Its first write takes its lease: give it back after the
+		// request even when the Engine fails after that write.
+		s.locked = append(s.locked, id)
+	}
 	eng, err := agentctx.Open(ctx, p.engineOptions(b, c, id, meta))
 	if err != nil {
 		return err

@@ -107,6 +107,19 @@ func runFleet(t *testing.T, cfg loadgen.FleetConfig) {
 	}
 }
 
+// pgStore returns the store URL of a fresh schema of the test database,
+// with a 2 s lease.
+func pgStore(t *testing.T) string {
+	t.Helper()
+	schema := pgtest.Schema(t, "fleet_")
+	dsn := pgtest.DSN()
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "schema=" + schema + "&lease=2s"
+}
+
 // TestFleetPostgres is issue 16's fleet test: two `agentctx serve`
 // processes share one PostgreSQL schema (lease 2 s); sessions of real
 // trajectories go through both at random; one server is SIGKILLed at 40 %
@@ -115,15 +128,9 @@ func runFleet(t *testing.T, cfg loadgen.FleetConfig) {
 // It needs PostgreSQL (skipped without it, failed when CI=true) and
 // ../shared/data.
 func TestFleetPostgres(t *testing.T) {
-	schema := pgtest.Schema(t, "fleet_")
-	dsn := pgtest.DSN()
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
 	runFleet(t, loadgen.FleetConfig{
 		Name:  "postgres, 2 servers",
-		Store: dsn + sep + "schema=" + schema + "&lease=2s", Servers: 2,
+		Store: pgStore(t), Servers: 2,
 		Kill: true, KillAfter: 0.4,
 	})
 }
@@ -153,15 +160,9 @@ func TestFleetSQLite(t *testing.T) {
 // generation holds the agent's messages once each, and no prompt went
 // upstream over the proxies' budget.
 func TestFleetProduction(t *testing.T) {
-	schema := pgtest.Schema(t, "fleet_")
-	dsn := pgtest.DSN()
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
 	runFleet(t, loadgen.FleetConfig{
 		Name:  "postgres, 3 servers and 2 proxies behind balancers",
-		Store: dsn + sep + "schema=" + schema + "&lease=2s", Servers: 3,
+		Store: pgStore(t), Servers: 3,
 		Kill: true, KillAfter: 0.4, Balance: true, Events: true,
 		Proxies: 2, ProxySessions: max(sessions/2, 1), ProxyBudget: 12000,
 	})
