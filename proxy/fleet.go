@@ -199,13 +199,11 @@ func (p *Proxy) claim(ctx context.Context, s *state, b *body, c *conversation) e
 // sync brings s up to generation g as the store has it (sess: its
 // metadata read under the lease).
 func (p *Proxy) sync(ctx context.Context, s *state, g int, sess session.Session, b *body, c *conversation) error {
-	var st fleetState
 	raw, ok := sess.Metadata[StateKey]
-	if ok {
-		if err := json.Unmarshal([]byte(raw), &st); err != nil {
-			p.log.Warn("proxy state unreadable: new generation", "session", sess.ID, "err", err.Error())
-			ok = false
-		}
+	st, err := parseState(raw)
+	if ok && err != nil {
+		p.log.Warn("proxy state unreadable: new generation", "session", sess.ID, "err", err.Error())
+		ok = false
 	}
 	if !ok || st.Entries != sess.Entries {
 		// A writer died between its writes and its state's save: which
@@ -242,6 +240,20 @@ func (p *Proxy) sync(ctx context.Context, s *state, g int, sess session.Session,
 	}
 	s.agentCompacted = st.AgentCompacted
 	return nil
+}
+
+// parseState reads a state save wrote. Errors: JSON that is not a
+// fleetState, or one with negative counts (then the session's next
+// request starts a new generation).
+func parseState(raw string) (fleetState, error) {
+	var st fleetState
+	if err := json.Unmarshal([]byte(raw), &st); err != nil {
+		return fleetState{}, fmt.Errorf("proxy: %s: %w", StateKey, err)
+	}
+	if st.Rev < 0 || st.Entries < 0 || st.Seen < 0 || st.UsageAt < 0 || st.AgentTokens < 0 || st.ByteBudget < 0 {
+		return fleetState{}, fmt.Errorf("proxy: %s: a negative count", StateKey)
+	}
+	return st, nil
 }
 
 // restoreSeen gives a state resumed from the store its seen

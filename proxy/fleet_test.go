@@ -284,3 +284,32 @@ func TestProxyFleetOneAtATime(t *testing.T) {
 		t.Errorf("patient's exchange: managed %t, err %q; want managed", ex.Managed, ex.Err)
 	}
 }
+
+// FuzzFleetState: any metadata value under StateKey reads as a state or
+// an error, never a panic, and a state read writes back to one that
+// reads the same.
+func FuzzFleetState(f *testing.F) {
+	for _, seed := range []string{
+		`{"rev":3,"entries":12,"seen":7,"seen_hash":"ab","sys":"00","tools":"00","agent_tokens":900,"usage":{"input_tokens":10},"usage_at":5,"byte_budget":1000,"answer":{"role":"assistant","content":"ok"},"agent_compacted":true}`,
+		`{}`, `null`, `{"rev":-1}`, `{"answer":"x"}`, `[`, ``,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		st, err := parseState(raw)
+		if err != nil {
+			return
+		}
+		data, err := json.Marshal(st)
+		if err != nil {
+			return // an answer that is JSON but not a message
+		}
+		again, err := parseState(string(data))
+		if err != nil {
+			t.Fatalf("a written state does not read: %v (%s)", err, data)
+		}
+		if again.Rev != st.Rev || again.Entries != st.Entries || again.Seen != st.Seen || again.SeenHash != st.SeenHash {
+			t.Fatalf("state %+v reads back as %+v", st, again)
+		}
+	})
+}
