@@ -104,3 +104,42 @@ func PriceOf(name string) (Price, bool) {
 	}
 	return *i.Price, true
 }
+
+// CallCost is what sending a prompt of Tokens tokens to a model would
+// cost, in US dollars at its list price (the catalog row's, as of
+// PriceAsOf): UncachedUSD with every token billed as uncached input,
+// CachedUSD with every token read from a warm cache (the least the call
+// can cost); the reply is not counted. What `agentctx inspect` and the
+// service's inspect route report.
+type CallCost struct {
+	Tokens      int     `json:"tokens"`
+	UncachedUSD float64 `json:"uncached_usd"`
+	CachedUSD   float64 `json:"cached_usd"`
+	PriceAsOf   string  `json:"price_as_of"`
+}
+
+// NextCallCost returns the cost of sending tokens as a prompt to the
+// model of info, nil when its price is not known.
+func NextCallCost(info Info, tokens int) *CallCost {
+	p := info.Price
+	if p == nil {
+		return nil
+	}
+	return &CallCost{
+		Tokens:      tokens,
+		UncachedUSD: p.CostUsage(Usage{Input: tokens}),
+		CachedUSD:   p.CostUsage(Usage{CacheRead: tokens}),
+		PriceAsOf:   info.AsOf,
+	}
+}
+
+// CostOf returns the cost in US dollars of one call of the model called
+// name that used the given tokens (see [Price.Cost]), and false when the
+// catalog has no price for it ([PriceOf]).
+func CostOf(name string, input, cacheRead, cacheWrite, output int) (float64, bool) {
+	p, ok := PriceOf(name)
+	if !ok {
+		return 0, false
+	}
+	return p.Cost(input, cacheRead, cacheWrite, output), true
+}

@@ -56,6 +56,7 @@ func (p *Proxy) count(ex *Exchange) {
 	p.metrics.Proxied(outcome, ex.reason, ex.AgentTokens, ex.SentTokens)
 	p.metrics.Compacted(ex.Compactions)
 	p.metrics.Usage(ex.usage)
+	p.metrics.Cost(ex.cost)
 }
 
 // recorder notes a response's status for the metrics.

@@ -1,11 +1,13 @@
 package proxy
 
 import (
+	"math"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/agentctx/agentctx/internal/telemetry/telemetrytest"
+	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/provider/providertest"
 	"github.com/agentctx/agentctx/session/jsonlstore"
 )
@@ -41,8 +43,9 @@ func TestMetrics(t *testing.T) {
 	}
 	_ = res.Body.Close()
 
-	var managed, forwarded, compactions, agentTokens, sentTokens, in, out float64
+	var managed, forwarded, compactions, agentTokens, sentTokens, in, out, usd float64
 	for _, ex := range r.exchanges() {
+		usd += ex.cost
 		switch {
 		case ex.Err != "":
 		case ex.Managed:
@@ -75,7 +78,7 @@ func TestMetrics(t *testing.T) {
 	}
 	for _, name := range []string{
 		"agentctx_http_requests_total", "agentctx_http_request_duration_seconds", "agentctx_tokens_total",
-		"agentctx_proxy_requests_total", "agentctx_proxy_prompt_tokens_total", "agentctx_compactions_total",
+		"agentctx_model_cost_usd_total", "agentctx_proxy_requests_total", "agentctx_proxy_prompt_tokens_total", "agentctx_compactions_total",
 		"agentctx_summaries_total", "agentctx_summary_fallbacks_total", "agentctx_store_errors_total",
 		"agentctx_store_lease_conflicts_total", "agentctx_sessions_open",
 	} {
@@ -108,5 +111,21 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
 		}
 	}
-	t.Logf("%d requests: managed %v forwarded %v, %v compactions, tokens in %v out %v", posts, managed, forwarded, compactions, in, out)
+	// Cost: the upstream's usage at the model's list price, in the
+	// metrics and the status.
+	want, ok := model.CostOf(anthropicModel, 1000, 0, 0, 100)
+	if !ok || want <= 0 || usd <= 0 {
+		t.Fatalf("%s has no price (%v), or the exchanges cost nothing (%v)", anthropicModel, want, usd)
+	}
+	if got := f.Value(t, "agentctx_model_cost_usd_total", nil); math.Abs(got-usd) > 1e-9 {
+		t.Errorf("agentctx_model_cost_usd_total = %v, want %v", got, usd)
+	}
+	var status float64
+	for _, s := range r.p.Status().Sessions {
+		status += s.CostUSD
+	}
+	if math.Abs(status-usd) > 1e-9 {
+		t.Errorf("the status's cost_usd sums to %v, want %v", status, usd)
+	}
+	t.Logf("%d requests: managed %v forwarded %v, %v compactions, tokens in %v out %v, $%.4f", posts, managed, forwarded, compactions, in, out, usd)
 }

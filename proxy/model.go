@@ -62,13 +62,30 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request, wire Wire, raw []b
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer func() { p.ledger.record(key, &ex, b.model) }()
+	// The Engine's work outlives an agent that hangs up: what it added
+	// is in the session.
+	ctx := context.WithoutCancel(r.Context())
+	if s.fleet {
+		if err := p.claim(ctx, s, b, c); err != nil {
+			ex.Err, ex.reason = err.Error(), telemetry.ReasonSession
+			if errors.Is(err, errBusy) {
+				ex.reason = ReasonBusy
+			}
+			p.release(ctx, s)
+			p.log.Warn("forwarded unchanged", "session", key, "reason", err.Error())
+			p.relay(w, r, wire, raw, nil, &ex, nil)
+			p.observe(ex)
+			return
+		}
+		defer func() {
+			p.save(ctx, s, c)
+			p.release(ctx, s)
+		}()
+	}
 	if s.byteBudget == 0 {
 		s.byteBudget = maxRequestBytes(wire)
 	}
 	ex.ByteBudget = s.byteBudget
-	// The Engine's work outlives an agent that hangs up: what it added
-	// is in the session.
-	ctx := context.WithoutCancel(r.Context())
 	prepared := time.Now()
 	req, err := p.prepare(ctx, s, b, c)
 	if err == nil {
@@ -181,16 +198,16 @@ func (p *Proxy) observe(ex Exchange) {
 // reset drops the session's Engine after a failure, so that the next
 // request starts a new generation from the agent's whole history.
 func (s *state) reset() {
-	if s.eng != nil {
+	if s.eng != nil && !s.fleet {
 		_ = s.eng.Close()
-		s.eng = nil
 	}
-	s.seen, s.usage, s.answer = nil, nil, nil
+	s.drop()
 }
 
 // prepare brings the agent's history into the session's Engine and builds
 // the Engine's next request.
 func (p *Proxy) prepare(ctx context.Context, s *state, b *body, c *conversation) (*agentctx.Request, error) {
+	s.restoreSeen(c)
 	fps := c.fingerprints()
 	if s.eng == nil || s.sys != sha256.Sum256([]byte(c.system)) || s.tools != sha256.Sum256(b.tools) || !prefixOf(s.seen, fps) {
 		if err := p.open(ctx, s, b, c); err != nil {
@@ -340,6 +357,9 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, wire Wire, body []
 		tee, written, cerr := p.copyResponse(w, res, wire)
 		if res.StatusCode < 300 && cerr == nil {
 			ex.usage = readUsage(wire, tee, res.Header.Get("Content-Encoding"))
+			if u := ex.usage; u != nil {
+				ex.cost, _ = model.CostOf(ex.model, u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens)
+			}
 		}
 		if res.StatusCode < 400 || retry == nil {
 			// (with retry, an error answer's span ended when it was read)

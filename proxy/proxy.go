@@ -102,6 +102,20 @@ type Options struct {
 	// agent's request declares one, and otherwise says how long the output
 	// was (and, for a command's output, how to run it again filtered).
 	MCPServer string
+	// Fleet says that several proxy instances share Store (a PostgreSQL
+	// store: its writer lock is a lease that can be given back), so that
+	// any instance manages any request of a session: the session's
+	// current generation and what the proxy knows of it are read from the
+	// store at each request, under the session's lease (fleet.go).
+	// Optional. Defaults to false: sessions live in this process, and a
+	// proxy started again opens new generations. New refuses Fleet with a
+	// store without leases.
+	Fleet bool
+	// LeaseWait is how long a request of a fleet waits for a session
+	// another instance is managing a request of, before it is forwarded
+	// unchanged (counted unmanaged, reason "busy"). Optional. Defaults to
+	// [DefaultLeaseWait].
+	LeaseWait time.Duration
 }
 
 // DefaultReadTimeout is how long the proxy waits for a model request's
@@ -148,8 +162,10 @@ type Exchange struct {
 	// Engine's window (for the token metrics).
 	reason string
 	usage  *chat.Usage
-	// model is the request's model as the agent named it.
+	// model is the request's model as the agent named it; cost the
+	// cost of usage in US dollars at its list price (0 without a price).
 	model string
+	cost  float64
 }
 
 // Proxy is an http.Handler that sits between an agent and its provider.
@@ -196,6 +212,9 @@ type Proxy struct {
 	// [telemetry.Path] (metrics.go).
 	metrics *telemetry.Metrics
 	tracer  trace.Tracer
+	// onBusy, set by tests, is called each time a request of a fleet
+	// finds its session's lease held by another instance.
+	onBusy func(id string)
 }
 
 // New returns a proxy for opts. Errors: no upstream, or an upstream that is
@@ -210,6 +229,12 @@ func New(opts Options) (*Proxy, error) {
 	}
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = DefaultReadTimeout
+	}
+	if opts.LeaseWait <= 0 {
+		opts.LeaseWait = DefaultLeaseWait
+	}
+	if _, ok := opts.Store.(leaser); opts.Fleet && !ok {
+		return nil, errors.New("proxy: a fleet needs a store whose writer lock is a lease (PostgreSQL)")
 	}
 	m, tracer := telemetry.New(), telemetry.Tracer(opts.TracerProvider)
 	opts.Store = m.Store(opts.Store, tracer)
@@ -381,11 +406,31 @@ type state struct {
 	// agentCompacted is set by the agent's own compaction request: the
 	// next generation starts from the agent's summary.
 	agentCompacted bool
+
+	// In a fleet (fleet.go): fleet is set; rev is the revision of the
+	// state saved in the store this memory matches; seenN and seenHash
+	// the store's seen messages until restoreSeen checks them against a
+	// request; prev the generation a new one follows when the Engine was
+	// dropped; locked the session ids whose leases the request holds.
+	fleet    bool
+	rev      int64
+	seenN    int
+	seenHash string
+	prev     string
+	locked   []string
 }
 
+// close ends the session in memory: the answer not yet in the Engine is
+// added and the Engine closed. In a fleet the Engine is dropped instead:
+// the store has everything, the answer is in the saved state, and
+// another instance may be writing the session.
 func (s *state) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.fleet {
+		s.drop()
+		return
+	}
 	if s.eng != nil {
 		if s.answer != nil {
 			_ = s.eng.Add(context.Background(), *s.answer)
@@ -467,7 +512,7 @@ func (p *Proxy) session(key string) *state {
 	if s, ok := p.sessions.Get(key); ok {
 		return s
 	}
-	s := &state{key: key}
+	s := &state{key: key, fleet: p.opts.Fleet}
 	p.sessions.Add(key, s)
 	return s
 }
@@ -480,9 +525,14 @@ func (p *Proxy) open(ctx context.Context, s *state, b *body, c *conversation) er
 	meta := map[string]string{"agentctx.proxy.wire": string(b.wire)}
 	if s.eng != nil {
 		meta["agentctx.proxy.previous"] = s.eng.ID()
-		_ = s.eng.Close()
+		if !s.fleet {
+			_ = s.eng.Close()
+		}
 		s.eng = nil
+	} else if s.prev != "" {
+		meta["agentctx.proxy.previous"] = s.prev
 	}
+	s.prev = ""
 	if s.agentCompacted {
 		// The agent's own compaction rewrote its history: this
 		// generation starts from its summary.
@@ -509,16 +559,12 @@ func (p *Proxy) open(ctx context.Context, s *state, b *body, c *conversation) er
 			return fmt.Errorf("proxy: session %s: no free generation", s.key)
 		}
 	}
-	eng, err := agentctx.Open(ctx, agentctx.Options{
-		Store: p.opts.Store, SessionID: id, Origin: "proxy", Dir: projectOf(c),
-		Metadata: meta,
-		Model:    b.model, Budget: p.opts.Budget, MaxTokens: b.maxTokens,
-		SystemPrompt: c.system, Tools: c.tools, StaticRatio: 1,
-		RecallToolName: p.recallToolName(b.wire, c.tools),
-		NoWorkspace:    true, NoDiskReads: true, NoWorkingMemory: true, NoTrackerSection: true, NoReminders: true,
-		Rehydrate: agentctx.RehydrateOptions{Disabled: true},
-		Strategy:  p.opts.Strategy, Logger: p.opts.Logger,
-	})
+	if s.fleet {
+		// Its first write takes its lease: give it back after the
+		// request even when the Engine fails after that write.
+		s.locked = append(s.locked, id)
+	}
+	eng, err := agentctx.Open(ctx, p.engineOptions(b, c, id, meta))
 	if err != nil {
 		return err
 	}
@@ -527,6 +573,21 @@ func (p *Proxy) open(ctx context.Context, s *state, b *body, c *conversation) er
 	s.tools = sha256.Sum256(b.tools)
 	s.seen, s.agentTokens, s.usage = nil, 0, nil
 	return nil
+}
+
+// engineOptions are the Engine options of session id for a request's
+// body and conversation, with meta for a new session.
+func (p *Proxy) engineOptions(b *body, c *conversation, id string, meta map[string]string) agentctx.Options {
+	return agentctx.Options{
+		Store: p.opts.Store, SessionID: id, Origin: "proxy", Dir: projectOf(c),
+		Metadata: meta,
+		Model:    b.model, Budget: p.opts.Budget, MaxTokens: b.maxTokens,
+		SystemPrompt: c.system, Tools: c.tools, StaticRatio: 1,
+		RecallToolName: p.recallToolName(b.wire, c.tools),
+		NoWorkspace:    true, NoDiskReads: true, NoWorkingMemory: true, NoTrackerSection: true, NoReminders: true,
+		Rehydrate: agentctx.RehydrateOptions{Disabled: true},
+		Strategy:  p.opts.Strategy, Logger: p.opts.Logger,
+	}
 }
 
 // writeError answers the agent in its provider's error shape.

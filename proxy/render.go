@@ -32,6 +32,13 @@ func fingerprintOf(m chat.Message) fingerprint {
 		_, _ = b.Write(n[:])
 		_, _ = b.WriteString(s)
 	}
+	writeMessage(w, m)
+	return fingerprint{a.Sum64(), b.Sum64()}
+}
+
+// writeMessage writes m's model-visible content to w, one length-prefixed
+// string at a time: what fingerprintOf and stableHash hash.
+func writeMessage(w func(string), m chat.Message) {
 	w(string(m.Role))
 	w(m.Name)
 	for _, p := range m.Parts {
@@ -65,7 +72,6 @@ func fingerprintOf(m chat.Message) fingerprint {
 			w(string(p.Raw))
 		}
 	}
-	return fingerprint{a.Sum64(), b.Sum64()}
 }
 
 // fingerprints returns the fingerprints of c's messages, computed once

@@ -44,6 +44,11 @@ type SessionStatus struct {
 	// as they went upstream, in tokens by the proxy's count.
 	AgentTokens int64 `json:"agent_tokens"`
 	SentTokens  int64 `json:"sent_tokens"`
+	// CostUSD sums the cost of its model calls in US dollars: the tokens
+	// the upstream reported, at the model's list price (agentctx's model
+	// catalog, as `agentctx models` lists it); calls of a model without a
+	// price, or whose answer reported no usage, add nothing.
+	CostUSD float64 `json:"cost_usd"`
 	// Budget is the token budget in force and ByteBudget the request size
 	// limit in force, in bytes (both lowered by the upstream's overflow
 	// and size answers).
@@ -130,6 +135,7 @@ func (l *ledger) record(key string, ex *Exchange, model string) {
 		}
 		st.AgentTokens += int64(ex.AgentTokens)
 		st.SentTokens += int64(ex.SentTokens)
+		st.CostUSD += ex.cost
 		if ex.Budget > 0 {
 			st.Budget = ex.Budget
 		}
@@ -217,6 +223,9 @@ func WriteSummary(w io.Writer, st Status) error {
 		}
 		line := fmt.Sprintf("session %s: %d requests, %d managed, %d forwarded as they fit, %d unmanaged; %d tokens from the agent, %d sent upstream%s; budget %d",
 			s.Session, s.Requests, s.Managed, s.Forwarded, s.Unmanaged, s.AgentTokens, s.SentTokens, saved, s.Budget)
+		if s.CostUSD > 0 {
+			line += fmt.Sprintf("; $%.4f at list price", s.CostUSD)
+		}
 		for _, k := range slices.Sorted(maps.Keys(s.UnmanagedReasons)) {
 			line += fmt.Sprintf("; unmanaged %d× (%s)", s.UnmanagedReasons[k], k)
 		}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/load.sh [SESSIONS] [STORE] — issue 16's fleet test at full size.
+# scripts/load.sh [SESSIONS] [STORE] — the fleet tests at full size.
 #
 # Runs internal/loadgen's fleet test with SESSIONS concurrent sessions
 # (default 200) of replayed real trajectories from ../shared/data, each
@@ -10,12 +10,18 @@
 #             SIGKILLed at 40 % of the steps (lease 2 s)
 #   sqlite    one server on an SQLite file, SIGKILLed at 40 % and restarted
 #   both      the two, one after the other (default)
+#   fleet     as an operator runs it: three `agentctx serve` and two
+#             `agentctx proxy` processes on one PostgreSQL schema, each kind
+#             behind a Go load balancer spreading requests at random; one SSE
+#             subscriber per session; SESSIONS/2 more sessions driven through
+#             the proxies (scripted upstream, budget 12000 tokens); one server
+#             and one proxy SIGKILLed at 40 % of their steps
 #
 # Each run prints its table: throughput (appends/s, requests/s) and per
 # route p50/p99 latency, retries and failed attempts; then every session is
 # checked against a single in-process Engine. $SEED (default 1) picks the
 # trajectories and the servers; $SECONDS_MAX (default 900) bounds a run.
-# CI runs the same test at 20 sessions of 6 calls (go test ./internal/loadgen).
+# CI runs the same tests at 20 sessions of 6 calls (go test ./internal/loadgen).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$HOME/go/bin:$PATH"
@@ -25,7 +31,8 @@ case "$store" in
   postgres) run='TestFleetPostgres' ;;
   sqlite) run='TestFleetSQLite' ;;
   both) run='TestFleet(Postgres|SQLite)$' ;;
-  *) echo "load.sh: STORE $store: want postgres, sqlite or both" >&2; exit 2 ;;
+  fleet) run='TestFleetProduction' ;;
+  *) echo "load.sh: STORE $store: want postgres, sqlite, both or fleet" >&2; exit 2 ;;
 esac
 if ! [[ "$sessions" =~ ^[0-9]+$ ]] || [ "$sessions" -lt 1 ]; then
   echo "load.sh: SESSIONS $sessions: want a count ≥ 1" >&2; exit 2

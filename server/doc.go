@@ -77,11 +77,19 @@
 // and has not yet answered lives in the server's memory only (for the
 // reply's usage event).
 //
-// Event streams carry the events of the requests served by the server the
-// stream is connected to, and no other: events are not shared through
-// the store. An agent that follows its session's events sends the
-// session's requests to the server it is subscribed to (or subscribes to
-// every server).
+// Events on a store that keeps them ([EventLog]: package pgstore) are
+// shared by the fleet: each server stores the events of the requests it
+// handles, numbered per session in the store, and PostgreSQL's
+// LISTEN/NOTIFY tells every server (a notification carries the session
+// and the last number only). A stream on any server then reads the new
+// events from the store, so it carries every server's events in order,
+// and resumes after its Last-Event-ID on any server. A lost notification
+// loses nothing: the listener's reconnection, the next notification or
+// the stream's periodic read ([Options].EventPoll) brings the events. On
+// another store (SQLite, JSONL: one host, one server) events stay in the
+// server's memory: a stream carries the events of the requests this
+// server handles from the time it opens, and a subscriber that lags
+// [EventBuffer] events behind misses some.
 //
 // # Files
 //

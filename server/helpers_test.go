@@ -262,8 +262,18 @@ func newJSONLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandl
 // once the server has the subscription in place.
 func subscribe(t *testing.T, ts *testServer, id, token string) <-chan Event {
 	t.Helper()
+	return subscribeFrom(t, ts, id, token, "")
+}
+
+// subscribeFrom is subscribe with a Last-Event-ID header of last, unless
+// last is "".
+func subscribeFrom(t *testing.T, ts *testServer, id, token, last string) <-chan Event {
+	t.Helper()
 	req, _ := http.NewRequestWithContext(t.Context(), "GET", ts.URL+"/v1/sessions/"+id+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
+	if last != "" {
+		req.Header.Set("Last-Event-ID", last)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/internal/telemetry/telemetrytest"
+	"github.com/agentctx/agentctx/model"
 )
 
 // TestMetrics drives a session through the API (messages, a request, a
@@ -42,6 +43,7 @@ func TestMetrics(t *testing.T) {
 	f := telemetrytest.Scrape(t, ts.URL+"/metrics")
 	for _, name := range []string{
 		"agentctx_http_requests_total", "agentctx_http_request_duration_seconds", "agentctx_tokens_total",
+		"agentctx_model_cost_usd_total",
 		"agentctx_compactions_total", "agentctx_summaries_total", "agentctx_summary_fallbacks_total",
 		"agentctx_store_errors_total", "agentctx_store_lease_conflicts_total", "agentctx_sessions_open",
 		"go_goroutines",
@@ -63,6 +65,11 @@ func TestMetrics(t *testing.T) {
 	check("agentctx_http_requests_total", map[string]string{"route": "/v1/sessions/{id}", "status": "404"}, 1)
 	check("agentctx_tokens_total", map[string]string{"direction": "in"}, 120)
 	check("agentctx_tokens_total", map[string]string{"direction": "out"}, 20)
+	usd, ok := model.CostOf("gpt-4o", 120, 0, 0, 20)
+	if !ok || usd <= 0 {
+		t.Fatal("gpt-4o has no price in the catalog")
+	}
+	check("agentctx_model_cost_usd_total", nil, usd)
 	var summaries, fallbacks float64
 	levels := map[string]float64{}
 	for _, r := range c.Compactions {
@@ -151,5 +158,37 @@ func TestTrace(t *testing.T) {
 	}
 	if status != 200 {
 		t.Errorf("request span status %d", status)
+	}
+}
+
+// TestInspectCost: the inspect route reports what sending the window as
+// the next prompt would cost at the model's list price, uncached and
+// from a warm cache, as `agentctx inspect` does (model.NextCallCost),
+// and nothing for a model without a price.
+func TestInspectCost(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, Options{}, true)
+	for _, c := range []struct {
+		model  string
+		priced bool
+	}{{"gpt-4o", true}, {"my-local-model", false}} {
+		id := ts.createSession(t, tokenA, map[string]any{"model": c.model})
+		base := "/v1/sessions/" + id
+		ts.call(t, "POST", base+"/messages", tokenA, `{"messages":[{"role":"user","content":"What is in main.go? `+strings.Repeat("Tell me more. ", 200)+`"}]}`).must(t, 200)
+		var in inspectView
+		ts.call(t, "GET", base+"/inspect", tokenA, nil).must(t, 200).decode(t, &in)
+		if !c.priced {
+			if in.Cost != nil {
+				t.Errorf("%s: cost %+v, want none", c.model, in.Cost)
+			}
+			continue
+		}
+		want := model.NextCallCost(model.Lookup(c.model), in.Window.Tokens)
+		if in.Cost == nil || *in.Cost != *want {
+			t.Fatalf("%s: cost %+v, want %+v", c.model, in.Cost, want)
+		}
+		if !(in.Cost.UncachedUSD > in.Cost.CachedUSD && in.Cost.CachedUSD > 0) || in.Cost.Tokens < 400 {
+			t.Errorf("%s: cost %+v: want uncached > cached > 0 for a window of over 400 tokens", c.model, in.Cost)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentctx/agentctx"
+	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/reminder"
 	"github.com/agentctx/agentctx/replay"
 	"github.com/agentctx/agentctx/report"
@@ -37,17 +38,27 @@ type inspectView struct {
 	Todos []reminder.Todo `json:"todos,omitempty"`
 	// Warnings are what the Engine noticed and worked around.
 	Warnings []string `json:"warnings,omitempty"`
+	// Cost is what sending the window as the next prompt would cost in
+	// US dollars at the model's list price, uncached and from a warm
+	// cache (the window's usage-anchored size when the provider reported
+	// usage); absent when the model has no price in the catalog.
+	Cost *model.CallCost `json:"cost,omitempty"`
 }
 
 func (s *Server) inspect(w http.ResponseWriter, r *http.Request) error {
 	var out inspectView
 	err := s.withSession(r, func(_ context.Context, _ *handle, eng *agentctx.Engine, sess session.Session) error {
 		info := eng.Model()
+		ws := eng.WindowStats()
+		tokens := ws.Tokens
+		if ws.Anchor.Set {
+			tokens = ws.Anchor.Size(ws.Tokens)
+		}
 		out = inspectView{
 			Session: viewOf(tenantOf(r.Context()), sess), Model: info.Name, ContextWindow: info.ContextWindow,
 			Budget: eng.Budget(), BudgetSource: eng.BudgetSource(),
-			Window: eng.WindowStats(), Breakdown: eng.Breakdown(), Stats: eng.Stats(),
-			Todos: eng.Todos(), Warnings: eng.Warnings(),
+			Window: ws, Breakdown: eng.Breakdown(), Stats: eng.Stats(),
+			Todos: eng.Todos(), Warnings: eng.Warnings(), Cost: model.NextCallCost(info, tokens),
 		}
 		return nil
 	})

@@ -84,6 +84,11 @@ type Options struct {
 	// an Origin header (only browsers send one) of another origin than
 	// the server's is refused with 403 (CodeForbiddenOrigin).
 	AllowedOrigins []string
+	// EventPoll is how often an event stream reads its session's events
+	// from the store without a notification, when the store keeps events
+	// ([EventLog]): the bound on how late an event whose notification was
+	// lost arrives. Optional. Defaults to [DefaultEventPoll].
+	EventPoll time.Duration
 }
 
 // Server is the HTTP/JSON API of agentctx: an [http.Handler]. Create it
@@ -96,7 +101,15 @@ type Server struct {
 	log    *slog.Logger
 	mux    *http.ServeMux
 	events *broker
-	guard  guard.Policy
+	// evlog is the store as an EventLog, nil when it keeps no events;
+	// stopListen ends its listener, listening waits for it.
+	evlog      EventLog
+	stopListen context.CancelFunc
+	listening  sync.WaitGroup
+	// dropNote, set by tests, loses the notifications it returns true
+	// for (before the subscribers are woken).
+	dropNote func(id string, seq int64) bool
+	guard    guard.Policy
 	// metrics are the server's Prometheus metrics, served at
 	// [telemetry.Path]; store counts their failures.
 	metrics *telemetry.Metrics
@@ -158,6 +171,7 @@ func New(opts Options) (*Server, error) {
 	}
 	opts.MaxBodyBytes = cmp.Or(opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	opts.CacheSessions = cmp.Or(opts.CacheSessions, DefaultCacheSessions)
+	opts.EventPoll = cmp.Or(opts.EventPoll, DefaultEventPoll)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -199,6 +213,12 @@ func New(opts Options) (*Server, error) {
 		return len(s.handles)
 	}); err != nil {
 		return nil, err
+	}
+	if evlog, ok := opts.Store.(EventLog); ok {
+		s.evlog = evlog
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopListen = cancel
+		s.listening.Go(func() { s.listen(ctx) })
 	}
 	return s, nil
 }
@@ -375,6 +395,10 @@ func (s *Server) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	s.events.close()
+	if s.stopListen != nil {
+		s.stopListen()
+		s.listening.Wait()
+	}
 	s.inflight.Wait()
 	s.mu.Lock()
 	hs := make([]*handle, 0, len(s.handles))

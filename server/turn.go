@@ -263,7 +263,7 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.publish(key, name, evs...)
+	s.publish(r.Context(), key, name, evs...)
 	return writeJSON(w, http.StatusOK, out)
 }
 
@@ -308,8 +308,9 @@ func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
 				OutputTokens: u.OutputTokens, RequestTokens: h.lastTokens, Budget: cmp.Or(h.lastBudget, eng.Budget()),
 				Model: cmp.Or(msg.Model, eng.Model().Name),
 			}
-			if p, ok := model.PriceOf(ev.Model); ok {
-				ev.CostUSD = p.Cost(u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens)
+			if usd, ok := model.CostOf(ev.Model, u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens); ok {
+				ev.CostUSD = usd
+				s.metrics.Cost(usd)
 			}
 			evs = append(evs, Event{Event: agent.Event{Kind: agent.EventUsage, Usage: ev}})
 		}
@@ -319,7 +320,7 @@ func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.publish(key, name, evs...)
+	s.publish(r.Context(), key, name, evs...)
 	return s.writeAdded(w, r, key, out)
 }
 
@@ -364,7 +365,7 @@ func (s *Server) compactNow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if len(out.Compactions) > 0 {
-		s.publish(key, name, compactionEvent(out.Compactions))
+		s.publish(r.Context(), key, name, compactionEvent(out.Compactions))
 	}
 	return writeJSON(w, http.StatusOK, out)
 }

@@ -173,33 +173,14 @@ func newInspectReport(lv *live) inspectReport {
 	return inspectReportOf(lv, b, provider)
 }
 
-// inspectCost is what sending the window as the next prompt would cost, in
-// US dollars at the model's list price (the catalog row's, as of
-// PriceAsOf): UncachedUSD with every token billed as uncached input,
-// CachedUSD with every token read from a warm cache (the least the call
-// can cost); the reply is not counted. Tokens is the window's size, the
-// usage-anchored one when the provider reported usage.
-type inspectCost struct {
-	Tokens      int     `json:"tokens"`
-	UncachedUSD float64 `json:"uncached_usd"`
-	CachedUSD   float64 `json:"cached_usd"`
-	PriceAsOf   string  `json:"price_as_of"`
-}
+// inspectCost is what sending the window as the next prompt would cost
+// (model.CallCost). Tokens is the window's size, the usage-anchored one
+// when the provider reported usage.
+type inspectCost = model.CallCost
 
 // nextCallCost returns the cost of sending tokens as a prompt to the
 // model of info, nil when its price is not known.
-func nextCallCost(info model.Info, tokens int) *inspectCost {
-	p := info.Price
-	if p == nil {
-		return nil
-	}
-	return &inspectCost{
-		Tokens:      tokens,
-		UncachedUSD: p.CostUsage(model.Usage{Input: tokens}),
-		CachedUSD:   p.CostUsage(model.Usage{CacheRead: tokens}),
-		PriceAsOf:   info.AsOf,
-	}
-}
+func nextCallCost(info model.Info, tokens int) *inspectCost { return model.NextCallCost(info, tokens) }
 
 // engineReport is the inspect report of a running engine's window (the
 // chat's /context).

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentctx/agentctx/proxy"
+	"github.com/agentctx/agentctx/session/pgstore"
 )
 
 type proxyFlags struct {
@@ -27,6 +28,7 @@ type proxyFlags struct {
 	allowedOrigins []string
 	mcpName        string
 	otlp           string
+	leaseWait      time.Duration
 }
 
 func newProxyCmd(e *env) *cobra.Command {
@@ -73,7 +75,15 @@ With 'agentctx mcp' configured in the agent (agentctx mcp install), give
 --mcp-name with the name it is configured under: the note on a tool
 result the proxy cuts then tells the model to call that server's
 recall_output (mcp__agentctx__recall_output for Claude Code and Codex,
-mcp_agentctx_recall_output for Gemini CLI) for the lines it left out.`,
+mcp_agentctx_recall_output for Gemini CLI) for the lines it left out.
+
+With --store postgres://…, several proxies share the sessions (a fleet
+behind a load balancer): any instance manages any request of a session,
+under the session's lease (as 'agentctx serve' writes), and reads what the
+proxy knows of the session from the store; a killed instance loses
+nothing. A request of a session another instance is managing waits for it
+up to --lease-wait, then goes upstream unchanged (counted unmanaged,
+reason busy).`,
 		Example: `  agentctx proxy --upstream https://api.anthropic.com
   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
 
@@ -94,6 +104,7 @@ mcp_agentctx_recall_output for Gemini CLI) for the lines it left out.`,
 	cmd.Flags().StringSliceVar(&f.allowedHosts, "allowed-host", nil, "a Host the proxy answers besides its listening address (name or name:port; repeatable)")
 	cmd.Flags().StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "a web origin whose pages may call the proxy (repeatable)")
 	cmd.Flags().StringVar(&f.mcpName, "mcp-name", "", "the name the agents have 'agentctx mcp' configured under (e.g. agentctx): a cut output's note names its recall_output as the agent sees it (mcp__agentctx__recall_output)")
+	cmd.Flags().DurationVar(&f.leaseWait, "lease-wait", proxy.DefaultLeaseWait, "with a PostgreSQL --store: how long a request waits for a session another proxy instance is managing before it is forwarded unchanged")
 	addOTLPFlag(cmd, &f.otlp)
 	addHomeFlag(cmd, e, &f.home)
 	return cmd
@@ -109,6 +120,9 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 	up, err := url.Parse(f.upstream)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return usageError{fmt.Errorf("proxy: --upstream %q: want an absolute http or https URL", f.upstream)}
+	}
+	if f.leaseWait < 0 {
+		return usageError{fmt.Errorf("proxy: --lease-wait %s: want a duration ≥ 0", f.leaseWait)}
 	}
 	if f.mcpName != "" && !mcpNameRe.MatchString(f.mcpName) {
 		return usageError{fmt.Errorf("proxy: --mcp-name %q: want letters, digits, '-' and '_' (the name the agent has agentctx mcp configured under)", f.mcpName)}
@@ -136,10 +150,12 @@ func runProxy(ctx context.Context, e *env, f proxyFlags) (err error) {
 	}
 	defer flush()
 	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	// A PostgreSQL store is shared: the proxies on it are a fleet.
+	_, fleet := st.(*pgstore.Store)
 	p, err := proxy.New(proxy.Options{
 		Upstream: up, Store: st, Budget: f.budget, Always: f.always, Logger: log,
 		AllowedHosts: f.allowedHosts, AllowedOrigins: f.allowedOrigins,
-		MCPServer: f.mcpName,
+		MCPServer: f.mcpName, Fleet: fleet, LeaseWait: f.leaseWait,
 	})
 	if err != nil {
 		return err

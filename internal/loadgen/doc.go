@@ -2,7 +2,16 @@
 // starts `agentctx serve` processes on loopback sharing one store
 // ([Start], [Fleet]), drives sessions of replayed real trajectories
 // through them ([Run]) and checks every session against a single
-// in-process Engine given the same steps ([Verify]). It is bounded in
+// in-process Engine given the same steps ([Verify]). As an operator runs
+// it ([FleetConfig] Balance, Events, Proxies), the servers and
+// `agentctx proxy` processes ([StartProxy]) on the same store sit behind
+// load balancers that spread requests at random ([Balancer]), every
+// session has an SSE subscriber that reconnects with Last-Event-ID to
+// whichever server the balancer picks and must see every event of its
+// session in order, and more sessions are driven through the proxies as
+// agents (whole histories in the OpenAI wire, a scripted upstream that
+// checks every prompt against the proxies' budget), their stored
+// sessions then compared with what the agent sent. It is bounded in
 // count (the sessions and their steps are fixed before the run) and in
 // time ([Config].Duration, [Config].RetryFor), and talks to loopback
 // servers only.

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentctx/agentctx/session/storeurl"
@@ -48,6 +50,24 @@ type FleetConfig struct {
 	Work string
 	// Log receives the servers' logs. Optional. Defaults to discarding.
 	Log io.Writer
+	// Balance puts a [Balancer] in front of the servers (and one in
+	// front of the proxies): the client sends every call to it, and it
+	// spreads them at random. Optional.
+	Balance bool
+	// Events subscribes to every session's events (through the
+	// balancer, reconnecting with Last-Event-ID after a lost stream)
+	// and checks that each subscriber got every event of its session, in
+	// order. Needs a store that keeps events (PostgreSQL). Optional.
+	Events bool
+	// Proxies is how many `agentctx proxy` processes share Store, in
+	// front of one scripted upstream (package providertest, OpenAI
+	// wire); ProxySessions sessions of real trajectories (picked with
+	// Seed+1) are driven through them, behind their own balancer, with
+	// every prompt sent upstream checked against ProxyBudget (tokens).
+	// With Kill, proxy 0 is SIGKILLed too. Optional.
+	Proxies       int
+	ProxySessions int
+	ProxyBudget   int
 }
 
 // Budgets are the prompt budgets of the sessions, in tokens, picked at
@@ -99,13 +119,48 @@ func Fleet(ctx context.Context, cfg FleetConfig) (*Report, []error, error) {
 		procs = append(procs, p)
 		pool.Set(i, p.URL)
 	}
+	var lb *Balancer
+	if cfg.Balance {
+		if lb, err = NewBalancer(cfg.Seed, pool.urls...); err != nil {
+			return nil, nil, err
+		}
+		defer lb.Close()
+		pool = NewPool(lb.URL)
+	}
+	pf, err := startProxies(ctx, cfg, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer pf.close()
 	run := Config{Name: cfg.Name, Pool: pool, Scripts: scripts, Seed: cfg.Seed, Duration: cfg.Duration}
+	// The subscribers, one per session, until the run's checks are done.
+	fctx, stopFollowing := context.WithCancel(ctx)
+	defer stopFollowing()
+	var (
+		fmu       sync.Mutex
+		followers []*follower
+		following sync.WaitGroup
+	)
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * cfg.Sessions, IdleConnTimeout: time.Minute}}
+	if cfg.Events {
+		base := pool.urls[0]
+		run.Created = func(id string) {
+			f := &follower{id: id}
+			fmu.Lock()
+			followers = append(followers, f)
+			fmu.Unlock()
+			following.Go(func() { f.follow(fctx, hc, base) })
+		}
+	}
 	var killErr error
 	if cfg.Kill {
 		run.KillAfter = cfg.KillAfter
 		run.KillNote = fmt.Sprintf("SIGKILL of server 0 at %.0f%% of the steps", 100*cfg.KillAfter)
 		if cfg.Restart {
 			run.KillNote += ", restarted"
+		}
+		if pf != nil {
+			run.KillNote += ", and of proxy 0 at that share of the proxied requests"
 		}
 		run.Kill = func() {
 			mu.Lock()
@@ -121,13 +176,66 @@ func Fleet(ctx context.Context, cfg FleetConfig) (*Report, []error, error) {
 					return
 				}
 				procs[0] = p
-				pool.Set(0, p.URL)
+				if lb != nil {
+					killErr = lb.Set(0, p.URL)
+				} else {
+					pool.Set(0, p.URL)
+				}
 			}
 		}
+	}
+	// The proxied sessions run beside the served ones.
+	var proxiedDone sync.WaitGroup
+	var px []*proxied
+	pstats := &Stats{}
+	if pf != nil {
+		// Proxy 0 is killed at KillAfter of the proxied requests.
+		total := 0
+		for i := range pf.scripts {
+			total += lastOp(&pf.scripts[i])
+		}
+		var steps atomic.Int64
+		var once sync.Once
+		onStep := func() {
+			if cfg.Kill && float64(steps.Add(1)) >= cfg.KillAfter*float64(total) {
+				once.Do(func() { go pf.kill() })
+			}
+		}
+		proxiedDone.Go(func() {
+			px = driveProxied(ctx, pf.lb.URL, pf.scripts, cfg.Seed, time.Now().Add(max(cfg.Duration, time.Minute)), 60*time.Second, pstats, onStep)
+		})
 	}
 	rep, err := Run(ctx, run)
 	if err != nil {
 		return nil, nil, err
+	}
+	proxiedDone.Wait()
+	rep.Servers = n
+	rep.Routes = append(rep.Routes, pstats.Summary()...)
+	for _, r := range pstats.Summary() {
+		rep.Requests += r.Calls
+	}
+	var diffs []error
+	if pf != nil {
+		rep.ProxySessions, rep.Proxies = len(px), cfg.Proxies
+		rep.ProxyUpstream, rep.ProxyOver, rep.ProxyMaxPrompt = int(pf.budget.requests.Load()), int(pf.budget.over.Load()), int(pf.budget.max.Load())
+		rep.ProxyBudget = pf.budget.budget
+		for _, p := range px {
+			if p.err != nil {
+				diffs = append(diffs, fmt.Errorf("proxied session %s (%s): %w", p.key, p.script.File, p.err))
+			}
+			if p.requests == lastOp(p.script) {
+				rep.ProxyFinished++
+			}
+		}
+		if rep.ProxyOver > 0 {
+			diffs = append(diffs, fmt.Errorf("%d of %d requests sent upstream by the proxies were over the budget of %d tokens (largest %d)", rep.ProxyOver, rep.ProxyUpstream, pf.budget.budget, rep.ProxyMaxPrompt))
+		}
+	}
+	if cfg.Events {
+		diffs = append(diffs, checkEvents(ctx, cfg.Store, followers, rep)...)
+		stopFollowing()
+		following.Wait()
 	}
 	mu.Lock()
 	var stopErrs []error
@@ -141,12 +249,69 @@ func Fleet(ctx context.Context, cfg FleetConfig) (*Report, []error, error) {
 	if err := errors.Join(append(stopErrs, killErr)...); err != nil {
 		return rep, nil, err
 	}
+	pf.stop()
 	st, err := storeurl.OpenContext(ctx, cfg.Store, storeurl.Options{})
 	if err != nil {
 		return rep, nil, err
 	}
 	defer st.Close()
-	return rep, Verify(ctx, st, rep, filepath.Join(cfg.Work, "reference")), nil
+	for _, p := range px {
+		if err := verifyProxied(ctx, st, p); err != nil {
+			diffs = append(diffs, err)
+		}
+	}
+	return rep, append(diffs, Verify(ctx, st, rep, filepath.Join(cfg.Work, "reference"))...), nil
+}
+
+// lastOp is how many model requests script s has.
+func lastOp(s *Script) int {
+	n := 0
+	for _, op := range s.Ops {
+		if op.Kind == OpRequest {
+			n++
+		}
+	}
+	return n
+}
+
+// eventLog is the part of a store that keeps events (pgstore).
+type eventLog interface {
+	LastEvent(ctx context.Context, id string) (int64, error)
+}
+
+// checkEvents waits (up to 30 s) until every follower has its session's
+// events as the store numbered them, then checks each.
+func checkEvents(ctx context.Context, store string, followers []*follower, rep *Report) []error {
+	st, err := storeurl.OpenContext(ctx, store, storeurl.Options{})
+	if err != nil {
+		return []error{err}
+	}
+	defer st.Close()
+	el, ok := st.(eventLog)
+	if !ok {
+		return []error{fmt.Errorf("loadgen: store %s keeps no events", store)}
+	}
+	var out []error
+	deadline := time.Now().Add(30 * time.Second)
+	for _, f := range followers {
+		last, err := el.LastEvent(ctx, f.id)
+		if err != nil {
+			out = append(out, err)
+			continue
+		}
+		for f.last() < last && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err := f.check(last); err != nil {
+			out = append(out, err)
+		}
+		f.mu.Lock()
+		rep.Events += len(f.ids)
+		rep.Reconnects += f.reconnects
+		f.mu.Unlock()
+	}
+	rep.Subscribers = len(followers)
+	return out
 }
 
 // Scripts picks n trajectories of the transcripts under data at random

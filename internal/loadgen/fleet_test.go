@@ -107,6 +107,19 @@ func runFleet(t *testing.T, cfg loadgen.FleetConfig) {
 	}
 }
 
+// pgStore returns the store URL of a fresh schema of the test database,
+// with a 2 s lease.
+func pgStore(t *testing.T) string {
+	t.Helper()
+	schema := pgtest.Schema(t, "fleet_")
+	dsn := pgtest.DSN()
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "schema=" + schema + "&lease=2s"
+}
+
 // TestFleetPostgres is issue 16's fleet test: two `agentctx serve`
 // processes share one PostgreSQL schema (lease 2 s); sessions of real
 // trajectories go through both at random; one server is SIGKILLed at 40 %
@@ -116,15 +129,9 @@ func runFleet(t *testing.T, cfg loadgen.FleetConfig) {
 // ../shared/data.
 func TestFleetPostgres(t *testing.T) {
 	sharedtest.SkipUnlessLong(t) // a load test
-	schema := pgtest.Schema(t, "fleet_")
-	dsn := pgtest.DSN()
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
 	runFleet(t, loadgen.FleetConfig{
 		Name:  "postgres, 2 servers",
-		Store: dsn + sep + "schema=" + schema + "&lease=2s", Servers: 2,
+		Store: pgStore(t), Servers: 2,
 		Kill: true, KillAfter: 0.4,
 	})
 }
@@ -138,5 +145,28 @@ func TestFleetSQLite(t *testing.T) {
 		Name:  "sqlite, 1 server",
 		Store: "sqlite:" + filepath.Join(t.TempDir(), "sessions.db") + "?lease=2s", Servers: 1,
 		Kill: true, KillAfter: 0.4, Restart: true,
+	})
+}
+
+// TestFleetProduction is the fleet as an operator runs it: three
+// `agentctx serve` and two `agentctx proxy` processes on one PostgreSQL
+// schema (lease 2 s), each kind behind a load balancer that spreads the
+// requests at random; sessions of real trajectories are driven through
+// the servers (with one SSE subscriber each, through the balancer) and
+// half as many through the proxies (whole histories, the OpenAI wire, a
+// scripted upstream); at 40 % of the steps one server and one proxy are
+// SIGKILLed. Afterwards: every served session equals a single in-process
+// Engine's (no acknowledged write lost or doubled), every subscriber got
+// every event of its session in order (reconnecting to another server
+// with Last-Event-ID when its server died), every proxied session's last
+// generation holds the agent's messages once each, and no prompt went
+// upstream over the proxies' budget.
+func TestFleetProduction(t *testing.T) {
+	sharedtest.SkipUnlessLong(t) // a load test
+	runFleet(t, loadgen.FleetConfig{
+		Name:  "postgres, 3 servers and 2 proxies behind balancers",
+		Store: pgStore(t), Servers: 3,
+		Kill: true, KillAfter: 0.4, Balance: true, Events: true,
+		Proxies: 2, ProxySessions: max(sessions/2, 1), ProxyBudget: 12000,
 	})
 }

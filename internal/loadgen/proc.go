@@ -24,7 +24,7 @@ func Build(ctx context.Context, moduleDir, out string) error {
 	return nil
 }
 
-// Proc is one `agentctx serve` process on loopback.
+// Proc is one `agentctx serve` or `agentctx proxy` process on loopback.
 type Proc struct {
 	// URL is the server's base URL ("http://127.0.0.1:PORT").
 	URL string
@@ -43,7 +43,20 @@ const StartTimeout = 30 * time.Second
 // (stderr: JSON access records) goes to log. Errors: the process did
 // not start, or exited or said nothing within [StartTimeout].
 func Start(bin, store, home string, log io.Writer) (*Proc, error) {
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--store", store, "--home", home)
+	return start(bin, log, "serve", "--listen", "127.0.0.1:0", "--store", store, "--home", home)
+}
+
+// StartProxy runs `bin proxy --upstream upstream --listen 127.0.0.1:0
+// --store store --home home --budget budget` (a fleet's proxy when store
+// is a PostgreSQL URL) and returns once it listens, as [Start] does.
+func StartProxy(bin, upstream, store, home string, budget int, log io.Writer) (*Proc, error) {
+	return start(bin, log, "proxy", "--upstream", upstream, "--listen", "127.0.0.1:0", "--store", store, "--home", home,
+		"--budget", fmt.Sprint(budget))
+}
+
+// start runs bin with args and waits for its "listening on URL" line.
+func start(bin string, log io.Writer, args ...string) (*Proc, error) {
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "AGENTCTX_TOKENS_FILE=", "AGENTCTX_STORE=")
 	cmd.Stderr = log
 	out, err := cmd.StdoutPipe()
@@ -60,7 +73,7 @@ func Start(bin, store, home string, log io.Writer) (*Proc, error) {
 		for sc.Scan() {
 			if _, rest, ok := strings.Cut(sc.Text(), "listening on "); ok {
 				u, _, _ := strings.Cut(rest, " ")
-				addr <- u
+				addr <- strings.TrimSuffix(u, ",")
 			}
 		}
 		_, _ = io.Copy(io.Discard, out)
@@ -72,11 +85,11 @@ func Start(bin, store, home string, log io.Writer) (*Proc, error) {
 		p.URL = u
 		return p, nil
 	case <-p.done:
-		return nil, fmt.Errorf("loadgen: %s serve exited before listening: %w", bin, p.err)
+		return nil, fmt.Errorf("loadgen: %s %s exited before listening: %w", bin, args[0], p.err)
 	case <-time.After(StartTimeout):
 		_ = cmd.Process.Kill()
 		<-p.done
-		return nil, fmt.Errorf("loadgen: %s serve did not listen within %v", bin, StartTimeout)
+		return nil, fmt.Errorf("loadgen: %s %s did not listen within %v", bin, args[0], StartTimeout)
 	}
 }
 

@@ -40,6 +40,9 @@ type Config struct {
 	Kill      func()
 	// KillNote describes Kill in the report ("SIGKILL of server 1 at 40 %").
 	KillNote string
+	// Created, when set, is called with each session's id once it is
+	// created (the fleet test subscribes to its events). Optional.
+	Created func(id string)
 }
 
 // Done is one step of a session that took effect.
@@ -85,6 +88,18 @@ type Report struct {
 	Requests int
 	Routes   []RouteSummary
 	Logs     []*SessionLog
+	// Subscribers, Events and Reconnects: the SSE subscribers (one per
+	// session), the events they received and the streams they opened
+	// again after losing one (FleetConfig.Events).
+	Subscribers, Events, Reconnects int
+	// Proxies, ProxySessions and ProxyFinished: the proxy processes and
+	// the sessions driven through them (finished: every request
+	// answered); ProxyUpstream the requests the upstream received,
+	// ProxyOver those over ProxyBudget tokens, ProxyMaxPrompt the
+	// largest prompt sent, in tokens (FleetConfig.Proxies).
+	Proxies, ProxySessions, ProxyFinished    int
+	ProxyUpstream, ProxyOver, ProxyMaxPrompt int
+	ProxyBudget                              int
 }
 
 // AppendsPerSec is the acknowledged messages per second of the run.
@@ -152,7 +167,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d := &driver{cl: cl, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), log: l, stop: stop, onStep: onStep, appends: &appends}
+			d := &driver{cl: cl, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), log: l, stop: stop, onStep: onStep, appends: &appends, created: cfg.Created}
 			l.Err = d.run(ctx)
 		}()
 	}
@@ -179,6 +194,7 @@ type driver struct {
 	stop    time.Time
 	onStep  func()
 	appends *atomic.Int64
+	created func(string)
 	// entries is the session's entry count after the last step.
 	entries int
 }
@@ -210,6 +226,9 @@ func (d *driver) run(ctx context.Context) error {
 		return err
 	}
 	d.log.Created = d.entries
+	if d.created != nil {
+		d.created(d.log.ID)
+	}
 	for i, op := range s.Ops {
 		if time.Now().After(d.stop) {
 			return nil

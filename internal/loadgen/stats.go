@@ -111,6 +111,13 @@ func (r *Report) Print(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %d sessions (%d finished), %d servers, %s, %.1fs\n", r.Name, r.Sessions, r.Finished, r.Servers, r.Kill, r.Wall.Seconds())
 	fmt.Fprintf(w, "throughput: %.0f appends/s (%d messages), %.0f requests/s (%d answered)\n",
 		r.AppendsPerSec(), r.Appends, r.RequestsPerSec(), r.Requests)
+	if r.Subscribers > 0 {
+		fmt.Fprintf(w, "events: %d subscribers got %d events, %d streams opened again after a lost one (Last-Event-ID)\n", r.Subscribers, r.Events, r.Reconnects)
+	}
+	if r.Proxies > 0 {
+		fmt.Fprintf(w, "proxies: %d processes, %d sessions (%d finished), %d requests upstream, %d over the budget of %d tokens (largest %d)\n",
+			r.Proxies, r.ProxySessions, r.ProxyFinished, r.ProxyUpstream, r.ProxyOver, r.ProxyBudget, r.ProxyMaxPrompt)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "route\tcalls\tp50 ms\tp99 ms\tretries\tlanded\tfailed attempts\t")
 	for _, s := range r.Routes {

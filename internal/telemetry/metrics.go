@@ -70,6 +70,7 @@ type Metrics struct {
 	requests       *prometheus.CounterVec
 	latency        *prometheus.HistogramVec
 	tokens         *prometheus.CounterVec
+	cost           prometheus.Counter
 	proxyTokens    *prometheus.CounterVec
 	proxied        *prometheus.CounterVec
 	compactions    *prometheus.CounterVec
@@ -98,6 +99,10 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "tokens_total",
 			Help: "Tokens of the model calls as the provider reported them: direction=in the prompt read (cache reads and writes included), direction=out the output.",
 		}, []string{"direction"}),
+		cost: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "model_cost_usd_total",
+			Help: "Cost in US dollars of the model calls, from the tokens the provider reported at the model's list price (agentctx's model catalog); calls of a model without a price add nothing.",
+		}),
 		proxyTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "proxy_prompt_tokens_total",
 			Help: "Prompt tokens of proxied model requests by the proxy's count: kind=agent as the agent sent them, kind=sent as they went upstream.",
@@ -130,7 +135,7 @@ func New() *Metrics {
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.latency, m.tokens, m.proxyTokens, m.proxied, m.compactions,
+		m.requests, m.latency, m.tokens, m.cost, m.proxyTokens, m.proxied, m.compactions,
 		m.summaries, m.fallbacks, m.storeErrors, m.leaseConflicts,
 	)
 	// Zero series for the fixed label values, so that a scrape shows every
@@ -187,6 +192,15 @@ func (m *Metrics) Usage(u *chat.Usage) {
 	}
 	m.tokens.WithLabelValues("in").Add(float64(max(u.PromptTokens(), 0)))
 	m.tokens.WithLabelValues("out").Add(float64(max(u.OutputTokens, 0)))
+}
+
+// Cost adds usd, the cost in US dollars of one model call (see
+// model.CostOf), to the cost counter.
+func (m *Metrics) Cost(usd float64) {
+	if m == nil || usd <= 0 {
+		return
+	}
+	m.cost.Add(usd)
 }
 
 // Proxied counts one proxied model request: its outcome (OutcomeX), the

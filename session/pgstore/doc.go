@@ -21,6 +21,18 @@
 //
 //	sessions(tenant, id, project, title, created, last_activity, …, size, last_uuid, lease_owner, lease_expires)
 //	entries(tenant, session_id, seq, off, uuid, boundary, entry jsonb, line bytea)
+//	events(tenant, session_id, seq, data bytea)
+//
+// The events table keeps what servers did for a session (package
+// server's events: compactions, reminders, usage), numbered per session
+// by the sessions row's event_seq in the transaction that inserts them
+// ([Store.AppendEvents]); each append sends a NOTIFY on the schema's
+// channel carrying the tenant, the session and the last number, and
+// [Store.ListenEvents] hears them on a connection of its own (reconnecting
+// with a backoff), so that the subscribers of every server read the new
+// events from the table ([Store.ReadEvents]). Events go with their
+// session when it is deleted, and are not copied with it to another
+// store (they are not transcript entries).
 //
 // A session's entries are rows keyed by (tenant, session id, seq): seq is
 // the entry's line number and off its byte offset in the session's JSONL

@@ -18,7 +18,7 @@ var migrations embed.FS
 
 // SchemaVersion is the version of the schema this package writes: the
 // last embedded migration.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrate brings schema (a valid name; see Options.Schema) up to
 // SchemaVersion in one transaction: it creates the schema and its

@@ -54,7 +54,8 @@ type core struct {
 	log     *slog.Logger
 
 	closed  atomic.Bool
-	stop    context.CancelFunc // stops the renewer
+	done    context.Context    // ends when the pool closes (shutdown)
+	stop    context.CancelFunc // stops the renewer, ends done
 	renewed sync.WaitGroup
 }
 
@@ -115,7 +116,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	rctx, stop := context.WithCancel(context.Background())
-	c.stop = stop
+	c.done, c.stop = rctx, stop
 	c.renewed.Go(func() { c.renew(rctx) })
 	return &Store{c: c, tenant: opts.Tenant, root: true}, nil
 }

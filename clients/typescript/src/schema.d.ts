@@ -359,7 +359,7 @@ export interface paths {
         };
         /**
          * Stream the session's events
-         * @description Server-Sent Events: compaction, reminder and usage events of the session as this server handles its requests. Each SSE has id (Seq), event (kind) and data (an Event as JSON). Comment lines keep the stream alive every 15 s.
+         * @description Server-Sent Events: compaction, reminder and usage events of the session. Each SSE has id (Seq), event (kind) and data (an Event as JSON). Comment lines keep the stream alive every 15 s. On a PostgreSQL store the events are stored and shared by every server of a fleet: a stream on any server carries the events of the writes every server handled, numbered once for all, and a client that sends Last-Event-ID (an EventSource does when it reconnects) gets the events after it first, on any server. On SQLite and JSONL stores (one server) a stream carries the events of the requests this server handles from the time it opens, and Last-Event-ID is ignored.
          */
         get: operations["events"];
         put?: never;
@@ -644,6 +644,15 @@ export interface components {
             };
             todos?: Record<string, unknown>[];
             warnings?: string[];
+            /** @description What sending the window as the next prompt would cost, in US dollars at the model's list price (agentctx's model catalog, as of price_as_of): uncached_usd with every token billed as uncached input, cached_usd with every token read from a warm cache; the reply is not counted. tokens is the window's size, usage-anchored when the provider reported usage. Absent when the model has no price in the catalog. */
+            cost?: {
+                tokens: number;
+                uncached_usd: number;
+                cached_usd: number;
+                price_as_of: string;
+            } & {
+                [key: string]: unknown;
+            };
         } & {
             [key: string]: unknown;
         };
@@ -654,6 +663,7 @@ export interface components {
             [key: string]: unknown;
         };
         Event: {
+            /** @description The event's number in its session, from 1: stored and shared by every server on a PostgreSQL store (what Last-Event-ID resumes from), else this server's. */
             seq: number;
             session: string;
             /** Format: date-time */
@@ -1374,7 +1384,10 @@ export interface operations {
     events: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of the last event the client has: the stream starts after it (PostgreSQL store). Without it the stream starts with the next event. */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 /** @description The session's id, as the tenant named it: 1 to 128 bytes of UTF-8 (with tokens, 128 less the tenant's name and one byte), without '/', '\\', '..' or control characters, not starting with '.' or '-'. Ids are per tenant: two tenants may both have a session "x". An id the server cannot use answers 400 invalid-id on every route. */
                 id: string;
