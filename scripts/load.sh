@@ -16,6 +16,9 @@
 #             subscriber per session; SESSIONS/2 more sessions driven through
 #             the proxies (scripted upstream, budget 12000 tokens); one server
 #             and one proxy SIGKILLed at 40 % of their steps
+#   paced     one server on an SQLite file, the sessions paced as their model
+#             paces them (0.5-1.5 s between a request and its reply), no kill:
+#             the table's "turn" row is the server's time for one model call
 #
 # Each run prints its table: throughput (appends/s, requests/s) and per
 # route p50/p99 latency, retries and failed attempts; then every session is
@@ -32,7 +35,8 @@ case "$store" in
   sqlite) run='TestFleetSQLite' ;;
   both) run='TestFleet(Postgres|SQLite)$' ;;
   fleet) run='TestFleetProduction' ;;
-  *) echo "load.sh: STORE $store: want postgres, sqlite, both or fleet" >&2; exit 2 ;;
+  paced) run='TestFleetSQLitePaced' ;;
+  *) echo "load.sh: STORE $store: want postgres, sqlite, both, fleet or paced" >&2; exit 2 ;;
 esac
 if ! [[ "$sessions" =~ ^[0-9]+$ ]] || [ "$sessions" -lt 1 ]; then
   echo "load.sh: SESSIONS $sessions: want a count ≥ 1" >&2; exit 2

@@ -50,6 +50,8 @@ type FleetConfig struct {
 	Work string
 	// Log receives the servers' logs. Optional. Defaults to discarding.
 	Log io.Writer
+	// Think paces the sessions ([Config].Think). Optional.
+	Think [2]time.Duration
 	// Balance puts a [Balancer] in front of the servers (and one in
 	// front of the proxies): the client sends every call to it, and it
 	// spreads them at random. Optional.
@@ -132,7 +134,7 @@ func Fleet(ctx context.Context, cfg FleetConfig) (*Report, []error, error) {
 		return nil, nil, err
 	}
 	defer pf.close()
-	run := Config{Name: cfg.Name, Pool: pool, Scripts: scripts, Seed: cfg.Seed, Duration: cfg.Duration}
+	run := Config{Name: cfg.Name, Pool: pool, Scripts: scripts, Seed: cfg.Seed, Duration: cfg.Duration, Think: cfg.Think}
 	// The subscribers, one per session, until the run's checks are done.
 	fctx, stopFollowing := context.WithCancel(ctx)
 	defer stopFollowing()

@@ -148,6 +148,19 @@ func TestFleetSQLite(t *testing.T) {
 	})
 }
 
+// TestFleetSQLitePaced is the service's turn as agents make it: one
+// server on SQLite, the sessions paced as their model paces them (0.5 to
+// 1.5 s between a request and its reply), no kill; its report's turn row
+// is the server's time for one model call (scripts/load.sh N paced).
+func TestFleetSQLitePaced(t *testing.T) {
+	sharedtest.SkipUnlessLong(t) // a load test
+	runFleet(t, loadgen.FleetConfig{
+		Name:  "sqlite, 1 server, paced",
+		Store: "sqlite:" + filepath.Join(t.TempDir(), "sessions.db"), Servers: 1,
+		Think: [2]time.Duration{500 * time.Millisecond, 1500 * time.Millisecond},
+	})
+}
+
 // TestFleetProduction is the fleet as an operator runs it: three
 // `agentctx serve` and two `agentctx proxy` processes on one PostgreSQL
 // schema (lease 2 s), each kind behind a load balancer that spreads the

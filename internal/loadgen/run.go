@@ -43,7 +43,19 @@ type Config struct {
 	// Created, when set, is called with each session's id once it is
 	// created (the fleet test subscribes to its events). Optional.
 	Created func(id string)
+	// Think paces the sessions as agents are paced by their model: each
+	// waits a time drawn uniformly from [Think[0], Think[1]] between a
+	// model call's request and its reply, and the report gains a "turn"
+	// row: the server's time for one model call's three calls (the
+	// messages since the last reply, the request, the reply), the wait
+	// left out; each session starts after a wait drawn from [0,
+	// Think[1]]. Optional: zero runs the sessions back to back, all
+	// started at once.
+	Think [2]time.Duration
 }
+
+// TurnRoute names the report's row of whole turns ([Config].Think).
+const TurnRoute = "turn (messages + request + reply)"
 
 // Done is one step of a session that took effect.
 type Done struct {
@@ -167,7 +179,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d := &driver{cl: cl, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), log: l, stop: stop, onStep: onStep, appends: &appends, created: cfg.Created}
+			d := &driver{cl: cl, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), log: l, stop: stop, onStep: onStep, appends: &appends, created: cfg.Created, think: cfg.Think}
 			l.Err = d.run(ctx)
 		}()
 	}
@@ -195,8 +207,11 @@ type driver struct {
 	onStep  func()
 	appends *atomic.Int64
 	created func(string)
+	think   [2]time.Duration
 	// entries is the session's entry count after the last step.
 	entries int
+	// turn is the server's time for the current turn's calls so far.
+	turn time.Duration
 }
 
 func (d *driver) path(suffix string) string {
@@ -207,6 +222,14 @@ func (d *driver) path(suffix string) string {
 // the run's stop time.
 func (d *driver) run(ctx context.Context) error {
 	s := d.log.Script
+	if d.think[1] > 0 {
+		// Paced sessions start as agents do, not in the same instant.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(d.rng.Int64N(int64(d.think[1]) + 1))):
+		}
+	}
 	body, err := json.Marshal(map[string]any{"id": d.log.ID, "budget": s.Budget, "metadata": map[string]string{"file": s.File}})
 	if err != nil {
 		return err
@@ -233,8 +256,25 @@ func (d *driver) run(ctx context.Context) error {
 		if time.Now().After(d.stop) {
 			return nil
 		}
+		if op.Kind == OpReply && d.think[1] > 0 {
+			// The model at work: the request went out, its reply comes.
+			wait := d.think[0] + time.Duration(d.rng.Int64N(int64(d.think[1]-d.think[0])+1))
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+		}
+		start := time.Now()
 		if err := d.step(ctx, i, op); err != nil {
 			return fmt.Errorf("step %d (%s): %w", i, op.Kind, err)
+		}
+		if d.think[1] > 0 {
+			d.turn += time.Since(start)
+			if op.Kind == OpReply {
+				d.cl.stats.ok(TurnRoute, d.turn)
+				d.turn = 0
+			}
 		}
 		d.onStep()
 	}
