@@ -329,11 +329,8 @@ func (a *ActiveContext) fit(text string, n int) string {
 // counter, joined from the pieces' counts (token.JoinCount: only the
 // seams at the headings are counted again), else counted whole.
 func (a *ActiveContext) render(title string, chosen []piece) (string, int) {
-	sorted := append(a.sorted[:0], chosen...)
+	sorted := readingOrder(a.sorted[:0], chosen)
 	defer func() { clear(sorted); a.sorted = sorted[:0] }()
-	slices.SortStableFunc(sorted, func(x, y piece) int {
-		return cmp.Or(cmp.Compare(x.sec, y.sec), cmp.Compare(x.order, y.order))
-	})
 	join := token.Joinable(a.counter)
 	var b strings.Builder
 	size := len(title)
@@ -366,6 +363,43 @@ func (a *ActiveContext) render(title string, chosen []piece) (string, int) {
 	}
 	return b.String(), n
 }
+
+// readingOrder appends chosen to dst in reading order: by section, then
+// by order within a section (a piece's section and order are unique to
+// it, so this is the order a stable sort by both gives). BuildContext
+// chooses each section's pieces in ascending order or, for the rounds,
+// descending, so a section is distributed in one pass and reversed, and
+// sorted only when it is neither.
+func readingOrder(dst, chosen []piece) []piece {
+	var n, at [nSections]int
+	for _, p := range chosen {
+		n[p.sec]++
+	}
+	k := len(dst)
+	for s := range n {
+		at[s] = k
+		k += n[s]
+	}
+	dst = slices.Grow(dst, len(chosen))[:k]
+	for _, p := range chosen {
+		dst[at[p.sec]] = p
+		at[p.sec]++
+	}
+	for s := range n {
+		part := dst[at[s]-n[s] : at[s]]
+		if slices.IsSortedFunc(part, byOrder) {
+			continue
+		}
+		slices.Reverse(part)
+		if !slices.IsSortedFunc(part, byOrder) {
+			slices.SortFunc(part, byOrder)
+		}
+	}
+	return dst
+}
+
+// byOrder compares pieces of one section by their order.
+func byOrder(x, y piece) int { return cmp.Compare(x.order, y.order) }
 
 // pieces lists the output's parts in priority order, and the number of
 // earlier rounds (0 to earlier-1), whose one-line pieces come last and

@@ -1,8 +1,10 @@
 package workmem
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,5 +146,36 @@ func TestBuildContextLongMemory(t *testing.T) {
 	}
 	if !strings.Contains(out, "pkg/f2990.go") || strings.Contains(out, "pkg/f10.go") {
 		t.Errorf("want the newest earlier rounds, not the oldest:\n%s", out)
+	}
+}
+
+// TestReadingOrder checks readingOrder against the stable sort by
+// section and order it replaces, on pieces in the orders BuildContext
+// chooses them (ascending sections, descending rounds) and shuffled.
+func TestReadingOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		var chosen []piece
+		for s := range nSections {
+			k := rng.IntN(6)
+			for i := range k {
+				o := i
+				if s == secRecent || s == secEarlier {
+					o = k - i
+				}
+				chosen = append(chosen, piece{sec: s, order: o, text: fmt.Sprint(s, o)})
+			}
+		}
+		if trial%2 == 1 {
+			rng.Shuffle(len(chosen), func(i, j int) { chosen[i], chosen[j] = chosen[j], chosen[i] })
+		}
+		want := slices.Clone(chosen)
+		slices.SortStableFunc(want, func(x, y piece) int {
+			return cmp.Or(cmp.Compare(x.sec, y.sec), cmp.Compare(x.order, y.order))
+		})
+		got := readingOrder([]piece{}, chosen)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: readingOrder(%v) = %v, want %v", trial, chosen, got, want)
+		}
 	}
 }
