@@ -311,3 +311,43 @@ func TestImportSubAgents(t *testing.T) {
 		t.Errorf("sessions show %s does not name its parent:\n%s", sub, out)
 	}
 }
+
+// TestReplaySaveSubAgents: replay --save of a real Claude Code session
+// with its sub-agent's file links the sub-agent's saved session to the
+// parent's, as sessions import does: sessions show lists it under the
+// parent.
+func TestReplaySaveSubAgents(t *testing.T) {
+	root := sharedtest.Dir(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "claude-code"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, other := range []string{"short.jsonl", "tool_heavy.jsonl", "6c2214d7-b87e-4432-8e41-22ba294ea584"} {
+		if err := os.RemoveAll(filepath.Join(dir, other)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := t.TempDir()
+	res := jsonLines[struct {
+		File      string `json:"file"`
+		SessionID string `json:"session_id"`
+	}](t, mustRun(t, ExitOK, "replay", dir, "--budget", "16000", "--save", "--home", store, "--json"))
+	var parent, sub string
+	for _, r := range res {
+		if strings.Contains(r.File, "subagents") {
+			sub = r.SessionID
+		} else {
+			parent = r.SessionID
+		}
+	}
+	if parent == "" || sub == "" {
+		t.Fatalf("replay --save: %+v", res)
+	}
+	var got shown
+	if err := json.Unmarshal([]byte(mustRun(t, ExitOK, "sessions", "show", parent, "--home", store, "--json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.SubAgents, []string{sub}) {
+		t.Errorf("sessions show %s: sub-agents %q, want [%s]", parent, got.SubAgents, sub)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/replay"
+	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/transcript"
 )
 
@@ -96,7 +97,10 @@ the project --project, default the current folder): every message as it
 entered the window and, wherever the engine compacted, a compact boundary
 followed by the window as compaction left it. 'agentctx sessions show',
 'inspect' and a resume then see the window as it was at the end of the
-replay. The session id is printed (and is "session_id" in --json).`,
+replay. The session id is printed (and is "session_id" in --json). A
+Claude Code sub-agent's file (<session>/subagents/agent-*.jsonl) replayed
+with its parent's is linked to it as 'sessions import' links it:
+'agentctx sessions show' lists it under the parent.`,
 		Example: `  agentctx replay ../shared/data --budget 16000
   agentctx replay session.jsonl --model claude-sonnet-4-5 --strategy mask -v
   agentctx replay ./trajectories --json > results.jsonl
@@ -184,6 +188,7 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 		defer closeStore(st, &err)
 		opts.Store = st
 	}
+	var saved []savedReplay // with --save, for linking sub-agents
 	ctx := cmd.Context()
 	var (
 		results []*replay.Result
@@ -229,6 +234,9 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 				continue
 			}
 			results = append(results, res)
+			if f.save && tr.Format == transcript.FormatClaudeCode {
+				saved = append(saved, savedReplay{id: res.SessionID, claude: tr.ID, sub: isSidechainFile(file) || tr.Index > 0, task: sidechainTask(tr)})
+			}
 			warnDropped(e.stderr, res)
 			if f.json {
 				if err := enc.Encode(res); err != nil {
@@ -244,6 +252,12 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 		printTotals(e.stdout, results)
 		printNotes(e.stdout, results)
 	}
+	if f.save {
+		if err := linkSubAgents(ctx, opts.Store, saved); err != nil {
+			fmt.Fprintf(e.stderr, "agentctx: replay: %v\n", err)
+			failed++
+		}
+	}
 	if !f.json && f.save {
 		printSaved(e.stdout, results)
 	}
@@ -255,6 +269,45 @@ func runReplay(cmd *cobra.Command, e *env, f replayFlags, args []string) (err er
 	}
 	if f.strict {
 		return strictCheck(results)
+	}
+	return nil
+}
+
+// savedReplay is a Claude Code trajectory replay --save stored: its
+// session id, its Claude Code session id, whether it is a sub-agent's
+// (a side chain) and, if so, its task.
+type savedReplay struct {
+	id, claude string
+	sub        bool
+	task       string
+}
+
+// linkSubAgents links each saved Claude Code side chain to the session
+// its parent's trajectory was saved as in the same run, as sessions
+// import and chat's task tool link sub-agents ([session.MetaParent],
+// [session.MetaTask]): sessions show then lists it under its parent.
+// Errors: the store's, naming the session.
+func linkSubAgents(ctx context.Context, st session.Store, saved []savedReplay) error {
+	parents := map[string]string{}
+	for _, s := range saved {
+		if !s.sub {
+			parents[s.claude] = s.id
+		}
+	}
+	for _, s := range saved {
+		p, ok := parents[s.claude]
+		if !s.sub || !ok {
+			continue
+		}
+		if _, err := st.Update(ctx, s.id, func(x *session.Session) error {
+			if x.Metadata == nil {
+				x.Metadata = map[string]string{}
+			}
+			x.Metadata[session.MetaParent], x.Metadata[session.MetaTask] = p, s.task
+			return nil
+		}); err != nil {
+			return fmt.Errorf("link sub-agent session %s to %s: %w", s.id, p, err)
+		}
 	}
 	return nil
 }
