@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -116,8 +117,9 @@ func turnStart(msgs []chat.Message) int {
 // checked: the history before the turn (what the plugin assembled from
 // agentctx) within the budget; the second turn's history holding the
 // first turn's whole output, the third's without it (compacted: OpenClaw's
-// own history, 128,000 tokens of context window, would have kept it).
-// A long test; skipped without OpenClaw (fails under CI=true).
+// own history, 128,000 tokens of context window, would have kept it);
+// the session is found by `agentctx sessions list` and reported by
+// `agentctx report`. A long test; skipped without OpenClaw (fails under CI=true).
 func TestIntegrationsOpenClaw(t *testing.T) {
 	sharedtest.SkipUnlessLong(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -189,5 +191,33 @@ func TestIntegrationsOpenClaw(t *testing.T) {
 		}
 		t.Logf("request %d (turn %s): %d messages, history %d tokens (budget %d), prompt %d tokens with OpenClaw's system prompt and tools",
 			r.N, turn, len(r.Messages), tokens, openclawBudget, r.PromptTokens)
+	}
+
+	// The session is in the store: sessions list and report find it.
+	list := mustRun(t, ExitOK, "sessions", "list", "--all", "--json", "--store", store)
+	var sid string
+	for sc := bufio.NewScanner(strings.NewReader(list)); sc.Scan(); {
+		var s struct {
+			ID       string            `json:"id"`
+			Metadata map[string]string `json:"metadata"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatalf("sessions list --json: %v: %s", err, sc.Text())
+		}
+		if strings.HasSuffix(s.ID, "openclaw-"+id) && s.Metadata["integration"] == "openclaw" {
+			sid = s.ID
+		}
+	}
+	if sid == "" {
+		t.Fatalf("sessions list has no openclaw-%s:\n%s", id, list)
+	}
+	html := filepath.Join(t.TempDir(), "report.html")
+	mustRun(t, ExitOK, "report", sid, "-o", html, "--store", store)
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "uPlot") || !strings.Contains(string(page), "file3.go holds 40 lines.") {
+		t.Fatalf("report of %s: %d bytes, without the chart or the last answer", sid, len(page))
 	}
 }

@@ -15,9 +15,10 @@ export interface AgentctxEngineOptions {
   /** A bearer token of the server's tokens file; none for a server on loopback without tokens. */
   token?: string;
   /**
-   * The prompt budget in tokens that the history is kept within. Default:
-   * the budget OpenClaw gives the session's first assembly (its context
-   * window less the system prompt, the tools and the reply's reserve).
+   * The budget in tokens that the history is kept within, fixed when the
+   * agentctx session is created. Default: the message budget OpenClaw
+   * gives the session's first assembly (the model's context window less
+   * the compaction reserve, the system prompt and the prompt).
    */
   budget?: number;
   /** The model the agentctx session counts tokens for. Default: the model of the session's first run. */
@@ -41,6 +42,15 @@ export interface AgentctxEngineOptions {
 /** OpenClaw's ContextEngineRuntimeSettings, the fields read here. */
 interface RuntimeSettings {
   model?: { provider?: string | null; resolved?: string | null; requested?: string | null };
+  limits?: { promptTokenBudget?: number | null };
+}
+
+/** The model and budget a new session is created with, from a lifecycle call's runtime settings. */
+function hintOf(settings: RuntimeSettings | undefined, budget?: number): { model?: string; budget?: number } {
+  return {
+    model: settings?.model?.resolved ?? settings?.model?.requested ?? undefined,
+    budget: budget ?? settings?.limits?.promptTokenBudget ?? undefined,
+  };
 }
 
 /** What commitTurn recorded of a session's last turn: its key, and the session's entries before it. */
@@ -154,8 +164,8 @@ export class AgentctxContextEngine {
   }
 
   /** For hosts without durable turns: adds the run's new messages (those after prePromptMessageCount). */
-  async afterTurn(params: { sessionId: string; messages: AgentMessage[]; prePromptMessageCount: number; tokenBudget?: number }): Promise<void> {
-    await this.ensure(params.sessionId, { budget: params.tokenBudget });
+  async afterTurn(params: { sessionId: string; messages: AgentMessage[]; prePromptMessageCount: number; tokenBudget?: number; runtimeSettings?: RuntimeSettings }): Promise<void> {
+    await this.ensure(params.sessionId, hintOf(params.runtimeSettings, params.tokenBudget));
     await this.add(params.sessionId, params.messages.slice(Math.max(0, params.prePromptMessageCount)));
   }
 
@@ -167,8 +177,8 @@ export class AgentctxContextEngine {
    * finds the turn added when the count has grown since, and answers
    * "duplicate".
    */
-  async commitTurn(params: { advancementKey: string; sessionId: string; messages: AgentMessage[] }): Promise<{ status: "committed" | "duplicate" }> {
-    await this.ensure(params.sessionId);
+  async commitTurn(params: { advancementKey: string; sessionId: string; messages: AgentMessage[]; runtimeSettings?: RuntimeSettings }): Promise<{ status: "committed" | "duplicate" }> {
+    await this.ensure(params.sessionId, hintOf(params.runtimeSettings));
     const id = this.sessionFor(params.sessionId);
     const prev = await this.readTurn(id);
     if (prev?.key === params.advancementKey) {
@@ -200,7 +210,7 @@ export class AgentctxContextEngine {
     runtimeSettings?: RuntimeSettings;
   }): Promise<{ messages: AgentMessage[]; estimatedTokens: number; systemPromptAddition?: string }> {
     const model = params.runtimeSettings?.model?.resolved ?? params.model;
-    await this.ensure(params.sessionId, { model: model ?? undefined, budget: params.tokenBudget });
+    await this.ensure(params.sessionId, { ...hintOf(params.runtimeSettings, params.tokenBudget), model: model ?? undefined });
     const id = this.sessionFor(params.sessionId);
     const path = { params: { path: { id } } };
     const s = await ok(this.client.api.GET("/v1/sessions/{id}", path));
