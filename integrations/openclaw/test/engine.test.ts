@@ -2,7 +2,9 @@
 // $AGENTCTX_TOKEN), called as OpenClaw calls it: commitTurn is idempotent
 // by its key (also across processes, through the turn record), assemble
 // imports a history begun under another engine and gives back what was
-// carried as it was, compact runs the service's compaction. The Go test
+// carried as it was, compact runs the service's compaction, and afterTurn,
+// ingest and ingestBatch (hosts without durable turns) add what is new,
+// the session taking the first call's budget and model. The Go test
 // TestIntegrationsOpenClaw starts the server. Skipped when AGENTCTX_URL is
 // unset.
 import { strict as assert } from "node:assert";
@@ -80,4 +82,22 @@ test("over the budget the window is compacted; compact reports it", { skip }, as
   const res = await engine.compact({ sessionId, sessionKey: "k", force: true } as Parameters<typeof engine.compact>[0]);
   assert.equal(res.ok, true);
   assert.ok(res.result!.tokensAfter! <= budget, JSON.stringify(res));
+});
+
+test("without durable turns, afterTurn adds the run's new messages and ingest one more", { skip }, async () => {
+  const sessionId = `after-${process.pid}`;
+  const engine = new AgentctxContextEngine({ url, token });
+  const first = turn(1);
+  await engine.afterTurn({ sessionId, messages: first, prePromptMessageCount: 0, tokenBudget: 7000, runtimeSettings: run.runtimeSettings });
+  const second = turn(2);
+  // OpenClaw passes the whole transcript: only what follows the count is new.
+  await engine.afterTurn({ sessionId, messages: [...first, ...second.slice(0, 2)], prePromptMessageCount: first.length });
+  assert.deepEqual(await engine.ingest({ sessionId, message: second[2]! }), { ingested: true });
+  assert.deepEqual(await engine.ingestBatch({ sessionId, messages: [second[3]!] }), { ingestedCount: 1 });
+  const got = await engine.assemble({ sessionId, messages: [], ...run });
+  assert.deepEqual(got.messages, [...first, ...second]);
+  // The session was created with the budget and model of the first call.
+  const inspect = await engine.client.api.GET("/v1/sessions/{id}/inspect", { params: { path: { id: engine.sessionFor(sessionId) } } });
+  assert.equal(inspect.data?.budget, 7000, JSON.stringify(inspect.error));
+  assert.equal(inspect.data?.model, "gpt-4o");
 });
