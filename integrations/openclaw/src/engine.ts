@@ -77,8 +77,8 @@ interface TurnRecord {
  * auto-compaction is off for its runs. It declares the durable-turn
  * semantics (current-turn fence, idempotent commitTurn), so OpenClaw's
  * embedded runs use it rather than degrading to the legacy engine.
- * Errors of the service are thrown as AgentctxError (OpenClaw then falls
- * back to its legacy engine for the turn and logs the error).
+ * Errors of the service are thrown as AgentctxError (OpenClaw then sends
+ * its own history for that model call; see the README).
  */
 export class AgentctxContextEngine {
   readonly info = {
