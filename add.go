@@ -381,7 +381,7 @@ func (e *Engine) tailEstimate() int {
 		_, t := e.tracker.SectionTokens() // cached while the state is unchanged
 		n += t + t/4 + 64
 	}
-	if !e.opts.NoWorkingMemory {
+	if e.memRenders() {
 		n += max(e.contextTokens(), 0)
 	}
 	if e.reminders != nil {

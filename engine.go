@@ -153,6 +153,7 @@ type counted struct {
 	block  int
 	built  *workmem.ActiveContext
 	budget int
+	shown  memShown // the working memory's SetShown for text
 }
 
 // Stats counts what an Engine did, since it was opened or resumed.

@@ -32,7 +32,8 @@ func (s scaled) Count(text string) int { return s.Counter.Count(text) * 115 / 10
 // loopScript is the scripted model of TestLiveLoop: per user task, one to
 // three rounds of tool calls (reads of large files, commands, searches,
 // todo lists, recalls of earlier outputs), then an answer; now and then a
-// server error, a rate limit or an overflow the agent must survive.
+// server error, a rate limit or an overflow the agent must survive (an
+// injected overflow answers a request over 8,000 tokens).
 type loopScript struct {
 	mu     sync.Mutex
 	rng    *rand.Rand
@@ -50,7 +51,7 @@ func (s *loopScript) reply(r providertest.Request) providertest.Reply {
 	case x < 6:
 		s.faults["rate limit"]++
 		return providertest.Reply{Failure: ptr(s.wire.RateLimited(0))}
-	case x < 8 && r.PromptTokens > 9000:
+	case x < 8 && r.PromptTokens > 8000:
 		s.faults["overflow"]++
 		return providertest.Reply{Failure: ptr(s.wire.Overflow(r.PromptTokens-700, r.PromptTokens))}
 	}

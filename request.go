@@ -374,15 +374,63 @@ func (e *Engine) memText() string {
 	if n <= 0 {
 		return ""
 	}
-	if e.memReuse && e.lastMem.built == e.active && e.lastMem.budget == n {
+	shown := e.memShown()
+	if e.memReuse && e.lastMem.built == e.active && e.lastMem.budget == n && e.lastMem.shown == shown {
 		return e.lastMem.text
 	}
+	e.active.SetShown(shown.task, shown.history)
 	text, tokens := e.active.BuildContextTokens(n)
 	if text != e.lastMem.text || tokens != e.lastMem.tokens {
 		e.lastMem = counted{text: text, tokens: tokens}
 	}
-	e.lastMem.built, e.lastMem.budget = e.active, n
+	e.lastMem.built, e.lastMem.budget, e.lastMem.shown = e.active, n, shown
 	return text
+}
+
+// memShown returns what the window shows of the working memory's state
+// (workmem.ActiveContext.SetShown): whether it holds the task (the user's
+// first message, which the working memory takes as its task and the
+// window pins) and whether it holds rounds of the history besides its
+// pinned messages and note. Only the pinned start of the window and its
+// end, back to the newest assistant message, are read: the cost does not
+// grow with the window.
+func (e *Engine) memShown() memShown {
+	var s memShown
+	first := e.w.FirstUserSeq()
+	i := 0
+	for ; i < e.w.Len() && (e.w.Pinned(i) || e.w.IsNote(i)); i++ {
+		s.task = s.task || first != 0 && e.w.Seq(i) == first
+	}
+	for j := e.w.Len() - 1; j >= i && !s.history; j-- {
+		s.history = e.w.At(j).Role == chat.RoleAssistant && !e.w.Pinned(j)
+	}
+	return s
+}
+
+// memRenders reports whether the working memory has something to render
+// that the window does not show (workmem.ActiveContext.SetShown): a
+// finding, a plan, or, once a compaction ran, the rounds when the window
+// holds none or the task when it no longer holds the user's first
+// message. It reads the state, not the last rendering, so
+// that a resumed engine sizes tool results as the live one did.
+func (e *Engine) memRenders() bool {
+	if e.active == nil || e.opts.NoWorkingMemory {
+		return false
+	}
+	if _, plan := e.active.Plan(); plan || e.active.Findings() > 0 {
+		return true
+	}
+	if e.compactions == 0 {
+		return false // memText renders nothing before a compaction
+	}
+	s := e.memShown()
+	return !s.history || e.active.Task() != "" && !s.task
+}
+
+// memShown is what a request's window shows of the working memory's
+// state: see [Engine.memShown].
+type memShown struct {
+	task, history bool
 }
 
 // blockTokens returns the size in tokens of r rendered alone

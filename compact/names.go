@@ -40,7 +40,7 @@ type nameGroup struct {
 }
 
 // removedNames returns the names of the tool results of w before index
-// keep that are not pinned: what an L2 drop is about to remove, newest
+// keep that are neither pinned nor spared: what an L2 drop is about to remove, newest
 // output first. Names are [tooluse.TextRefs]' paths and identifiers of
 // each line (the same reading eval applies to an agent's next action),
 // redacted: a name that [secret.Redact] changes is left out. This is a
@@ -48,7 +48,7 @@ type nameGroup struct {
 // Aider's repository map (symbols and files without their bodies,
 // aider.chat/docs/repomap.html): the agent keeps knowing which files,
 // functions and types it has seen without the tokens of their text.
-func removedNames(w *window.Window, keep int) []nameGroup {
+func removedNames(w *window.Window, keep int, spare spared) []nameGroup {
 	labels := map[string]string{} // call id -> source label
 	for i := 0; i < keep && i < w.Len(); i++ {
 		m := w.At(i)
@@ -61,7 +61,7 @@ func removedNames(w *window.Window, keep int) []nameGroup {
 	}
 	var out []nameGroup
 	for i := min(keep, w.Len()) - 1; i >= 0; i-- {
-		if w.Pinned(i) || w.IsNote(i) {
+		if w.Pinned(i) || w.IsNote(i) || spare.holds(i) {
 			continue
 		}
 		r, ok := w.At(i).ToolResult()
@@ -238,7 +238,9 @@ func notedNames(note string) []nameGroup {
 
 // withNames returns note with a names section listing groups (newest
 // first) and each name once, its newest source naming it, cut at limit
-// tokens as counter counts them (the oldest names go first). A note
+// tokens as counter counts them: the paths of the groups newest first,
+// then their identifiers newest first, until the next does not fit; each
+// group's chosen names in their order. A note
 // without a names to list is returned unchanged. The section goes before
 // the note's last line ("The messages after this note are kept
 // verbatim.") when it has one, else at its end.
@@ -246,31 +248,58 @@ func withNames(note string, groups []nameGroup, limit int, count func(string) in
 	if limit <= 0 || len(groups) == 0 {
 		return note
 	}
-	var b strings.Builder
+	// Two passes over the groups, newest first: the paths, then the
+	// identifiers. A path is what an agent opens next (a file a listing
+	// showed); an identifier it finds again by reading the file.
 	seen := map[string]bool{}
+	picked := make([]map[string]bool, len(groups))
 	size := count(namesHeader) + 1
-	for _, g := range groups {
-		var keep []string
-		for _, n := range g.names {
-			if n == "" || seen[n] {
-				continue
+	full := false
+	for pass := 0; pass < 2 && !full; pass++ {
+	groups:
+		for i, g := range groups {
+			for _, n := range g.names {
+				if n == "" || seen[n] {
+					continue
+				}
+				if ref, ok := tooluse.WordRef(n); (ok && ref.Kind == tooluse.RefPath) != (pass == 0) {
+					continue
+				}
+				cost := count(n) + 1
+				if picked[i] == nil {
+					cost += count(g.label) + 3
+				}
+				if size+cost > limit {
+					full = true
+					break groups
+				}
+				if picked[i] == nil {
+					picked[i] = map[string]bool{}
+				}
+				seen[n] = true
+				picked[i][n] = true
+				size += cost
 			}
-			cost := count(n) + 1
-			if size+cost > limit {
-				break
-			}
-			seen[n] = true
-			size += cost
-			keep = append(keep, n)
 		}
-		if len(keep) == 0 {
+	}
+	var b strings.Builder
+	for i, g := range groups {
+		if picked[i] == nil {
 			continue
 		}
-		line := "- " + g.label + ": " + strings.Join(keep, ", ") + "\n"
-		if size += count(g.label) + 3; size > limit {
-			break
+		b.WriteString("- " + g.label + ": ")
+		first := true
+		for _, n := range g.names {
+			if picked[i][n] {
+				if !first {
+					b.WriteString(", ")
+				}
+				b.WriteString(n)
+				first = false
+				delete(picked[i], n) // a name twice in a group is written once
+			}
 		}
-		b.WriteString(line)
+		b.WriteByte('\n')
 	}
 	if b.Len() == 0 {
 		return note

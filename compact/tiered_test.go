@@ -67,9 +67,12 @@ func TestL1(t *testing.T) {
 		one(user("continue")),
 		round("r6", "read", "e.go", lines(10000)), // 13,14: latest round, kept
 	))
+	// L1 cuts the results older than the rounds L2 keeps: with one kept
+	// round, as seed 003 cuts them, every result before the last round.
+	seed := &compact.Tiered{L2KeepRounds: 1}
 	w := newWindow(t, window.Options{}, msgs...)
 	atRatio(w, 0.7)
-	recs := run(t, &compact.Tiered{}, w)
+	recs := run(t, seed, w)
 	if d := cmp.Diff([]compact.Level{compact.LevelL1}, levels(recs)); d != "" {
 		t.Fatalf("levels (-want +got):\n%s", d)
 	}
@@ -108,7 +111,7 @@ func TestL1(t *testing.T) {
 	}
 	// Running again cuts nothing more.
 	atRatio(w, 0.7)
-	if recs := run(t, &compact.Tiered{}, w); len(recs) != 0 {
+	if recs := run(t, seed, w); len(recs) != 0 {
 		t.Errorf("second L1 = %+v, want no record", recs)
 	}
 }
@@ -118,11 +121,102 @@ func TestL1OriginalSizeOfJSON(t *testing.T) {
 	msgs := concat(one(user("u")), round("r1", "grep", "", jsonResult(5000)), round("r2", "read", "a.go", "x"))
 	w := newWindow(t, window.Options{}, msgs...)
 	atRatio(w, 0.7)
-	run(t, &compact.Tiered{}, w)
+	run(t, &compact.Tiered{L2KeepRounds: 1}, w)
 	r, _ := w.At(2).ToolResult()
 	orig, _ := msgs[2].ToolResult()
 	if !strings.Contains(r.Content, fmt.Sprint(utf8.RuneCountInString(orig.Content))) && !strings.Contains(r.Content, fmt.Sprint(len(orig.Content))) {
 		t.Errorf("cut JSON does not say how long the result was (%d bytes):\n%s", len(orig.Content), r.Content)
+	}
+}
+
+// TestL1SparesKeptRounds: by default L1 leaves whole the results of the
+// three rounds L2 would keep, and an older read of a file those rounds
+// edit; it cuts the rest.
+func TestL1SparesKeptRounds(t *testing.T) {
+	t.Parallel()
+	msgs := withIDs(concat(
+		one(sys("system prompt")),
+		one(user("fix the bug")),
+		round("r1", "Read", "a.go", lines(3000)), // 2,3: a read of the file edited in r5: kept
+		round("r2", "Read", "b.go", lines(3000)), // 4,5: cut
+		round("r3", "Read", "c.go", lines(3000)), // 6,7: a kept round
+		round("r4", "Bash", "", lines(3000)),     // 8,9: a kept round
+		round("r5", "Edit", "a.go", "ok"),        // 10,11: the last round
+	))
+	w := newWindow(t, window.Options{}, msgs...)
+	atRatio(w, 0.7)
+	recs := run(t, &compact.Tiered{}, w)
+	if len(recs) != 1 || recs[0].Level != compact.LevelL1 || recs[0].ResultsCut != 1 {
+		t.Fatalf("records %+v, want L1 cutting one result", recs)
+	}
+	got := w.Messages()
+	for i, m := range msgs {
+		r, ok := got[i].ToolResult()
+		orig, _ := m.ToolResult()
+		switch {
+		case i == 5:
+			if utf8.RuneCountInString(r.Content) > compact.DefaultL1KeepRunes+100 {
+				t.Errorf("b.go's read kept %d runes, want it cut", utf8.RuneCountInString(r.Content))
+			}
+		case ok && r.Content != orig.Content:
+			t.Errorf("message %d (%s) cut, want it whole", i, r.ToolCallID)
+		}
+	}
+}
+
+// TestL2KeepsWorkingReads: L2 keeps, with the rounds it keeps, the newest
+// earlier read of a file those rounds edit (the text the next edit
+// quotes), within MaxWorkingReadsRatio of the budget; an older read of
+// the same file and reads of other files go, and the names section does
+// not list what was kept.
+func TestL2KeepsWorkingReads(t *testing.T) {
+	t.Parallel()
+	msgs := withIDs(concat(
+		one(sys("system prompt")),
+		one(user("fix the bug")),
+		round("r1", "Read", "a.go", "func OldAlphaServer() {}\n"+lines(2000)), // 2,3: an older read of a.go: removed
+		round("r2", "Read", "a.go", "func NewAlphaServer() {}\n"+lines(2000)), // 4,5: the newest read of a.go: kept
+		round("r3", "Read", "b.go", "func NewBetaServer() {}\n"+lines(2000)),  // 6,7: removed
+		round("r4", "Bash", "", lines(200)),
+		round("r5", "Bash", "", lines(200)),
+		round("r6", "Edit", "a.go", "ok"),
+	))
+	w := newWindow(t, window.Options{}, msgs...)
+	atRatio(w, 0.85)
+	recs := run(t, &compact.Tiered{}, w)
+	if len(recs) == 0 || recs[0].Level != compact.LevelL2 {
+		t.Fatalf("records %+v, want L2", recs)
+	}
+	var ids []string
+	for _, m := range w.Messages() {
+		if r, ok := m.ToolResult(); ok {
+			ids = append(ids, r.ToolCallID)
+		}
+	}
+	if d := cmp.Diff([]string{"r2", "r4", "r5", "r6"}, ids); d != "" {
+		t.Errorf("results kept (-want +got):\n%s", d)
+	}
+	names := strings.Join(noteNames(t, w), "\n")
+	if !strings.Contains(names, "NewBetaServer") || strings.Contains(names, "NewAlphaServer") {
+		t.Errorf("names section: want b.go's names and not the kept read's:\n%s", names)
+	}
+
+	// A read larger than MaxWorkingReadsRatio of the budget is not kept.
+	big := withIDs(concat(
+		one(sys("system prompt")),
+		one(user("fix the bug")),
+		round("r1", "Read", "a.go", lines(40000)),
+		round("r2", "Bash", "", lines(200)),
+		round("r3", "Bash", "", lines(200)),
+		round("r4", "Edit", "a.go", "ok"),
+	))
+	w = newWindow(t, window.Options{}, big...)
+	atRatio(w, 0.85)
+	run(t, &compact.Tiered{}, w)
+	for _, m := range w.Messages() {
+		if r, ok := m.ToolResult(); ok && r.ToolCallID == "r1" {
+			t.Errorf("a read of %d tokens kept at a budget of %d", w.Count(m), w.Budget())
+		}
 	}
 }
 

@@ -81,18 +81,67 @@ const minRefRunes = 4
 // an agent took after a model call: those of each tool call ([CallRefs])
 // and of its text ([TextRefs]), each once, identifiers capped at
 // [MaxSymbolRefs] and arguments at [MaxArgRefs]. Thinking is left out:
-// it is not an action. It never fails and is safe for concurrent use.
+// it is not an action; so are arguments and text that are a publisher's
+// [Placeholder]. It never fails and is safe for concurrent use.
 func ActionRefs(m chat.Message) []Ref {
 	var all []Ref
 	for _, p := range m.Parts {
 		switch p := p.(type) {
 		case chat.ToolCall:
+			if placeholderArgs(p.Arguments) {
+				continue
+			}
 			all = append(all, CallRefs(p)...)
 		case chat.Text:
+			if Placeholder(p.Text) {
+				continue
+			}
 			all = append(all, TextRefs(p.Text)...)
 		}
 	}
 	return capRefs(all)
+}
+
+// placeholderArgs reports whether a call's arguments are a
+// [Placeholder], as they are or as a JSON string (the readers keep
+// arguments that are not a JSON object as a string).
+func placeholderArgs(raw json.RawMessage) bool {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return Placeholder(s)
+	}
+	return Placeholder(string(raw))
+}
+
+// Placeholder reports whether s is a placeholder a transcript's publisher
+// wrote in place of the recorded text, as the shared Codex rollouts
+// replace arguments, outputs and messages with
+// "[REDACTED_ARGUMENTS len=136 sha=22ea40d4]": one bracketed line whose
+// first word is upper-case letters and underscores starting with
+// "REDACTED" and whose other words are key=value. Such text holds
+// nothing the agent saw or did ("len=136" in two placeholders is a
+// coincidence), so [ActionRefs] takes no reference from it.
+func Placeholder(s string) bool {
+	s = strings.TrimSpace(s)
+	inner, ok := strings.CutPrefix(s, "[")
+	if !ok || !strings.HasSuffix(inner, "]") || strings.ContainsAny(inner, "\n[") {
+		return false
+	}
+	words := strings.Fields(strings.TrimSuffix(inner, "]"))
+	if len(words) == 0 || !strings.HasPrefix(words[0], "REDACTED") {
+		return false
+	}
+	for _, r := range words[0] {
+		if r != '_' && (r < 'A' || r > 'Z') {
+			return false
+		}
+	}
+	for _, w := range words[1:] {
+		if k, v, ok := strings.Cut(w, "="); !ok || k == "" || v == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // capRefs removes repeats and keeps the first MaxSymbolRefs identifiers

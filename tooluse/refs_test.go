@@ -121,6 +121,39 @@ func TestActionRefsCapsSymbols(t *testing.T) {
 	}
 }
 
+// TestActionRefsPlaceholder: a publisher's redaction placeholder in place
+// of a call's arguments or a message's text gives no reference, as the
+// shared Codex rollouts write them; anything else bracketed still does.
+func TestActionRefsPlaceholder(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"[REDACTED_ARGUMENTS len=136 sha=22ea40d4]": true,
+		" [REDACTED_TEXT len=113]\n":                true,
+		"[REDACTED]":                                true,
+		"[REDACTED_OUTPUT len=113] and more":        false,
+		"[redacted len=3]":                          false,
+		"[REDACTED_ARGUMENTS see main.go]":          false,
+		"[REDACTED len=1\nx=2]":                     false,
+		"REDACTED_TEXT len=113":                     false,
+	} {
+		if got := tooluse.Placeholder(s); got != want {
+			t.Errorf("Placeholder(%q) = %v, want %v", s, got, want)
+		}
+	}
+	m := chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{
+		chat.Text{Text: "[REDACTED_TEXT len=113 sha=0badcafe]"},
+		chat.ToolCall{ID: "c1", Name: "shell", Arguments: json.RawMessage(`[REDACTED_ARGUMENTS len=136 sha=22ea40d4]`)},
+		chat.ToolCall{ID: "c2", Name: "exec_command", Arguments: json.RawMessage(`"[REDACTED_ARGUMENTS len=113 sha=48368426]"`)},
+	}}
+	if got := tooluse.ActionRefs(m); len(got) != 0 {
+		t.Errorf("ActionRefs of placeholders = %v, want none", got)
+	}
+	m.Parts = append(m.Parts, call("shell", map[string]any{"command": []string{"bash", "-lc", "sed -n 1,80p src/main.rs"}}))
+	if got := tooluse.ActionRefs(m); len(got) == 0 {
+		t.Errorf("ActionRefs of a real call beside placeholders = none")
+	}
+}
+
 func TestPathForms(t *testing.T) {
 	t.Parallel()
 	if diff := cmp.Diff([]string{"/repo/compact/facts.go", "compact/facts.go"}, tooluse.PathForms("/repo/compact/facts.go")); diff != "" {

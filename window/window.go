@@ -298,6 +298,16 @@ func (w *Window) At(i int) chat.Message { return w.entries[i].msg }
 // it was added or last replaced.
 func (w *Window) TokensAt(i int) int { return w.entries[i].tokens }
 
+// Seq returns the i-th message's sequence number: unique, increasing in
+// [Window.Add] order, kept by [Window.Replace] (the note gets a fresh
+// one). A caller that remembers the Seq of a message it added can tell
+// later whether the window still holds it and what came after it.
+func (w *Window) Seq(i int) uint64 { return w.entries[i].seq }
+
+// FirstUserSeq returns the [Window.Seq] of the first user message added,
+// which the window pins, or 0 before there is one.
+func (w *Window) FirstUserSeq() uint64 { return w.firstUser }
+
 // IsNote reports whether the i-th message is the compaction note.
 func (w *Window) IsNote(i int) bool { return w.entries[i].note }
 

@@ -414,7 +414,7 @@ func (a *ActiveContext) pieces() ([]piece, int) {
 			a.task.line = oneLine(t, TaskRunes) + "\n"
 		}
 	}
-	if a.task.line != "" {
+	if a.task.line != "" && !a.shown.task {
 		ps = append(ps, piece{sec: secTask, text: a.task.line, cut: true})
 	}
 	findings := slices.Clone(a.st.Scratchpad)
@@ -439,20 +439,27 @@ func (a *ActiveContext) pieces() ([]piece, int) {
 		}
 		ps = append(ps, piece{sec: secPlan, text: b.String(), cut: true})
 	}
+	// While the request's window holds the history
+	// ([ActiveContext.SetShown]), the rounds are neither rendered nor
+	// listed.
 	n := len(a.st.Rounds)
+	visible := n
+	if a.shown.history {
+		visible = 0
+	}
 	first := max(0, n-a.opts.RecentRounds)
 	// Rendered oldest first, so that a round that closed since the last
 	// rendering is finished from its open rendering before the new open
 	// round takes its place ([ActiveContext.renderOpen]); listed newest
 	// first.
 	start := len(ps)
-	for i := first; i < n; i++ {
+	for i := first; i < visible; i++ {
 		text, n := a.roundFull(i)
 		ps = append(ps, piece{sec: secRecent, order: i, text: text, cut: true, tokens: n})
 	}
 	slices.Reverse(ps[start:])
 	ps = append(ps, low...)
-	return ps, first
+	return ps, min(first, visible)
 }
 
 func statusMark(s StepStatus) string {

@@ -179,3 +179,43 @@ func TestReadingOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildContextShown: what the request's window shows is left out:
+// the task when the window holds the user's first message, and the rounds
+// (recent in full and earlier as lines) while it holds history; findings
+// and the plan stay. With nothing shown, everything is rendered.
+func TestBuildContextShown(t *testing.T) {
+	t.Parallel()
+	a := New("fix the flaky parser test", Options{RecentRounds: 2, Now: fixedClock()})
+	for i := range 5 {
+		a.StartRound(fmt.Sprintf("look at part %d", i))
+		id := fmt.Sprint("c", i)
+		a.AddAction(call(id, "Read", fmt.Sprintf(`{"file_path":"pkg/part%d.go"}`, i)))
+		a.Observe(chat.ToolResult{ToolCallID: id, Content: fmt.Sprintf("package pkg // part %d", i)})
+	}
+	a.AddFinding(Finding{Finding: "the parser drops the last field", Importance: 8})
+	all := a.BuildContext(4000)
+	for _, s := range []string{"fix the flaky parser test", "Round 1", "Round 5", "drops the last field"} {
+		if !strings.Contains(all, s) {
+			t.Fatalf("nothing shown: rendering lacks %q:\n%s", s, all)
+		}
+	}
+	a.SetShown(true, true)
+	got := a.BuildContext(4000)
+	for _, s := range []string{"fix the flaky parser test", "Round ", "part0.go", "part4.go"} {
+		if strings.Contains(got, s) {
+			t.Errorf("task and history shown: rendering repeats %q:\n%s", s, got)
+		}
+	}
+	if !strings.Contains(got, "drops the last field") {
+		t.Errorf("task and history shown: the finding is gone:\n%s", got)
+	}
+	a.SetShown(false, true)
+	if got := a.BuildContext(4000); !strings.Contains(got, "fix the flaky parser test") || strings.Contains(got, "Round ") {
+		t.Errorf("history shown, task not: want the task and no rounds:\n%s", got)
+	}
+	a.SetShown(false, false)
+	if got := a.BuildContext(4000); got != all {
+		t.Errorf("nothing shown again: rendering differs from the first:\n%s\nwant\n%s", got, all)
+	}
+}

@@ -207,6 +207,9 @@ type ActiveContext struct {
 	// task is the task's line as BuildContext renders it, and the task
 	// it renders.
 	task struct{ of, line string }
+	// shown is what the request shows verbatim besides the working
+	// memory ([ActiveContext.SetShown]).
+	shown struct{ task, history bool }
 	// offs is fit's buffer of rune offsets, chosen and sorted
 	// BuildContext's of pieces, kept from call to call.
 	offs           []int32
@@ -275,6 +278,25 @@ func (a *ActiveContext) open() *Round {
 		return &a.st.Rounds[n-1]
 	}
 	return nil
+}
+
+// SetShown tells [ActiveContext.BuildContext] what the request it is
+// rendered for shows verbatim besides it: task, whether the window holds
+// the user's first message (the task), and history, whether it holds
+// rounds of the history. BuildContext then leaves out the task line, and
+// the rounds (the recent rounds in full and one line per earlier round):
+// the window shows the newest rounds and the compaction note what
+// compaction removed, and a working memory that repeats them spends the
+// budget twice. What it renders then is what only it holds: the findings
+// and the plan. On the shared trajectories, the rounds it rendered were
+// the rounds compaction had kept, and leaving them out, with the tool
+// results sized against the room the working memory really takes, raised
+// next-action support (agentctx eval; docs/compaction.md). The zero values
+// (the default) render everything, as seed 002 does.
+func (a *ActiveContext) SetShown(task, history bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.shown.task, a.shown.history = task, history
 }
 
 // Task returns the task given to New.
