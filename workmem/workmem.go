@@ -575,10 +575,10 @@ func clean(s string) string { return secret.Redact(valid(s)) }
 
 // normalizeArgs returns tool-call arguments in the compact form the JSON
 // encoder writes, so the round trip keeps them byte for byte: valid JSON
-// compacted, anything else as a JSON string. Arguments already compact
-// and valid UTF-8 (checked in one pass) are only HTML-escaped, as
-// json.Marshal writes a RawMessage, in one copy; FuzzNormalizeArgs
-// compares with the compaction.
+// compacted, anything else as a JSON string. Valid UTF-8 arguments are
+// compacted and HTML-escaped, as json.Marshal writes a RawMessage, in one
+// pass (compactHTML); FuzzNormalizeArgs compares with json.Compact and
+// json.HTMLEscape.
 func normalizeArgs(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
@@ -587,22 +587,16 @@ func normalizeArgs(raw json.RawMessage) json.RawMessage {
 		out, _ := json.Marshal(valid(string(raw)))
 		return out
 	}
-	if compactUTF8(raw) {
-		// As json.Marshal writes a RawMessage: HTML characters escaped.
-		var e bytes.Buffer
-		e.Grow(len(raw) + 16)
-		json.HTMLEscape(&e, raw)
-		return e.Bytes()
+	if out, ok := compactHTML(raw); ok {
+		return out
 	}
+	// JSON strings with invalid UTF-8 are re-encoded by Marshal.
 	var b bytes.Buffer
 	_ = json.Compact(&b, raw) // cannot fail: raw is valid
-	if !utf8.Valid(b.Bytes()) {
-		// JSON strings with invalid UTF-8 are re-encoded by Marshal.
-		var v any
-		if json.Unmarshal(b.Bytes(), &v) == nil {
-			if out, err := json.Marshal(v); err == nil {
-				return out
-			}
+	var v any
+	if json.Unmarshal(b.Bytes(), &v) == nil {
+		if out, err := json.Marshal(v); err == nil {
+			return out
 		}
 	}
 	var e bytes.Buffer
@@ -610,28 +604,50 @@ func normalizeArgs(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage(e.String())
 }
 
-// compactUTF8 reports whether raw, valid JSON, is compact (no whitespace
-// outside strings: json.Compact would leave it as it is) and valid UTF-8.
-func compactUTF8(raw []byte) bool {
+// compactHTML returns raw, valid JSON, as json.Compact and then
+// json.HTMLEscape write it: without white space outside strings, and
+// with <, >, &, U+2028 and U+2029 escaped (\u003c, \u2028, …); false when
+// raw is not valid UTF-8.
+func compactHTML(raw []byte) (json.RawMessage, bool) {
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, len(raw)+16)
 	inString, ascii := false, true
 	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
+		c := raw[i]
+		switch {
 		case c >= utf8.RuneSelf:
 			ascii = false
+			if c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8 {
+				out = append(out, '\\', 'u', '2', '0', '2', hex[raw[i+2]&0xF])
+				i += 2
+				continue
+			}
 		case inString:
 			switch c {
 			case '\\':
-				i++ // an ASCII escape: \", \\, \n, \u…
+				if i+1 < len(raw) {
+					// An ASCII escape: \", \\, \n, \u…
+					out = append(out, c, raw[i+1])
+					i++
+					continue
+				}
 			case '"':
 				inString = false
+			case '<', '>', '&':
+				out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+				continue
 			}
 		case c == '"':
 			inString = true
 		case c == ' ', c == '\t', c == '\n', c == '\r':
-			return false
+			continue
 		}
+		out = append(out, c)
 	}
-	return ascii || utf8.Valid(raw)
+	if !ascii && !utf8.Valid(raw) {
+		return nil, false
+	}
+	return out, true
 }
 
 // shareArgs reports whether call reads as act, the action kept of it
