@@ -607,47 +607,62 @@ func normalizeArgs(raw json.RawMessage) json.RawMessage {
 // compactHTML returns raw, valid JSON, as json.Compact and then
 // json.HTMLEscape write it: without white space outside strings, and
 // with <, >, &, U+2028 and U+2029 escaped (\u003c, \u2028, …); false when
-// raw is not valid UTF-8.
+// raw is not valid UTF-8. The runs between the bytes it drops or escapes
+// are copied whole; arguments that need neither are copied once.
 func compactHTML(raw []byte) (json.RawMessage, bool) {
 	const hex = "0123456789abcdef"
-	out := make([]byte, 0, len(raw)+16)
+	var out []byte // nil until the first byte dropped or escaped
+	from := 0      // raw[from:i] is still to be copied to out
 	inString, ascii := false, true
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
+		var esc [6]byte // the escape that replaces raw[i:next]
+		next := i + 1
 		switch {
 		case c >= utf8.RuneSelf:
 			ascii = false
-			if c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8 {
-				out = append(out, '\\', 'u', '2', '0', '2', hex[raw[i+2]&0xF])
-				i += 2
+			if c != 0xE2 || i+2 >= len(raw) || raw[i+1] != 0x80 || raw[i+2]&^1 != 0xA8 {
 				continue
 			}
+			esc = [6]byte{'\\', 'u', '2', '0', '2', hex[raw[i+2]&0xF]}
+			next = i + 3
 		case inString:
 			switch c {
 			case '\\':
-				if i+1 < len(raw) {
-					// An ASCII escape: \", \\, \n, \u…
-					out = append(out, c, raw[i+1])
-					i++
-					continue
-				}
+				i++ // an ASCII escape: \", \\, \n, \u…
+				continue
 			case '"':
 				inString = false
+				continue
 			case '<', '>', '&':
-				out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+				esc = [6]byte{'\\', 'u', '0', '0', hex[c>>4], hex[c&0xF]}
+			default:
 				continue
 			}
 		case c == '"':
 			inString = true
+			continue
 		case c == ' ', c == '\t', c == '\n', c == '\r':
+		default:
 			continue
 		}
-		out = append(out, c)
+		if out == nil {
+			out = make([]byte, 0, len(raw)+16)
+		}
+		out = append(out, raw[from:i]...)
+		if esc[0] != 0 {
+			out = append(out, esc[:]...)
+		}
+		from = next
+		i = next - 1
 	}
 	if !ascii && !utf8.Valid(raw) {
 		return nil, false
 	}
-	return out, true
+	if out == nil {
+		return append(json.RawMessage(nil), raw...), true
+	}
+	return append(out, raw[from:]...), true
 }
 
 // shareArgs reports whether call reads as act, the action kept of it
