@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/internal/runes"
 	"github.com/agentctx/agentctx/reminder"
 	"github.com/agentctx/agentctx/session"
 	"github.com/agentctx/agentctx/tooluse"
@@ -272,14 +272,14 @@ func (e *Engine) limit(m chat.Message, call chat.ToolCall) chat.Message {
 	ratio := e.w.Ratio()
 	q := compact.QuotaFor(ratio)
 	full := 0 // m's size in tokens, once counted
-	if runes := utf8.RuneCountInString(r.Content); runes > q.Chars {
+	if runeCount := runes.Count(r.Content); runeCount > q.Chars {
 		if room := e.resultRoom(); room > 0 {
 			full = e.w.Count(m)
 			if full <= room {
 				return m
 			}
 			for range 3 {
-				rq := compact.RoomQuota(ratio, room, full, runes)
+				rq := compact.RoomQuota(ratio, room, full, runeCount)
 				if rq.Chars <= q.Chars {
 					break
 				}

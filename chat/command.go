@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"path"
 	"strings"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Command returns the shell command c runs: its "command" or "cmd"
@@ -11,13 +13,14 @@ import (
 // "-lc", script] gives the script; other arrays are joined with spaces).
 // "" when c has neither, or its arguments are not a JSON object. It does
 // not look at the tool's name: a str_replace_editor call's "command" is
-// "view" or "create", which no shell rule matches.
+// "view" or "create", which no shell rule matches. The arguments are
+// decoded as encoding/json decodes them, by internal/jsonx's fast path.
 func (c ToolCall) Command() string {
 	if len(c.Arguments) == 0 || c.Arguments[0] != '{' {
 		return ""
 	}
 	var args map[string]json.RawMessage
-	if json.Unmarshal(c.Arguments, &args) != nil {
+	if jsonx.Unmarshal(c.Arguments, &args) != nil {
 		return ""
 	}
 	for _, k := range []string{"command", "cmd"} {
@@ -26,11 +29,11 @@ func (c ToolCall) Command() string {
 			continue
 		}
 		var s string
-		if json.Unmarshal(raw, &s) == nil {
+		if jsonx.Unmarshal(raw, &s) == nil {
 			return s
 		}
 		var argv []string
-		if json.Unmarshal(raw, &argv) == nil {
+		if jsonx.Unmarshal(raw, &argv) == nil {
 			if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
 				return argv[2]
 			}

@@ -31,7 +31,10 @@ func (r ToolResult) ExitCode() (int, bool) {
 		if !mayReportExit(l) {
 			continue
 		}
-		for _, re := range exitCodeRes {
+		for i, re := range exitCodeRes {
+			if !mayMatchExit(i, l) {
+				continue
+			}
 			if m := re.FindStringSubmatch(l); m != nil {
 				if n, err := strconv.Atoi(m[1]); err == nil {
 					return n, true
@@ -55,6 +58,26 @@ func mayReportExit(l string) bool {
 		return true
 	}
 	return strings.Contains(l, `code"`)
+}
+
+// exitCodeStarts[i] is the literal start of exitCodeRes[i], which a line
+// must have for it to match ("" for the first, any case of "exit code",
+// and the last, unanchored).
+var exitCodeStarts = []string{"", "<returncode>", "Process exited with code ", "[Command finished with exit code ",
+	"[The command completed with exit code ", "<exit_code>", ""}
+
+// mayMatchExit reports whether exitCodeRes[i] may match l, a non-empty
+// trimmed line: l starts with the pattern's literal start ("e" or "E" for
+// the first), or holds `code"` for the last. Only those run: a pattern
+// that cannot match costs the regexp's setup for the whole line.
+func mayMatchExit(i int, l string) bool {
+	switch i {
+	case 0:
+		return l[0] == 'e' || l[0] == 'E'
+	case len(exitCodeRes) - 1:
+		return strings.Contains(l, `code"`)
+	}
+	return strings.HasPrefix(l, exitCodeStarts[i])
 }
 
 // Failed reports whether r is a failure: its error flag is set, or its

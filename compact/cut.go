@@ -8,7 +8,8 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentctx/agentctx/internal/runes"
 )
 
 // Head returns the first n runes of s, cut on a rune boundary and, when a
@@ -18,12 +19,12 @@ func Head(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	if utf8.RuneCountInString(s) <= n {
+	if runes.Count(s) <= n {
 		return s
 	}
 	end := byteOffset(s, n)
 	head := s[:end]
-	if nl := strings.LastIndexByte(head, '\n'); nl >= 0 && utf8.RuneCountInString(head[nl:]) <= n*3/10 {
+	if nl := strings.LastIndexByte(head, '\n'); nl >= 0 && runes.Count(head[nl:]) <= n*3/10 {
 		head = head[:nl]
 	}
 	return head
@@ -35,12 +36,12 @@ func Tail(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	total := utf8.RuneCountInString(s)
+	total := runes.Count(s)
 	if total <= n {
 		return s
 	}
 	tail := s[byteOffset(s, total-n):]
-	if nl := strings.IndexByte(tail, '\n'); nl >= 0 && utf8.RuneCountInString(tail[:nl]) <= n*3/10 {
+	if nl := strings.IndexByte(tail, '\n'); nl >= 0 && runes.Count(tail[:nl]) <= n*3/10 {
 		tail = tail[nl+1:]
 	}
 	return tail
@@ -48,16 +49,7 @@ func Tail(s string, n int) string {
 
 // byteOffset returns the byte offset of the n-th rune of s (len(s) past the
 // end).
-func byteOffset(s string, n int) int {
-	i := 0
-	for k := range s {
-		if i == n {
-			return k
-		}
-		i++
-	}
-	return len(s)
-}
+func byteOffset(s string, n int) int { return runes.Offset(s, n) }
 
 // CutText shortens s to about keep runes and marks the cut. With tail > 0
 // it keeps the first keep−tail runes and the last tail runes (errors and
@@ -67,7 +59,7 @@ func byteOffset(s string, n int) int {
 // counts as 0 (and so does a negative tail).
 func CutText(s string, keep, tail int, why string) string {
 	keep = max(keep, 0)
-	total := utf8.RuneCountInString(s)
+	total := runes.Count(s)
 	if total <= keep {
 		return s
 	}
@@ -289,7 +281,7 @@ func (n *jnode) render(buf *bytes.Buffer, strLimit, itemLimit int) {
 		}
 		buf.WriteByte(']')
 	case 's':
-		if total := utf8.RuneCountInString(n.str); total > strLimit {
+		if total := runes.Count(n.str); total > strLimit {
 			writeJSONString(buf, n.str[:byteOffset(n.str, strLimit)]+fmt.Sprintf("…[cut %d chars]", total-strLimit))
 			return
 		}
@@ -351,7 +343,7 @@ func splitBlocks(s string) []textSpan {
 		spans = append(spans, textSpan{text: s[plain:]})
 	}
 	for i := range spans {
-		spans[i].runes = utf8.RuneCountInString(spans[i].text)
+		spans[i].runes = runes.Count(spans[i].text)
 	}
 	return spans
 }
@@ -432,7 +424,7 @@ var injectedTags = []string{
 // function: safe for concurrent use.
 func CutBlocks(s string, keep int, why string) string {
 	keep = max(keep, 0)
-	total := utf8.RuneCountInString(s)
+	total := runes.Count(s)
 	if total <= keep {
 		return s
 	}
@@ -510,7 +502,7 @@ func (c *blockCut) cut(spans []textSpan, keep int, why string) {
 				if !strings.HasSuffix(h, "\n") {
 					c.b.WriteByte('\n')
 				}
-				c.kept += utf8.RuneCountInString(h)
+				c.kept += runes.Count(h)
 			}
 			left = 0
 		default:
@@ -540,7 +532,7 @@ func (c *blockCut) cutInside(sp textSpan, left int, why string) bool {
 	}
 	inner, closing := sp.text[open:nl+1], sp.text[nl+1:]
 	mark := "…[agentctx: " + why + "]\n"
-	frame := utf8.RuneCountInString(sp.text[:open]) + utf8.RuneCountInString(closing) + utf8.RuneCountInString(mark)
+	frame := runes.Count(sp.text[:open]) + runes.Count(closing) + runes.Count(mark)
 	room := left - frame
 	if room < minInside {
 		return false
@@ -554,7 +546,7 @@ func (c *blockCut) cutInside(sp textSpan, left int, why string) bool {
 	if !strings.HasSuffix(closing, "\n") {
 		c.b.WriteByte('\n')
 	}
-	c.kept += utf8.RuneCountInString(sp.text[:open]) + in.kept + utf8.RuneCountInString(closing)
+	c.kept += runes.Count(sp.text[:open]) + in.kept + runes.Count(closing)
 	c.dropped += in.dropped
 	for _, t := range in.tags {
 		if !slices.Contains(c.tags, t) {

@@ -3,11 +3,11 @@ package compact
 import (
 	"bytes"
 	"fmt"
-	"github.com/agentctx/agentctx/tooluse"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/runes"
+	"github.com/agentctx/agentctx/tooluse"
 )
 
 // Quota is how much of one tool result may enter the context window (seed
@@ -219,7 +219,7 @@ func (q Quota) LimitWith(r chat.ToolResult, toolName string, opts LimitOptions) 
 	}
 	s := r.Content
 	info := LimitInfo{
-		Chars: utf8.RuneCountInString(s),
+		Chars: runes.Count(s),
 		Bytes: len(s),
 		Lines: lineCount(s),
 	}
@@ -261,7 +261,7 @@ func (q Quota) LimitWith(r chat.ToolResult, toolName string, opts LimitOptions) 
 		out = limitText(s, chars, &info, rc)
 	}
 	info.Cut = out != s
-	info.KeptChars = utf8.RuneCountInString(out)
+	info.KeptChars = runes.Count(out)
 	r.Content = out
 	return r, info
 }
@@ -535,7 +535,7 @@ func cutMatch(m string) string {
 		}
 		m, cut = m[:i-1], true
 	}
-	if utf8.RuneCountInString(m) > matchChars {
+	if runes.Count(m) > matchChars {
 		m, cut = m[:byteOffset(m, matchChars)], true
 	}
 	if cut {
@@ -659,7 +659,7 @@ func limitSearch(s string, chars, maxMatches int, info *LimitInfo, rc recall) st
 	used, kept, cutAny := 0, 0, false
 	for _, m := range ms[:min(len(ms), maxMatches)] {
 		c := cutMatch(m)
-		n := utf8.RuneCountInString(c) + 1
+		n := runes.Count(c) + 1
 		if used+n > chars {
 			if kept == 0 && chars > 0 {
 				b.WriteString(Head(c, chars))
@@ -717,7 +717,7 @@ func limitFile(s string, chars int, info *LimitInfo, rc recall) string {
 		if nl >= 0 {
 			next = end + nl + 1
 		}
-		n := utf8.RuneCountInString(s[end:next])
+		n := runes.Count(s[end:next])
 		if used+n > chars {
 			break
 		}
@@ -769,7 +769,7 @@ func limitLog(s string, chars int, info *LimitInfo, rc recall) string {
 		if nl := strings.IndexByte(s[head:], '\n'); nl >= 0 {
 			next = head + nl + 1
 		}
-		n := utf8.RuneCountInString(s[head:next])
+		n := runes.Count(s[head:next])
 		if used+n > chars/3 {
 			break
 		}
@@ -781,7 +781,7 @@ func limitLog(s string, chars int, info *LimitInfo, rc recall) string {
 	for from > head {
 		// The line that ends at from, its own line break included.
 		start := head + strings.LastIndexByte(s[head:from-1], '\n') + 1
-		n := utf8.RuneCountInString(s[start:from])
+		n := runes.Count(s[start:from])
 		if tailUsed+n > room {
 			break
 		}
@@ -791,7 +791,7 @@ func limitLog(s string, chars int, info *LimitInfo, rc recall) string {
 	if from == len(s) && room > 0 {
 		// The last line alone is longer than the room: its end.
 		rest := s[head:]
-		from = head + byteOffset(rest, max(utf8.RuneCountInString(rest)-room, 0))
+		from = head + byteOffset(rest, max(runes.Count(rest)-room, 0))
 	}
 	if from <= head {
 		return s // cannot happen: s is longer than chars

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/runes"
 	"github.com/agentctx/agentctx/window"
 )
 
@@ -211,7 +211,7 @@ func (t *Tiered) cutOldResults(w *window.Window) int {
 		m := w.At(i)
 		r, ok := m.ToolResult()
 		if !ok || len(r.Content) <= minRunes || strings.Contains(r.Content, cutMark) ||
-			utf8.RuneCountInString(r.Content) <= minRunes {
+			runes.Count(r.Content) <= minRunes {
 			continue
 		}
 		c, cut := cutContent(r.Content, keep, "older tool result cut")
@@ -234,7 +234,7 @@ func cutContent(s string, keep int, why string) (string, bool) {
 		return s, false
 	}
 	if isJSON(s) {
-		note := fmt.Sprintf("agentctx: %s; was %d chars", why, utf8.RuneCountInString(s))
+		note := fmt.Sprintf("agentctx: %s; was %d chars", why, runes.Count(s))
 		if b, ok := shrinkJSON([]byte(strings.TrimSpace(s)), keep+keep/5+len(note)+20, note); ok && len(b) < len(s) {
 			return string(b), true
 		}

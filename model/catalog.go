@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"github.com/agentctx/agentctx/token"
 )
@@ -85,8 +86,23 @@ const (
 // A name that matches no entry gets the fallback — [FallbackContextWindow],
 // [FallbackMaxOutput], [FallbackEncoding] estimated — with Fallback set; it
 // is never an error. Show [Warning] to the user in that case. Lookup is safe
-// for concurrent use.
+// for concurrent use. The last name looked up is remembered: a process
+// looks the same model up several times (a replay: its budget, the
+// Engine, the cost), and each lookup runs the catalog's patterns.
 func Lookup(name string) Info {
+	if last := lastLookup.Load(); last != nil && last.Name == name {
+		return *last
+	}
+	info := lookup(name)
+	lastLookup.Store(&info)
+	return info
+}
+
+// lastLookup is the last [Lookup]'s result.
+var lastLookup atomic.Pointer[Info]
+
+// lookup is [Lookup] without the memory of the last name.
+func lookup(name string) Info {
 	s := strings.ToLower(strings.TrimSpace(name))
 	if s != "" {
 		for _, e := range catalog {

@@ -60,7 +60,7 @@ benchstat "$out"
 # Issue 29's reading budget (BenchmarkReplayReads): each tool call read
 # once (classify/call <= 1: fails the report) and each text counted once
 # (counted/byte <= 1: reported; the working memory still counts the
-# excerpts it renders, 1.0-2.3 on the shared files).
+# excerpts it renders, 0.75-2.2 on the shared files).
 awk '/^BenchmarkReplayReads/ {
   for (i = 2; i < NF; i++) {
     if ($(i+1) == "classify/call" && $i + 0 > 1.0005) { print "bench.sh: over budget: " $1 " reads " $i " times per tool call" > "/dev/stderr"; bad = 1 }

@@ -35,8 +35,10 @@ func (m *Memo) Turn() {
 	if len(m.cur) > memoReuse {
 		// clear costs the map's capacity, which never shrinks: a round
 		// that counted many texts (a session's history added at once)
-		// would make every other Turn after it that slow.
-		m.cur = nil
+		// would make every other Turn after it that slow. The next
+		// round is sized as the one that ended (m.prev now), so that it
+		// does not grow through every size up to it.
+		m.cur = make(map[string]int, len(m.prev))
 		return
 	}
 	clear(m.cur)

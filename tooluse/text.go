@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentctx/agentctx/internal/runes"
 )
 
 // wrapperLine matches the lines agents put around a command's output,
@@ -75,7 +77,7 @@ const Ellipsis = "…"
 // valid UTF-8 and never ends inside a rune.
 func CutRunes(s string, n int) string {
 	s = validUTF8(s)
-	if n < 0 || utf8.RuneCountInString(s) <= n {
+	if n < 0 || runes.Count(s) <= n {
 		return s
 	}
 	if n == 0 {
@@ -96,16 +98,7 @@ func HeadRunes(s string, n int) string {
 }
 
 // runeOffset returns the byte offset of rune n of s, or len(s).
-func runeOffset(s string, n int) int {
-	k := 0
-	for i := range s {
-		if k == n {
-			return i
-		}
-		k++
-	}
-	return len(s)
-}
+func runeOffset(s string, n int) int { return runes.Offset(s, n) }
 
 func validUTF8(s string) string {
 	if utf8.ValidString(s) {

@@ -53,6 +53,7 @@ func FuzzNormalizeArgs(f *testing.F) {
 		`{"a": 1}`,
 		" {\"a\":1}\n",
 		`{"html":"<b>&amp;</b>"}`,
+		"{ \"h\" : \"a<b\u2028c&d\u2029\" ,\n\t\"n\": [ 1 , 2 ] }",
 		`{"s":"line\u2028sep\u2029"}`,
 		"{\"s\":\"line\u2028sep\"}",
 		`{"s":"é ü 日本"}`,

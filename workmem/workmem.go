@@ -597,10 +597,10 @@ func clean(s string) string { return secret.Redact(valid(s)) }
 
 // normalizeArgs returns tool-call arguments in the compact form the JSON
 // encoder writes, so the round trip keeps them byte for byte: valid JSON
-// compacted, anything else as a JSON string. Arguments already compact
-// and valid UTF-8 (checked in one pass) are only HTML-escaped, as
-// json.Marshal writes a RawMessage, in one copy; FuzzNormalizeArgs
-// compares with the compaction.
+// compacted, anything else as a JSON string. Valid UTF-8 arguments are
+// compacted and HTML-escaped, as json.Marshal writes a RawMessage, in one
+// pass (compactHTML); FuzzNormalizeArgs compares with json.Compact and
+// json.HTMLEscape.
 func normalizeArgs(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
@@ -609,22 +609,16 @@ func normalizeArgs(raw json.RawMessage) json.RawMessage {
 		out, _ := json.Marshal(valid(string(raw)))
 		return out
 	}
-	if compactUTF8(raw) {
-		// As json.Marshal writes a RawMessage: HTML characters escaped.
-		var e bytes.Buffer
-		e.Grow(len(raw) + 16)
-		json.HTMLEscape(&e, raw)
-		return e.Bytes()
+	if out, ok := compactHTML(raw); ok {
+		return out
 	}
+	// JSON strings with invalid UTF-8 are re-encoded by Marshal.
 	var b bytes.Buffer
 	_ = json.Compact(&b, raw) // cannot fail: raw is valid
-	if !utf8.Valid(b.Bytes()) {
-		// JSON strings with invalid UTF-8 are re-encoded by Marshal.
-		var v any
-		if json.Unmarshal(b.Bytes(), &v) == nil {
-			if out, err := json.Marshal(v); err == nil {
-				return out
-			}
+	var v any
+	if json.Unmarshal(b.Bytes(), &v) == nil {
+		if out, err := json.Marshal(v); err == nil {
+			return out
 		}
 	}
 	var e bytes.Buffer
@@ -632,28 +626,65 @@ func normalizeArgs(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage(e.String())
 }
 
-// compactUTF8 reports whether raw, valid JSON, is compact (no whitespace
-// outside strings: json.Compact would leave it as it is) and valid UTF-8.
-func compactUTF8(raw []byte) bool {
+// compactHTML returns raw, valid JSON, as json.Compact and then
+// json.HTMLEscape write it: without white space outside strings, and
+// with <, >, &, U+2028 and U+2029 escaped (\u003c, \u2028, …); false when
+// raw is not valid UTF-8. The runs between the bytes it drops or escapes
+// are copied whole; arguments that need neither are copied once.
+func compactHTML(raw []byte) (json.RawMessage, bool) {
+	const hex = "0123456789abcdef"
+	var out []byte // nil until the first byte dropped or escaped
+	from := 0      // raw[from:i] is still to be copied to out
 	inString, ascii := false, true
 	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
+		c := raw[i]
+		var esc [6]byte // the escape that replaces raw[i:next]
+		next := i + 1
+		switch {
 		case c >= utf8.RuneSelf:
 			ascii = false
+			if c != 0xE2 || i+2 >= len(raw) || raw[i+1] != 0x80 || raw[i+2]&^1 != 0xA8 {
+				continue
+			}
+			esc = [6]byte{'\\', 'u', '2', '0', '2', hex[raw[i+2]&0xF]}
+			next = i + 3
 		case inString:
 			switch c {
 			case '\\':
 				i++ // an ASCII escape: \", \\, \n, \u…
+				continue
 			case '"':
 				inString = false
+				continue
+			case '<', '>', '&':
+				esc = [6]byte{'\\', 'u', '0', '0', hex[c>>4], hex[c&0xF]}
+			default:
+				continue
 			}
 		case c == '"':
 			inString = true
+			continue
 		case c == ' ', c == '\t', c == '\n', c == '\r':
-			return false
+		default:
+			continue
 		}
+		if out == nil {
+			out = make([]byte, 0, len(raw)+16)
+		}
+		out = append(out, raw[from:i]...)
+		if esc[0] != 0 {
+			out = append(out, esc[:]...)
+		}
+		from = next
+		i = next - 1
 	}
-	return ascii || utf8.Valid(raw)
+	if !ascii && !utf8.Valid(raw) {
+		return nil, false
+	}
+	if out == nil {
+		return append(json.RawMessage(nil), raw...), true
+	}
+	return append(out, raw[from:]...), true
 }
 
 // shareArgs reports whether call reads as act, the action kept of it
