@@ -19,12 +19,16 @@ import (
 // and its line stored byte for byte. The first write to a session takes
 // its lease and keeps it (renewed) until Close or Delete.
 //
-// Durability follows Options.Sync: the commit returns once the
-// transaction is in the write-ahead log (in the page cache), or on disk
-// for a FULL commit. Errors: session.ErrInvalidID, session.ErrNotFound,
-// session.ErrInvalidEntry (nothing written), session.ErrSessionBusy,
-// session.ErrClosed, ctx.Err() (checked before writing), database
-// errors.
+// Durability follows Options.Sync: the transaction is in the write-ahead
+// log (in the page cache) when Append returns; an append that must be
+// durable (under SyncTurn one that ends a turn or holds a compact
+// boundary, under SyncAlways every one) returns only once an fsync of
+// the log that started after its commit has ended, an fsync shared with
+// the other Stores' writes committed meanwhile (group commit). Errors:
+// session.ErrInvalidID, session.ErrNotFound, session.ErrInvalidEntry
+// (nothing written), session.ErrSessionBusy, session.ErrClosed,
+// ctx.Err() (checked before writing), database errors, the fsync's
+// (the entries are then stored but not known durable).
 func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry) ([]session.Entry, error) {
 	if err := session.ValidateID(id); err != nil {
 		return nil, fmt.Errorf("sqlitestore: append: %w", err)
@@ -43,14 +47,14 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 		}
 		return nil, nil
 	}
-	full := false
+	durable := false
 	if s.opts.Sync == jsonlstore.SyncTurn {
 		for i := range entries {
-			full = full || entries[i].IsBoundary() || session.EndsTurn(&entries[i])
+			durable = durable || entries[i].IsBoundary() || session.EndsTurn(&entries[i])
 		}
 	}
 	var out []session.Entry
-	err := s.leased(ctx, id, full, func(tx *sql.Tx, st *state) error {
+	err := s.leased(ctx, id, durable, func(tx *sql.Tx, st *state) error {
 		out = slices.Clone(entries)
 		w, err := newWriter(ctx, tx, id, st, s.now(), s.opts.Version)
 		if err != nil {
@@ -150,8 +154,8 @@ func (s *Store) Import(ctx context.Context, in session.Session, entries iter.Seq
 		return fail(err)
 	}
 	st := &state{sess: sess}
-	full := s.opts.Sync != jsonlstore.SyncNever
-	err = s.write(ctx, full, func(tx *sql.Tx) error {
+	durable := s.opts.Sync != jsonlstore.SyncNever
+	err = s.write(ctx, durable, func(tx *sql.Tx) error {
 		if err := insertSession(ctx, tx, sess); err != nil {
 			return err
 		}

@@ -27,47 +27,50 @@ type state struct {
 func (s *Store) expiry() int64 { return time.Now().Add(s.ttl).UnixMilli() }
 
 // write runs fn in an immediate transaction on the write connection and
-// commits it; full commits with synchronous=FULL. ctx is checked before
-// the transaction starts; the commit is not canceled by ctx. Errors:
-// ctx.Err(), session.ErrClosed, fn's error, database errors.
-func (s *Store) write(ctx context.Context, full bool, fn func(tx *sql.Tx) error) error {
+// commits it. A durable write (durable, or every write under
+// SyncAlways) then waits, without holding the writer, until an fsync of
+// the write-ahead log covers its commit (syncTo): writes that end
+// together share one fsync. ctx is checked before the transaction
+// starts; neither the commit nor that wait is canceled by ctx. Errors:
+// ctx.Err(), session.ErrClosed, fn's error, database errors, the
+// fsync's (then the write is committed but not known durable).
+func (s *Store) write(ctx context.Context, durable bool, fn func(tx *sql.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	s.wmu.Lock()
-	defer s.wmu.Unlock()
 	if s.wconn == nil || s.closed() {
+		s.wmu.Unlock()
 		return session.ErrClosed
 	}
-	return s.writeLocked(ctx, full, fn)
+	n, err := s.writeLocked(ctx, fn)
+	durable = err == nil && (durable || s.opts.Sync == jsonlstore.SyncAlways)
+	if durable {
+		s.syncing.Add(1) // Close waits for it before closing the log
+	}
+	s.wmu.Unlock()
+	if !durable {
+		return err
+	}
+	defer s.syncing.Done()
+	return s.syncTo(n)
 }
 
-// writeLocked is write with s.wmu held and the store open.
-func (s *Store) writeLocked(ctx context.Context, full bool, fn func(tx *sql.Tx) error) (err error) {
-	mode := "NORMAL"
-	if full || s.opts.Sync == jsonlstore.SyncAlways {
-		mode = "FULL"
-	}
-	if s.sync != mode {
-		if _, err := s.wconn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = "+mode); err != nil {
-			return err
-		}
-		s.sync = mode
-	}
+// writeLocked is write with s.wmu held and the store open, without the
+// wait for durability: it returns the commit's number (Store.commits).
+func (s *Store) writeLocked(ctx context.Context, fn func(tx *sql.Tx) error) (int64, error) {
 	tx, err := s.wconn.BeginTx(context.WithoutCancel(ctx), nil)
 	if err != nil {
-		return dbError(err)
+		return 0, dbError(err)
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return dbError(err)
+		return 0, dbError(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return dbError(err)
+		return 0, dbError(err)
 	}
-	s.commits.Add(1)
-	s.unsynced = mode != "FULL"
-	return nil
+	return s.commits.Add(1), nil
 }
 
 // leased runs fn in a write transaction that holds session id's lease:
@@ -76,10 +79,10 @@ func (s *Store) writeLocked(ctx context.Context, full bool, fn func(tx *sql.Tx) 
 // Store does, after waiting up to Options.LockTimeout. The lease is
 // kept after the transaction, until Close or Delete. Errors:
 // session.ErrNotFound, session.ErrSessionBusy, those of write.
-func (s *Store) leased(ctx context.Context, id string, full bool, fn func(tx *sql.Tx, st *state) error) error {
+func (s *Store) leased(ctx context.Context, id string, durable bool, fn func(tx *sql.Tx, st *state) error) error {
 	deadline := time.Now().Add(s.opts.LockTimeout)
 	for {
-		err := s.write(ctx, full, func(tx *sql.Tx) error {
+		err := s.write(ctx, durable, func(tx *sql.Tx) error {
 			st, err := s.takeLease(ctx, tx, id)
 			if err != nil {
 				return err
@@ -171,12 +174,11 @@ func (s *Store) renew() {
 		}
 		s.wmu.Lock()
 		if len(s.held) > 0 && s.wconn != nil {
-			was := s.unsynced // a renewal needs no fsync of its own
-			err := s.writeLocked(context.Background(), false, func(tx *sql.Tx) error {
+			// A renewal needs no fsync of its own.
+			_, err := s.writeLocked(context.Background(), func(tx *sql.Tx) error {
 				_, err := tx.Exec(`UPDATE sessions SET lease_expires = ? WHERE lease_owner = ?`, s.expiry(), s.owner)
 				return err
 			})
-			s.unsynced = was
 			if err != nil {
 				s.log.Warn("sqlitestore: renewing leases", "file", s.path, "err", err)
 			}
