@@ -72,6 +72,7 @@ type Store struct {
 
 	wmu   sync.Mutex // guards what follows and every use of wconn
 	wconn *sql.Conn  // nil once closed
+	ws    wstmts     // prepared on wconn
 	held  map[string]bool
 }
 
@@ -173,15 +174,23 @@ func Open(opts Options) (*Store, error) {
 		}
 		return fail(dbError(err))
 	}
+	if err := s.ws.prepare(ctx, s.wconn); err != nil {
+		_ = s.ws.close()
+		_ = s.wconn.Close()
+		_ = s.wdb.Close()
+		return fail(dbError(err))
+	}
 	rq := maps.Clone(q)
 	rq.Set("_query_only", "1")
 	if s.rdb, err = sql.Open("sqlite", path+"?"+rq.Encode()); err != nil {
+		_ = s.ws.close()
 		_ = s.wconn.Close()
 		_ = s.wdb.Close()
 		return fail(err)
 	}
 	if s.getStmt, err = s.rdb.PrepareContext(ctx, getQuery); err != nil {
 		_ = s.rdb.Close()
+		_ = s.ws.close()
 		_ = s.wconn.Close()
 		_ = s.wdb.Close()
 		return fail(dbError(err))
@@ -189,6 +198,7 @@ func Open(opts Options) (*Store, error) {
 	if s.cdb, err = sql.Open("sqlite", path+"?"+q.Encode()); err != nil {
 		_ = s.getStmt.Close()
 		_ = s.rdb.Close()
+		_ = s.ws.close()
 		_ = s.wconn.Close()
 		_ = s.wdb.Close()
 		return fail(err)
@@ -334,7 +344,7 @@ func (s *Store) Create(ctx context.Context, in session.Session) (session.Session
 	if err != nil {
 		return session.Session{}, fmt.Errorf("sqlitestore: create %s: %w", id, err)
 	}
-	err = s.write(ctx, true, func(tx *sql.Tx) error { return insertSession(ctx, tx, sess) })
+	err = s.write(ctx, true, func(tx txn) error { return insertSession(ctx, tx, sess) })
 	if err != nil {
 		return session.Session{}, fmt.Errorf("sqlitestore: create %s: %w", id, err)
 	}
@@ -373,7 +383,7 @@ func (s *Store) newSession(id string, in session.Session) (session.Session, erro
 }
 
 // insertSession inserts sess's row. Errors: session.ErrExists.
-func insertSession(ctx context.Context, tx *sql.Tx, sess session.Session) error {
+func insertSession(ctx context.Context, tx txn, sess session.Session) error {
 	md, err := metadataJSON(sess.Metadata)
 	if err != nil {
 		return err
@@ -460,7 +470,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*session.Session)
 		return session.Session{}, err
 	}
 	var view session.Session
-	err := s.leased(ctx, id, true, func(tx *sql.Tx, st *state) error {
+	err := s.leased(ctx, id, true, func(tx txn, st *state) error {
 		next := cloneSession(st.sess)
 		if err := fn(&next); err != nil {
 			return err
@@ -494,7 +504,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := s.check(ctx, "delete", id); err != nil {
 		return err
 	}
-	err := s.leased(ctx, id, true, func(tx *sql.Tx, _ *state) error {
+	err := s.leased(ctx, id, true, func(tx txn, _ *state) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -549,7 +559,7 @@ func (s *Store) Close() error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if len(s.held) > 0 {
-		if _, err := s.writeLocked(ctx, func(tx *sql.Tx) error {
+		if _, err := s.writeLocked(ctx, func(tx txn) error {
 			_, err := tx.ExecContext(ctx, `UPDATE sessions SET lease_owner = NULL, lease_expires = 0 WHERE lease_owner = ?`, s.owner)
 			return err
 		}); err != nil {
@@ -565,7 +575,7 @@ func (s *Store) Close() error {
 	}
 	// The writer's connection closes last: SQLite checkpoints the log
 	// into the database when its last connection closes.
-	errs = append(errs, s.cdb.Close(), s.getStmt.Close(), s.rdb.Close(), s.wconn.Close(), s.wdb.Close(), s.group.closeLog())
+	errs = append(errs, s.cdb.Close(), s.getStmt.Close(), s.rdb.Close(), s.ws.close(), s.wconn.Close(), s.wdb.Close(), s.group.closeLog())
 	s.wconn = nil
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("sqlitestore: close: %w", err)
