@@ -86,7 +86,9 @@ func (s *Store) syncTo(n int64) error {
 }
 
 // fsync opens the database's write-ahead log (path + "-wal") when not
-// yet open and fsyncs it. Called by the one caller that set running.
+// yet open and flushes it to disk (datasync: fdatasync on Linux, as
+// SQLite's own syncs of the log). Called by the one caller that set
+// running.
 func (g *groupSync) fsync(path string) error {
 	if g.wal == nil {
 		// Write access: some systems (Windows) flush only files open
@@ -97,7 +99,7 @@ func (g *groupSync) fsync(path string) error {
 		}
 		g.wal = f
 	}
-	return g.wal.Sync()
+	return datasync(g.wal)
 }
 
 // pending reports whether a commit made so far is not yet known
