@@ -113,7 +113,11 @@ func runServe(ctx context.Context, e *env, f serveFlags) (err error) {
 		return err
 	}
 	defer flush()
-	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	// The access records go out from a goroutine of their own: a
+	// request does not wait for stderr (logWriter).
+	lw := newLogWriter(e.stderr)
+	defer lw.Close()
+	log := slog.New(slog.NewJSONHandler(lw, nil))
 	log.Info("store", "url", redactURL(e.store))
 	srv, err := server.New(server.Options{Store: st, Tokens: tokens, Logger: log, AllowedHosts: f.allowedHosts, AllowedOrigins: f.allowedOrigins})
 	if err != nil {

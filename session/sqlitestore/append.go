@@ -2,7 +2,6 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"iter"
 	"slices"
@@ -19,12 +18,16 @@ import (
 // and its line stored byte for byte. The first write to a session takes
 // its lease and keeps it (renewed) until Close or Delete.
 //
-// Durability follows Options.Sync: the commit returns once the
-// transaction is in the write-ahead log (in the page cache), or on disk
-// for a FULL commit. Errors: session.ErrInvalidID, session.ErrNotFound,
-// session.ErrInvalidEntry (nothing written), session.ErrSessionBusy,
-// session.ErrClosed, ctx.Err() (checked before writing), database
-// errors.
+// Durability follows Options.Sync: the transaction is in the write-ahead
+// log (in the page cache) when Append returns; an append that must be
+// durable (under SyncTurn one that ends a turn or holds a compact
+// boundary, under SyncAlways every one) returns only once an fsync of
+// the log that started after its commit has ended, an fsync shared with
+// the other Stores' writes committed meanwhile (group commit). Errors:
+// session.ErrInvalidID, session.ErrNotFound, session.ErrInvalidEntry
+// (nothing written), session.ErrSessionBusy, session.ErrClosed,
+// ctx.Err() (checked before writing), database errors, the fsync's
+// (the entries are then stored but not known durable).
 func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry) ([]session.Entry, error) {
 	if err := session.ValidateID(id); err != nil {
 		return nil, fmt.Errorf("sqlitestore: append: %w", err)
@@ -43,20 +46,16 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 		}
 		return nil, nil
 	}
-	full := false
+	durable := false
 	if s.opts.Sync == jsonlstore.SyncTurn {
 		for i := range entries {
-			full = full || entries[i].IsBoundary() || session.EndsTurn(&entries[i])
+			durable = durable || entries[i].IsBoundary() || session.EndsTurn(&entries[i])
 		}
 	}
 	var out []session.Entry
-	err := s.leased(ctx, id, full, func(tx *sql.Tx, st *state) error {
+	err := s.leased(ctx, id, durable, func(_ txn, st *state) error {
 		out = slices.Clone(entries)
-		w, err := newWriter(ctx, tx, id, st, s.now(), s.opts.Version)
-		if err != nil {
-			return err
-		}
-		defer w.close()
+		w := s.newWriter(ctx, id, st)
 		for i := range out {
 			if err := w.add(&out[i]); err != nil {
 				return fmt.Errorf("entry %d: %w", i, err)
@@ -70,27 +69,22 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 	return out, nil
 }
 
-// writer inserts a session's entries in a write transaction and keeps
-// its row's state.
+// writer inserts a session's entries in a write transaction (s.wmu
+// held) and keeps its row's state.
 type writer struct {
 	ctx  context.Context
-	tx   *sql.Tx
-	ins  *sql.Stmt
+	ws   *wstmts
 	id   string
 	st   *state
 	now  time.Time
 	vers string
 }
 
-func newWriter(ctx context.Context, tx *sql.Tx, id string, st *state, now time.Time, version string) (*writer, error) {
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO entries (session_id, seq, off, uuid, type, boundary, line) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return nil, err
-	}
-	return &writer{ctx: ctx, tx: tx, ins: ins, id: id, st: st, now: now.UTC().Truncate(time.Millisecond), vers: version}, nil
+// newWriter returns the writer of session id, whose row st holds, in
+// the write transaction.
+func (s *Store) newWriter(ctx context.Context, id string, st *state) *writer {
+	return &writer{ctx: ctx, ws: &s.ws, id: id, st: st, now: s.now().UTC().Truncate(time.Millisecond), vers: s.opts.Version}
 }
-
-func (w *writer) close() { _ = w.ins.Close() }
 
 // add fills and encodes e and inserts its row.
 func (w *writer) add(e *session.Entry) error {
@@ -101,7 +95,7 @@ func (w *writer) add(e *session.Entry) error {
 	}
 	e.Offset = st.size
 	e.Line = st.sess.Entries + 1
-	if _, err := w.ins.ExecContext(w.ctx, w.id, st.sess.Entries, st.size, e.UUID, e.Type, e.IsBoundary(), line); err != nil {
+	if _, err := w.ws.insert.ExecContext(w.ctx, w.id, st.sess.Entries, st.size, e.UUID, e.Type, e.IsBoundary(), line); err != nil {
 		return err
 	}
 	st.sess.Observe(*e)
@@ -115,8 +109,7 @@ func (w *writer) add(e *session.Entry) error {
 // finish stores the session's row as the entries left it.
 func (w *writer) finish() error {
 	ss := &w.st.sess
-	_, err := w.tx.ExecContext(w.ctx, `UPDATE sessions SET title = ?, last_activity = ?, model = ?, entries = ?, messages = ?,
-		prompt_tokens = ?, compactions = ?, size = ?, last_uuid = ? WHERE id = ?`,
+	_, err := w.ws.finish.ExecContext(w.ctx,
 		ss.Title, nanos(ss.LastActivity), ss.Model, ss.Entries, ss.Messages, ss.PromptTokens, ss.Compactions,
 		w.st.size, w.st.lastUUID, w.id)
 	return err
@@ -150,16 +143,12 @@ func (s *Store) Import(ctx context.Context, in session.Session, entries iter.Seq
 		return fail(err)
 	}
 	st := &state{sess: sess}
-	full := s.opts.Sync != jsonlstore.SyncNever
-	err = s.write(ctx, full, func(tx *sql.Tx) error {
+	durable := s.opts.Sync != jsonlstore.SyncNever
+	err = s.write(ctx, durable, func(tx txn) error {
 		if err := insertSession(ctx, tx, sess); err != nil {
 			return err
 		}
-		w, err := newWriter(ctx, tx, id, st, s.now(), s.opts.Version)
-		if err != nil {
-			return err
-		}
-		defer w.close()
+		w := s.newWriter(ctx, id, st)
 		n := 0
 		for e, err := range entries {
 			if err != nil {

@@ -92,3 +92,27 @@ func BenchmarkLoad10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAppendTurnEnds measures durable appends (turn ends, under
+// the default SyncTurn) from 16 writers on sessions of their own at
+// once, as a server's sessions end their turns: each Append returns
+// once an fsync of the log covers it, and the writers' appends share
+// fsyncs (group commit).
+func BenchmarkAppendTurnEnds(b *testing.B) {
+	s := open(b, sqlitestore.Options{Path: filepath.Join(b.TempDir(), "s.db")})
+	end := msgEntry(b, chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: text(600, 1)}}})
+	if !session.EndsTurn(&end) {
+		b.Fatal("the entry does not end a turn")
+	}
+	b.SetParallelism(8) // 16 writers on 2 cores
+	b.RunParallel(func(pb *testing.PB) {
+		sess := newSession(b, s)
+		for pb.Next() {
+			if _, err := s.Append(b.Context(), sess.ID, end); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+}

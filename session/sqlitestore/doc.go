@@ -35,8 +35,18 @@
 //
 // # Durability
 //
-// Options.Sync mirrors jsonlstore's policies with SQLite's synchronous
-// setting: see [Options]. A transaction is atomic: a process killed
-// mid-append leaves the batch whole or absent, and every acknowledged
-// batch is there (TestCrash).
+// Options.Sync mirrors jsonlstore's policies: see [Options]. Commits run
+// with synchronous=NORMAL and do not wait for the disk; a write that
+// must be durable (a turn's end under the default SyncTurn) then waits,
+// without holding the writer, for an fsync of the write-ahead log that
+// covers its commit. One fsync serves every commit made before it
+// started, so the turns of many sessions that end together share it
+// (group commit) and the other sessions' writes go on meanwhile. As with
+// jsonlstore's write then fsync, a reader may see a durable write's
+// entries before its fsync has ended; a power loss can take them only
+// while that Append has not returned. A
+// transaction is atomic: a process killed mid-append leaves the batch
+// whole or absent, and every acknowledged batch is there (TestCrash);
+// every acknowledged durable batch is in the log as it was at the
+// fsync that acknowledged it (TestGroupSyncDurable).
 package sqlitestore

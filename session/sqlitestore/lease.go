@@ -27,47 +27,109 @@ type state struct {
 func (s *Store) expiry() int64 { return time.Now().Add(s.ttl).UnixMilli() }
 
 // write runs fn in an immediate transaction on the write connection and
-// commits it; full commits with synchronous=FULL. ctx is checked before
-// the transaction starts; the commit is not canceled by ctx. Errors:
-// ctx.Err(), session.ErrClosed, fn's error, database errors.
-func (s *Store) write(ctx context.Context, full bool, fn func(tx *sql.Tx) error) error {
+// commits it. A durable write (durable, or every write under
+// SyncAlways) then waits, without holding the writer, until an fsync of
+// the write-ahead log covers its commit (syncTo): writes that end
+// together share one fsync. ctx is checked before the transaction
+// starts; neither the commit nor that wait is canceled by ctx. Errors:
+// ctx.Err(), session.ErrClosed, fn's error, database errors, the
+// fsync's (then the write is committed but not known durable).
+func (s *Store) write(ctx context.Context, durable bool, fn func(tx txn) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	s.wmu.Lock()
-	defer s.wmu.Unlock()
 	if s.wconn == nil || s.closed() {
+		s.wmu.Unlock()
 		return session.ErrClosed
 	}
-	return s.writeLocked(ctx, full, fn)
+	n, err := s.writeLocked(ctx, fn)
+	durable = err == nil && (durable || s.opts.Sync == jsonlstore.SyncAlways)
+	if durable {
+		s.syncing.Add(1) // Close waits for it before closing the log
+	}
+	s.wmu.Unlock()
+	if !durable {
+		return err
+	}
+	defer s.syncing.Done()
+	return s.syncTo(n)
 }
 
-// writeLocked is write with s.wmu held and the store open.
-func (s *Store) writeLocked(ctx context.Context, full bool, fn func(tx *sql.Tx) error) (err error) {
-	mode := "NORMAL"
-	if full || s.opts.Sync == jsonlstore.SyncAlways {
-		mode = "FULL"
+// writeLocked is write with s.wmu held and the store open, without the
+// wait for durability: it returns the commit's number (Store.commits).
+// The transaction runs on the writer's connection between BEGIN
+// IMMEDIATE and COMMIT, statements prepared once (wstmts).
+func (s *Store) writeLocked(ctx context.Context, fn func(tx txn) error) (int64, error) {
+	bg := context.WithoutCancel(ctx)
+	if _, err := s.ws.begin.ExecContext(bg); err != nil {
+		return 0, dbError(err)
 	}
-	if s.sync != mode {
-		if _, err := s.wconn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = "+mode); err != nil {
-			return err
+	if err := fn(s.wconn); err != nil {
+		_, _ = s.ws.rollback.ExecContext(bg)
+		return 0, dbError(err)
+	}
+	if _, err := s.ws.commit.ExecContext(bg); err != nil {
+		// SQLite may have left the transaction open: end it.
+		_, _ = s.ws.rollback.ExecContext(bg)
+		return 0, dbError(err)
+	}
+	return s.commits.Add(1), nil
+}
+
+// txn is what a write transaction's statements run on: the writer's
+// connection between BEGIN IMMEDIATE and COMMIT (writeLocked).
+type txn interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// wstmts are the statements every Append runs, prepared once on the
+// writer's connection: preparing them in each transaction (SQLite
+// parsing the SQL) was about a quarter of the writer's time under
+// load, time every other session's write waited for.
+type wstmts struct {
+	begin, commit, rollback *sql.Stmt
+	leaseRow                *sql.Stmt // takeLease's read of the row
+	lease                   *sql.Stmt // takeLease's update
+	insert                  *sql.Stmt // writer.add's
+	finish                  *sql.Stmt // writer.finish's
+}
+
+// prepare prepares the statements on conn. Errors: SQLite's (naming
+// the statement).
+func (w *wstmts) prepare(ctx context.Context, conn *sql.Conn) error {
+	for _, p := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{
+		{&w.begin, `BEGIN IMMEDIATE`},
+		{&w.commit, `COMMIT`},
+		{&w.rollback, `ROLLBACK`},
+		{&w.leaseRow, `SELECT ` + sessionCols + `, size, last_uuid, lease_owner, lease_expires FROM sessions WHERE id = ?`},
+		{&w.lease, `UPDATE sessions SET lease_owner = ?, lease_expires = ? WHERE id = ?`},
+		{&w.insert, `INSERT INTO entries (session_id, seq, off, uuid, type, boundary, line) VALUES (?, ?, ?, ?, ?, ?, ?)`},
+		{&w.finish, `UPDATE sessions SET title = ?, last_activity = ?, model = ?, entries = ?, messages = ?,
+			prompt_tokens = ?, compactions = ?, size = ?, last_uuid = ? WHERE id = ?`},
+	} {
+		st, err := conn.PrepareContext(ctx, p.sql)
+		if err != nil {
+			return fmt.Errorf("preparing %.40q: %w", p.sql, err)
 		}
-		s.sync = mode
+		*p.st = st
 	}
-	tx, err := s.wconn.BeginTx(context.WithoutCancel(ctx), nil)
-	if err != nil {
-		return dbError(err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return dbError(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return dbError(err)
-	}
-	s.commits.Add(1)
-	s.unsynced = mode != "FULL"
 	return nil
+}
+
+// close closes the statements prepared.
+func (w *wstmts) close() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{w.begin, w.commit, w.rollback, w.leaseRow, w.lease, w.insert, w.finish} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // leased runs fn in a write transaction that holds session id's lease:
@@ -76,11 +138,11 @@ func (s *Store) writeLocked(ctx context.Context, full bool, fn func(tx *sql.Tx) 
 // Store does, after waiting up to Options.LockTimeout. The lease is
 // kept after the transaction, until Close or Delete. Errors:
 // session.ErrNotFound, session.ErrSessionBusy, those of write.
-func (s *Store) leased(ctx context.Context, id string, full bool, fn func(tx *sql.Tx, st *state) error) error {
+func (s *Store) leased(ctx context.Context, id string, durable bool, fn func(tx txn, st *state) error) error {
 	deadline := time.Now().Add(s.opts.LockTimeout)
 	for {
-		err := s.write(ctx, full, func(tx *sql.Tx) error {
-			st, err := s.takeLease(ctx, tx, id)
+		err := s.write(ctx, durable, func(tx txn) error {
+			st, err := s.takeLease(ctx, id)
 			if err != nil {
 				return err
 			}
@@ -100,15 +162,16 @@ func (s *Store) leased(ctx context.Context, id string, full bool, fn func(tx *sq
 	}
 }
 
-// takeLease reads session id's row in tx and takes or renews its lease
-// (s.wmu held). Errors: session.ErrNotFound, session.ErrSessionBusy.
-func (s *Store) takeLease(ctx context.Context, tx *sql.Tx, id string) (*state, error) {
+// takeLease reads session id's row in the write transaction and takes
+// or renews its lease (s.wmu held). Errors: session.ErrNotFound,
+// session.ErrSessionBusy.
+func (s *Store) takeLease(ctx context.Context, id string) (*state, error) {
 	var (
 		st      state
 		owner   sql.NullString
 		expires int64
 	)
-	r := tx.QueryRowContext(ctx, `SELECT `+sessionCols+`, size, last_uuid, lease_owner, lease_expires FROM sessions WHERE id = ?`, id)
+	r := s.ws.leaseRow.QueryRowContext(ctx, id)
 	sess, err := scanSession(scanTail{r, []any{&st.size, &st.lastUUID, &owner, &expires}})
 	if errors.Is(err, sql.ErrNoRows) {
 		delete(s.held, id)
@@ -123,7 +186,7 @@ func (s *Store) takeLease(ctx context.Context, tx *sql.Tx, id string) (*state, e
 		return nil, fmt.Errorf("%w (its lease expires in %v unless renewed)", session.ErrSessionBusy,
 			time.Until(time.UnixMilli(expires)).Round(time.Millisecond))
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET lease_owner = ?, lease_expires = ? WHERE id = ?`, s.owner, s.expiry(), id); err != nil {
+	if _, err := s.ws.lease.ExecContext(ctx, s.owner, s.expiry(), id); err != nil {
 		return nil, err
 	}
 	s.held[id] = true
@@ -150,7 +213,7 @@ func (s *Store) Lock(ctx context.Context, id string) error {
 	if err := s.check(ctx, "lock", id); err != nil {
 		return err
 	}
-	if err := s.leased(ctx, id, false, func(*sql.Tx, *state) error { return nil }); err != nil {
+	if err := s.leased(ctx, id, false, func(txn, *state) error { return nil }); err != nil {
 		return fmt.Errorf("sqlitestore: lock %s: %w", id, err)
 	}
 	return nil
@@ -171,12 +234,12 @@ func (s *Store) renew() {
 		}
 		s.wmu.Lock()
 		if len(s.held) > 0 && s.wconn != nil {
-			was := s.unsynced // a renewal needs no fsync of its own
-			err := s.writeLocked(context.Background(), false, func(tx *sql.Tx) error {
-				_, err := tx.Exec(`UPDATE sessions SET lease_expires = ? WHERE lease_owner = ?`, s.expiry(), s.owner)
+			// A renewal needs no fsync of its own.
+			ctx := context.Background()
+			_, err := s.writeLocked(ctx, func(tx txn) error {
+				_, err := tx.ExecContext(ctx, `UPDATE sessions SET lease_expires = ? WHERE lease_owner = ?`, s.expiry(), s.owner)
 				return err
 			})
-			s.unsynced = was
 			if err != nil {
 				s.log.Warn("sqlitestore: renewing leases", "file", s.path, "err", err)
 			}

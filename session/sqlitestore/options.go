@@ -32,15 +32,17 @@ type Options struct {
 	// and its folder (0700) are created when missing; the file is
 	// created 0600.
 	Path string
-	// Sync is the fsync policy, as in package jsonlstore. SyncTurn (the
-	// default) runs SQLite with synchronous=NORMAL and commits the
-	// appends that end a turn or hold a compact boundary, and Store.Sync
-	// and Close, with synchronous=FULL; SyncAlways commits every append
-	// with FULL; SyncNever never asks for FULL on its own. In WAL mode a
-	// commit under NORMAL is in the operating system's page cache when
-	// Append returns, so a killed process loses nothing acknowledged
-	// under any policy; FULL adds protection against an
-	// operating-system crash or power loss. Optional.
+	// Sync is the fsync policy, as in package jsonlstore. Every commit
+	// runs with SQLite's synchronous=NORMAL: in WAL mode it is in the
+	// operating system's page cache when Append returns, so a killed
+	// process loses nothing acknowledged under any policy. The writes
+	// that must also survive an operating-system crash or power loss
+	// return only once an fsync of the write-ahead log covers them, one
+	// fsync shared by the writes that end together (group commit): under
+	// SyncTurn (the default) the appends that end a turn or hold a
+	// compact boundary, and Create, Import, Update, Delete, Store.Sync
+	// and Close; under SyncAlways every write; under SyncNever Create,
+	// Update, Delete and Store.Sync only. Optional.
 	Sync jsonlstore.SyncPolicy
 	// LockTimeout is how long a write (Append, Update, Delete, Lock)
 	// waits for a session's lease held by another Store or process.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,7 +32,11 @@ const helperEnv = "SQLITESTORE_TEST_HELPER"
 //   - "lock": append one entry (taking the lease), print "locked", then
 //     wait until stdin closes.
 //   - "append": append forever, printing each entry's uuid after Append
-//     returns; every 25th append is a compaction (boundary + summary).
+//     returns; every 25th append is a compaction (boundary + summary),
+//     every other one a turn's end (durable under SyncTurn).
+//   - "concurrent": as "append" on each of the comma-separated sessions
+//     $SQLITESTORE_TEST_ID at once, one goroutine each, so that their
+//     turn ends share fsyncs.
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
 	if mode == "" {
@@ -62,29 +67,55 @@ func TestHelperProcess(t *testing.T) {
 			os.Exit(2)
 		}
 	case "append":
-		pad := strings.Repeat("output line\n", 40)
-		for i := 0; ; i++ {
-			var es []session.Entry
-			switch {
-			case i%25 == 24:
-				es = []session.Entry{boundaryEntry(1), summaryEntry(t, fmt.Sprint("summary ", i))}
-			case i%2 == 0:
-				es = []session.Entry{userMsg(t, fmt.Sprint("prompt ", i))}
-			default:
-				es = []session.Entry{msgEntry(t, chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: pad}}})}
-			}
-			got, err := s.Append(ctx, id, es...)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(2)
-			}
-			for _, e := range got {
-				fmt.Fprintln(out, e.UUID)
-			}
+		appendLoop(t, s, id, func(uuid string) {
+			fmt.Fprintln(out, uuid)
 			_ = out.Flush()
+		})
+	case "concurrent":
+		var mu sync.Mutex
+		ids := strings.Split(id, ",")
+		for _, id := range ids[1:] {
+			go appendLoop(t, s, id, func(uuid string) {
+				mu.Lock()
+				defer mu.Unlock()
+				fmt.Fprintln(out, uuid)
+				_ = out.Flush()
+			})
 		}
+		appendLoop(t, s, ids[0], func(uuid string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintln(out, uuid)
+			_ = out.Flush()
+		})
 	}
 	os.Exit(0)
+}
+
+// appendLoop appends to session id forever (TestHelperProcess's
+// "append"), calling acked with each entry's uuid once Append returned;
+// it exits the process on an error.
+func appendLoop(t *testing.T, s *sqlitestore.Store, id string, acked func(uuid string)) {
+	pad := strings.Repeat("output line\n", 40)
+	for i := 0; ; i++ {
+		var es []session.Entry
+		switch {
+		case i%25 == 24:
+			es = []session.Entry{boundaryEntry(1), summaryEntry(t, fmt.Sprint("summary ", i))}
+		case i%2 == 0:
+			es = []session.Entry{userMsg(t, fmt.Sprint("prompt ", i))}
+		default:
+			es = []session.Entry{msgEntry(t, chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: pad}}})}
+		}
+		got, err := s.Append(context.Background(), id, es...)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		for _, e := range got {
+			acked(e.UUID)
+		}
+	}
 }
 
 // child returns a command running TestHelperProcess in mode.
@@ -179,10 +210,28 @@ func TestKilledHolder(t *testing.T) {
 // problems, and the session accepts appends.
 func TestCrash(t *testing.T) {
 	t.Parallel()
+	crashCampaign(t, "append", 1)
+}
+
+// TestCrashConcurrent is TestCrash with a child appending to four
+// sessions at once, their turn ends sharing fsyncs (group commit): every
+// entry acknowledged to any of them is there once.
+func TestCrashConcurrent(t *testing.T) {
+	t.Parallel()
+	crashCampaign(t, "concurrent", 4)
+}
+
+// crashCampaign runs TestHelperProcess in mode on n new sessions, kills
+// it with SIGKILL at a random moment five times, then checks every
+// session as TestCrash says.
+func crashCampaign(t *testing.T, mode string, n int) {
 	path := dbPath(t)
 	const ttl = 200 * time.Millisecond
 	s := open(t, sqlitestore.Options{Path: path})
-	sess := newSession(t, s)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = newSession(t, s).ID
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +239,7 @@ func TestCrash(t *testing.T) {
 	const kills = 5
 	var acked []string
 	for k := range kills {
-		cmd := child("append", path, sess.ID, "SQLITESTORE_TEST_TTL="+ttl.String())
+		cmd := child(mode, path, strings.Join(ids, ","), "SQLITESTORE_TEST_TTL="+ttl.String())
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -224,39 +273,43 @@ func TestCrash(t *testing.T) {
 	}
 	time.Sleep(ttl + 20*time.Millisecond)
 	s = open(t, sqlitestore.Options{Path: path})
-	tr := mustLoad(t, s, sess.ID, true)
 	loaded := map[string]bool{}
-	for _, e := range tr.Entries {
-		if loaded[e.UUID] {
-			t.Fatalf("uuid %s loaded twice", e.UUID)
+	total := 0
+	for _, id := range ids {
+		tr := mustLoad(t, s, id, true)
+		total += len(tr.Entries)
+		for _, e := range tr.Entries {
+			if loaded[e.UUID] {
+				t.Fatalf("uuid %s loaded twice", e.UUID)
+			}
+			loaded[e.UUID] = true
 		}
-		loaded[e.UUID] = true
+		if len(tr.Problems) != 0 {
+			t.Errorf("session %s: problems after kills: %v", id, tr.Problems)
+		}
+		for k := 1; k < len(tr.Entries); k++ {
+			e := tr.Entries[k]
+			if e.IsBoundary() {
+				if e.LogicalParentUUID != tr.Entries[k-1].UUID {
+					t.Fatalf("session %s: boundary %d: logical parent %q, want %q", id, k, e.LogicalParentUUID, tr.Entries[k-1].UUID)
+				}
+			} else if e.ParentUUID != tr.Entries[k-1].UUID {
+				t.Fatalf("session %s: entry %d: parent %q, want %q", id, k, e.ParentUUID, tr.Entries[k-1].UUID)
+			}
+		}
+		out := mustAppend(t, s, id, userMsg(t, "after the crashes"))
+		live := mustLoad(t, s, id, false)
+		if n := len(live.Entries); n == 0 || live.Entries[n-1].UUID != out[0].UUID {
+			t.Errorf("session %s: live part does not end with the new entry: %v", id, uuidsOf(live.Entries))
+		}
+		if got := mustLoad(t, s, id, true); got.Session.Entries != len(got.Entries) {
+			t.Errorf("session %s: metadata counts %d entries, %d loaded", id, got.Session.Entries, len(got.Entries))
+		}
 	}
 	for _, u := range acked {
 		if !loaded[u] {
 			t.Errorf("acknowledged entry %s was lost", u)
 		}
 	}
-	if len(tr.Problems) != 0 {
-		t.Errorf("problems after kills: %v", tr.Problems)
-	}
-	for k := 1; k < len(tr.Entries); k++ {
-		e := tr.Entries[k]
-		if e.IsBoundary() {
-			if e.LogicalParentUUID != tr.Entries[k-1].UUID {
-				t.Fatalf("boundary %d: logical parent %q, want %q", k, e.LogicalParentUUID, tr.Entries[k-1].UUID)
-			}
-		} else if e.ParentUUID != tr.Entries[k-1].UUID {
-			t.Fatalf("entry %d: parent %q, want %q", k, e.ParentUUID, tr.Entries[k-1].UUID)
-		}
-	}
-	out := mustAppend(t, s, sess.ID, userMsg(t, "after the crashes"))
-	live := mustLoad(t, s, sess.ID, false)
-	if n := len(live.Entries); n == 0 || live.Entries[n-1].UUID != out[0].UUID {
-		t.Errorf("live part does not end with the new entry: %v", uuidsOf(live.Entries))
-	}
-	if got := mustLoad(t, s, sess.ID, true); got.Session.Entries != len(got.Entries) {
-		t.Errorf("metadata counts %d entries, %d loaded", got.Session.Entries, len(got.Entries))
-	}
-	t.Logf("%d entries acknowledged, %d loaded", len(acked), len(tr.Entries))
+	t.Logf("%d entries acknowledged, %d loaded", len(acked), total)
 }

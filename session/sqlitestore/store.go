@@ -58,18 +58,22 @@ type Store struct {
 	// service's turn).
 	getStmt *sql.Stmt
 
-	commits atomic.Int64 // commits of the writer, for the checkpointer
+	// commits counts the writer's commits: it numbers them for group
+	// (the one just made is numbered by Add's result) and tells the
+	// checkpointer there were some.
+	commits atomic.Int64
+	group   groupSync      // the fsyncs of the write-ahead log
+	syncing sync.WaitGroup // writes waiting for group after their commit
 
 	closeOnce sync.Once
 	closing   chan struct{} // closed by Close: stops renew and checkpoint
 	renewDone chan struct{}
 	ckptDone  chan struct{}
 
-	wmu      sync.Mutex // guards what follows and every use of wconn
-	wconn    *sql.Conn  // nil once closed
-	sync     string     // the synchronous mode wconn is in: "NORMAL" or "FULL"
-	held     map[string]bool
-	unsynced bool // commits under NORMAL since the last FULL one
+	wmu   sync.Mutex // guards what follows and every use of wconn
+	wconn *sql.Conn  // nil once closed
+	ws    wstmts     // prepared on wconn
+	held  map[string]bool
 }
 
 // Open opens (creating when missing) the database at opts.Path (default
@@ -118,8 +122,8 @@ func Open(opts Options) (*Store, error) {
 		renewDone: make(chan struct{}),
 		ckptDone:  make(chan struct{}),
 		held:      map[string]bool{},
-		sync:      "NORMAL",
 	}
+	s.group.cond = sync.NewCond(&s.group.mu)
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -129,16 +133,15 @@ func Open(opts Options) (*Store, error) {
 	if s.opts.LockTimeout < 0 {
 		s.opts.LockTimeout = 0
 	}
-	if opts.Sync == jsonlstore.SyncAlways {
-		s.sync = "FULL"
-	}
 	busy := cmp.Or(opts.BusyTimeout, DefaultBusyTimeout)
 	q := url.Values{}
 	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
 	q.Set("_foreign_keys", "1")
 	wq := maps.Clone(q)
 	wq.Set("_journal_mode", "WAL")
-	wq.Set("_synchronous", s.sync)
+	// Commits write the log without syncing it; the writes that must be
+	// durable wait for an fsync of it shared with others (groupSync).
+	wq.Set("_synchronous", "NORMAL")
 	wq.Set("_txlock", "immediate")
 	s.wdb, err = sql.Open("sqlite", path+"?"+wq.Encode())
 	if err != nil {
@@ -161,15 +164,33 @@ func Open(opts Options) (*Store, error) {
 		_ = s.wdb.Close()
 		return fail(dbError(err))
 	}
+	// Durability rests on the write-ahead log (groupSync).
+	var mode string
+	if err := s.wconn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || !strings.EqualFold(mode, "wal") {
+		_ = s.wconn.Close()
+		_ = s.wdb.Close()
+		if err == nil {
+			err = fmt.Errorf("journal mode %q: the store needs WAL mode (a local file system)", mode)
+		}
+		return fail(dbError(err))
+	}
+	if err := s.ws.prepare(ctx, s.wconn); err != nil {
+		_ = s.ws.close()
+		_ = s.wconn.Close()
+		_ = s.wdb.Close()
+		return fail(dbError(err))
+	}
 	rq := maps.Clone(q)
 	rq.Set("_query_only", "1")
 	if s.rdb, err = sql.Open("sqlite", path+"?"+rq.Encode()); err != nil {
+		_ = s.ws.close()
 		_ = s.wconn.Close()
 		_ = s.wdb.Close()
 		return fail(err)
 	}
 	if s.getStmt, err = s.rdb.PrepareContext(ctx, getQuery); err != nil {
 		_ = s.rdb.Close()
+		_ = s.ws.close()
 		_ = s.wconn.Close()
 		_ = s.wdb.Close()
 		return fail(dbError(err))
@@ -177,6 +198,7 @@ func Open(opts Options) (*Store, error) {
 	if s.cdb, err = sql.Open("sqlite", path+"?"+q.Encode()); err != nil {
 		_ = s.getStmt.Close()
 		_ = s.rdb.Close()
+		_ = s.ws.close()
 		_ = s.wconn.Close()
 		_ = s.wdb.Close()
 		return fail(err)
@@ -322,7 +344,7 @@ func (s *Store) Create(ctx context.Context, in session.Session) (session.Session
 	if err != nil {
 		return session.Session{}, fmt.Errorf("sqlitestore: create %s: %w", id, err)
 	}
-	err = s.write(ctx, true, func(tx *sql.Tx) error { return insertSession(ctx, tx, sess) })
+	err = s.write(ctx, true, func(tx txn) error { return insertSession(ctx, tx, sess) })
 	if err != nil {
 		return session.Session{}, fmt.Errorf("sqlitestore: create %s: %w", id, err)
 	}
@@ -361,7 +383,7 @@ func (s *Store) newSession(id string, in session.Session) (session.Session, erro
 }
 
 // insertSession inserts sess's row. Errors: session.ErrExists.
-func insertSession(ctx context.Context, tx *sql.Tx, sess session.Session) error {
+func insertSession(ctx context.Context, tx txn, sess session.Session) error {
 	md, err := metadataJSON(sess.Metadata)
 	if err != nil {
 		return err
@@ -448,7 +470,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*session.Session)
 		return session.Session{}, err
 	}
 	var view session.Session
-	err := s.leased(ctx, id, true, func(tx *sql.Tx, st *state) error {
+	err := s.leased(ctx, id, true, func(tx txn, st *state) error {
 		next := cloneSession(st.sess)
 		if err := fn(&next); err != nil {
 			return err
@@ -482,7 +504,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := s.check(ctx, "delete", id); err != nil {
 		return err
 	}
-	err := s.leased(ctx, id, true, func(tx *sql.Tx, _ *state) error {
+	err := s.leased(ctx, id, true, func(tx txn, _ *state) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -499,12 +521,11 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 }
 
 // Sync makes what this Store appended durable, whatever the sync policy;
-// see [session.Store.Sync]. In WAL mode one commit with
-// synchronous=FULL fsyncs the log up to it, earlier commits included: if
-// this Store committed anything under NORMAL since its last FULL
-// commit, Sync renews session id's lease (when it holds it) in a FULL
-// commit. Errors: session.ErrInvalidID, session.ErrNotFound,
-// session.ErrClosed, ctx.Err(), database errors.
+// see [session.Store.Sync]. It fsyncs the write-ahead log when this
+// Store committed anything since its last fsync, or waits for the fsync
+// running (groupSync). Errors: session.ErrInvalidID,
+// session.ErrNotFound, session.ErrClosed, ctx.Err(), database errors,
+// the fsync's.
 func (s *Store) Sync(ctx context.Context, id string) error {
 	if err := s.check(ctx, "sync", id); err != nil {
 		return err
@@ -512,31 +533,16 @@ func (s *Store) Sync(ctx context.Context, id string) error {
 	if _, err := s.getRead(ctx, id); err != nil {
 		return fmt.Errorf("sqlitestore: sync %s: %w", id, err)
 	}
-	if err := s.flush(ctx); err != nil {
+	if err := s.syncTo(s.commits.Load()); err != nil {
 		return fmt.Errorf("sqlitestore: sync %s: %w", id, err)
 	}
 	return nil
 }
 
-// flush commits a lease renewal with synchronous=FULL when commits under
-// NORMAL are not yet synced.
-func (s *Store) flush(ctx context.Context) error {
-	s.wmu.Lock()
-	pending := s.unsynced
-	s.wmu.Unlock()
-	if !pending {
-		return nil
-	}
-	return s.write(ctx, true, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE sessions SET lease_expires = ? WHERE lease_owner = ?`, s.expiry(), s.owner)
-		return err
-	})
-}
-
-// Close syncs what the sync policy left unsynced (not under SyncNever),
-// releases this Store's leases and closes the database. Operations in
-// progress finish first. Later calls, Close included, return
-// session.ErrClosed.
+// Close releases this Store's leases, syncs what the sync policy left
+// unsynced (not under SyncNever) and closes the database. Operations in
+// progress finish first, the writes waiting for an fsync included.
+// Later calls, Close included, return session.ErrClosed.
 func (s *Store) Close() error {
 	first := false
 	s.closeOnce.Do(func() { first = true })
@@ -552,9 +558,8 @@ func (s *Store) Close() error {
 	ctx := context.Background()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if len(s.held) > 0 || s.unsynced {
-		full := s.unsynced && s.opts.Sync != jsonlstore.SyncNever
-		if err := s.writeLocked(ctx, full, func(tx *sql.Tx) error {
+	if len(s.held) > 0 {
+		if _, err := s.writeLocked(ctx, func(tx txn) error {
 			_, err := tx.ExecContext(ctx, `UPDATE sessions SET lease_owner = NULL, lease_expires = 0 WHERE lease_owner = ?`, s.owner)
 			return err
 		}); err != nil {
@@ -562,9 +567,15 @@ func (s *Store) Close() error {
 		}
 	}
 	s.held = nil
+	s.syncing.Wait()
+	if s.opts.Sync != jsonlstore.SyncNever && s.pending() {
+		if err := s.syncTo(s.commits.Load()); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	// The writer's connection closes last: SQLite checkpoints the log
 	// into the database when its last connection closes.
-	errs = append(errs, s.cdb.Close(), s.getStmt.Close(), s.rdb.Close(), s.wconn.Close(), s.wdb.Close())
+	errs = append(errs, s.cdb.Close(), s.getStmt.Close(), s.rdb.Close(), s.ws.close(), s.wconn.Close(), s.wdb.Close(), s.group.closeLog())
 	s.wconn = nil
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("sqlitestore: close: %w", err)
