@@ -34,7 +34,7 @@ const skip = url && modelURL && sessionId && node24 && openclawDir ? false :
   "AGENTCTX_URL, AGENTCTX_MODEL_URL, AGENTCTX_SESSION, AGENTCTX_NODE24 or AGENTCTX_OPENCLAW_DIR is not set";
 
 /**
- * The scripted conversation: twenty turns of four kinds, each with the
+ * The scripted conversation: twenty turns of three kinds, each with the
  * answer OpenClaw must print. "what is in F?" is a call of OpenClaw's read
  * tool on F and its line count; "compare F and G." two read calls in one
  * assistant message and both counts; "note N." an answer without a tool.
