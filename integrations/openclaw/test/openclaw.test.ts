@@ -138,6 +138,9 @@ test("twenty turns of the real OpenClaw Gateway keep their history in agentctx",
       discovery: { mdns: { mode: "off" } },
       gateway: { mode: "local", port, bind: "loopback", auth: { mode: "token", token: gatewayToken } },
       models: {
+        // No hosted model catalog (the Gateway would fetch
+        // catalog.openclaw.ai at startup).
+        catalogRefresh: { enabled: false },
         mode: "replace",
         providers: {
           scripted: {
