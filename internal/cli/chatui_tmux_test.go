@@ -299,9 +299,11 @@ func TestChatTmuxUI(t *testing.T) {
 				if budget == "98,616" {
 					t.Errorf("/model gpt-5 kept gpt-4o's budget %s", budget)
 				}
-				_, at = p2.waitFor(end, "›", 5*time.Second)
-				if strings.Contains(s[end:at], "option overrides") {
-					t.Errorf("/model printed the override warning:\n%s", s[end:at])
+				// at is in the newer capture: read the warning there.
+				var after string
+				after, at = p2.waitFor(end, "›", 5*time.Second)
+				if strings.Contains(after[end:at], "option overrides") {
+					t.Errorf("/model printed the override warning:\n%s", after[end:at])
 				}
 				p2.send("/budget", "Enter")
 				_, at = p2.waitFor(at, budget+" tokens (policy", 5*time.Second)
