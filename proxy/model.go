@@ -355,6 +355,16 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, wire Wire, body []
 		}
 		ex.Status = res.StatusCode
 		tee, written, cerr := p.copyResponse(w, res, wire)
+		if cerr != nil && r.Context().Err() != nil && res.StatusCode < 300 &&
+			readUsage(wire, tee, res.Header.Get("Content-Encoding")) != nil {
+			// The agent hung up as the stream ended: an SDK closes the
+			// connection at the stream's last event ("data: [DONE]"),
+			// and the proxy's next read of the upstream, which would
+			// have met its end, met the cancelled request instead. A
+			// stream whose usage was read (sent last, or next to last)
+			// is whole: its usage and answer are the session's.
+			cerr = nil
+		}
 		if res.StatusCode < 300 && cerr == nil {
 			ex.usage = readUsage(wire, tee, res.Header.Get("Content-Encoding"))
 			if u := ex.usage; u != nil {
