@@ -273,9 +273,10 @@ func TestImportAfterKilledImport(t *testing.T) {
 // session is linked to its parent as chat's task tool links the sessions
 // it starts, so sessions show lists it under the parent, with its task,
 // and names the parent from the sub-agent's side.
-func TestImportSubAgents(t *testing.T) {
-	root := sharedtest.Dir(t)
-	const parent = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+// largestSessionCopy returns a temporary copy of root's claude-code folder
+// holding only the largest session and its sub-agents' transcripts.
+func largestSessionCopy(t *testing.T, root string) string {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "claude-code"))); err != nil {
 		t.Fatal(err)
@@ -285,6 +286,13 @@ func TestImportSubAgents(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return dir
+}
+
+func TestImportSubAgents(t *testing.T) {
+	root := sharedtest.Dir(t)
+	const parent = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+	dir := largestSessionCopy(t, root)
 	store := t.TempDir()
 	rs := jsonLines[importResult](t, mustRun(t, ExitOK, "sessions", "import", "--home", store, "--sidechains", dir, "--json"))
 	var sub string
@@ -318,15 +326,7 @@ func TestImportSubAgents(t *testing.T) {
 // parent.
 func TestReplaySaveSubAgents(t *testing.T) {
 	root := sharedtest.Dir(t)
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "claude-code"))); err != nil {
-		t.Fatal(err)
-	}
-	for _, other := range []string{"short.jsonl", "tool_heavy.jsonl", "6c2214d7-b87e-4432-8e41-22ba294ea584"} {
-		if err := os.RemoveAll(filepath.Join(dir, other)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := largestSessionCopy(t, root)
 	store := t.TempDir()
 	res := jsonLines[struct {
 		File      string `json:"file"`
