@@ -45,23 +45,42 @@ const TraceShare = 0.01
 // FormatError reports an input that no reader accepts fully: Closest is
 // the format its shape came nearest (the one detected, or the one
 // forced by [Options].Format when Forced), Reason what did not match.
-// It unwraps to [ErrUnknownFormat], whose message lists the known
-// formats. Pass the right format in [Options].Format if Closest is
-// wrong, or convert the file; nothing was read.
+// Tried, when set, is a format forced by [Options].Format that failed on
+// an input another reader reads: Closest is then that format, and Calls
+// the model calls its reader reads (issue 28). It unwraps to
+// [ErrUnknownFormat], whose message lists the known formats. Pass the
+// right format in [Options].Format if Closest is wrong, or convert the
+// file; nothing was read.
 type FormatError struct {
 	File    string
 	Closest Format
 	Forced  bool
 	Reason  string
+	Tried   Format
+	Calls   int
 }
 
 // Error formats the error as "transcript: FILE: not a CLOSEST transcript:
-// REASON", followed by the known formats when the format was detected.
+// REASON", followed by the known formats when the format was detected;
+// with Tried, "transcript: FILE: not a TRIED transcript (--format
+// TRIED): REASON; it reads as CLOSEST (CALLS model calls): --format
+// CLOSEST".
 func (e *FormatError) Error() string {
-	if e.Forced {
+	switch {
+	case e.Tried != "":
+		return fmt.Sprintf("transcript: %s: not a %s transcript (--format %s): %s; it reads as %s (%s): --format %s", displayName(e.File), e.Tried, e.Tried, e.Reason, e.Closest, modelCallsText(e.Calls), e.Closest)
+	case e.Forced:
 		return fmt.Sprintf("transcript: %s: not a %s transcript (--format %s): %s", displayName(e.File), e.Closest, e.Closest, e.Reason)
 	}
 	return fmt.Sprintf("transcript: %s: closest format %s, but %s: %v", displayName(e.File), e.Closest, e.Reason, ErrUnknownFormat)
+}
+
+// modelCallsText is "1 model call" or "N model calls".
+func modelCallsText(n int) string {
+	if n == 1 {
+		return "1 model call"
+	}
+	return fmt.Sprintf("%d model calls", n)
 }
 
 // Unwrap returns [ErrUnknownFormat].

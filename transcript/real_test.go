@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -260,4 +261,43 @@ func TestRealFacts(t *testing.T) {
 			t.Errorf("dangling = %d, want 0", p.Dangling)
 		}
 	})
+}
+
+// TestForcedWrongFormatRealFiles: every shared file read under every
+// other format is refused, the error naming the file's own format (issue
+// 28: a forced --format that reads no call, or fails on the other
+// format's syntax, says which format the file is in), or read with its
+// model calls (a mini-swe-agent trajectory is an OpenAI message list).
+func TestForcedWrongFormatRealFiles(t *testing.T) {
+	t.Parallel()
+	for _, path := range sharedtest.Files(t) {
+		own, err := transcript.ReadFile(path, transcript.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, f := range transcript.Formats() {
+			if f == own[0].Format {
+				continue
+			}
+			trs, err := transcript.ReadFile(path, transcript.Options{Format: f})
+			var fe *transcript.FormatError
+			switch {
+			case err == nil:
+				if calls(trs) == 0 {
+					t.Errorf("%s read as %s: no model call and no error", path, f)
+				}
+			case !errors.As(err, &fe) || fe.Closest != own[0].Format:
+				t.Errorf("%s read as %s: %v; want an error naming %s", path, f, err, own[0].Format)
+			}
+		}
+	}
+}
+
+// calls counts the assistant messages of trs: one per model call.
+func calls(trs []*transcript.Trajectory) int {
+	n := 0
+	for _, tr := range trs {
+		n += statsOf(tr.Messages).Assistant
+	}
+	return n
 }

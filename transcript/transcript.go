@@ -347,9 +347,11 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 		return readSQLite(r, br, name, opts.Format)
 	}
 	f := opts.Format
-	if size >= 0 && ((f == "" && opensDocument(br)) || (f != "" && linesReaderFor(f) == nil)) {
+	if size >= 0 && (opensDocument(br) || (f != "" && linesReaderFor(f) == nil)) {
 		// A document of known size: read whole, at once, into a
 		// buffer of its size (+1 finds the end without another read).
+		// A document under a forced JSON Lines format too, so that
+		// the error can name the document's format.
 		data, err := readRest(make([]byte, 0, size+1), br)
 		if err != nil {
 			return nil, fmt.Errorf("transcript: read %s: %w", displayName(name), err)
@@ -382,10 +384,10 @@ func Read(r io.Reader, name string, opts Options) ([]*Trajectory, error) {
 		return nil, &ParseError{File: name, Line: 1, Reason: "empty input"}
 	}
 	if err != nil {
-		return nil, forcedError(err, opts.Format != "")
+		return nil, forcedReadError(err, head, name, opts.Format)
 	}
 	if trajs, err = finish(trajs, name, f, opts.Format != ""); err != nil {
-		return nil, err
+		return nil, forcedReadError(err, head, name, opts.Format)
 	}
 	if err := refuseNoCalls(trajs, head, name, opts.Format); err != nil {
 		return nil, err
@@ -402,6 +404,19 @@ func refuseNoCalls(trajs []*Trajectory, data []byte, name string, forced Format)
 	if forced == "" || modelCalls(trajs) > 0 {
 		return nil
 	}
+	return misforced(data, name, forced, "no model call read")
+}
+
+// misforced returns a [*FormatError] naming the format detection finds
+// in data (the input, or the head of a streamed one) when it is not
+// forced, the format [Options].Format forced, and its reader reads a
+// model call from data; what says what the forced reader did ("no model
+// call read", or its error). It returns nil when forced is empty or no
+// other format reads data.
+func misforced(data []byte, name string, forced Format, what string) error {
+	if forced == "" {
+		return nil
+	}
 	g, _ := detect(data)
 	if g == "" || g == forced {
 		return nil
@@ -414,7 +429,39 @@ func refuseNoCalls(trajs []*Trajectory, data []byte, name string, forced Format)
 	if err != nil || modelCalls(other) == 0 {
 		return nil
 	}
-	return &FormatError{File: name, Closest: g, Reason: fmt.Sprintf("--format %s read no model call, the %s reader reads %d", forced, g, modelCalls(other))}
+	return &FormatError{File: name, Closest: g, Tried: forced, Reason: what, Calls: modelCalls(other)}
+}
+
+// forcedReadError is the error of the forced format's reader on data:
+// a [*FormatError] naming the format the data is in when another reader
+// reads its calls (issue 28: --format swe-agent on an OpenHands file
+// failed on invalid JSON without saying which format it is), else err
+// (marked forced, see [forcedError]).
+func forcedReadError(err error, data []byte, name string, forced Format) error {
+	if forced == "" {
+		return err
+	}
+	var what string
+	var pe *ParseError
+	var fe *FormatError
+	switch {
+	case errors.As(err, &pe):
+		what = pe.Reason
+		if pe.Line > 0 {
+			what = fmt.Sprintf("line %d (byte %d): %s", pe.Line, pe.Offset, pe.Reason)
+		}
+		if pe.Err != nil {
+			what += ": " + pe.Err.Error()
+		}
+	case errors.As(err, &fe):
+		what = fe.Reason
+	default:
+		return err
+	}
+	if other := misforced(data, name, forced, what); other != nil {
+		return other
+	}
+	return forcedError(err, true)
 }
 
 // modelCalls counts the assistant messages of trajs: one per model call.
@@ -644,10 +691,10 @@ func parse(data []byte, name string, opts Options) ([]*Trajectory, error) {
 	}
 	trajs, err := read(data, name)
 	if err != nil {
-		return nil, forcedError(err, opts.Format != "")
+		return nil, forcedReadError(err, data, name, opts.Format)
 	}
 	if trajs, err = finish(trajs, name, f, opts.Format != ""); err != nil {
-		return nil, err
+		return nil, forcedReadError(err, data, name, opts.Format)
 	}
 	if err := refuseNoCalls(trajs, data, name, opts.Format); err != nil {
 		return nil, err

@@ -64,7 +64,7 @@ func TestReplayForcedFormatNoCalls(t *testing.T) {
 	t.Parallel()
 	gemini := filepath.Join("..", "..", "transcript", "testdata", "gemini-cli", "session-2025-11-20T09-15-c0ffee12.jsonl")
 	code, _, errOut := run(t, "replay", "--strict", "--format", "claude-code", gemini)
-	if code != ExitError || !strings.Contains(errOut, "closest format gemini-cli") {
+	if code != ExitError || !strings.Contains(errOut, "not a claude-code transcript") || !strings.Contains(errOut, "it reads as gemini-cli") {
 		t.Errorf("--format claude-code on Gemini CLI JSONL: exit %d, stderr %q; want 1 naming gemini-cli", code, errOut)
 	}
 	data, err := os.ReadFile(filepath.Join(sharedtest.Dir(t), "openhands", "output.jsonl"))
@@ -75,7 +75,7 @@ func TestReplayForcedFormatNoCalls(t *testing.T) {
 	one := filepath.Join(t.TempDir(), "one.json")
 	writeTestFile(t, one, first)
 	code, _, errOut = run(t, "replay", "--strict", "--format", "swe-agent", one)
-	if code != ExitError || !strings.Contains(errOut, "closest format openhands") {
+	if code != ExitError || !strings.Contains(errOut, "it reads as openhands") {
 		t.Errorf("--format swe-agent on an OpenHands trajectory: exit %d, stderr %q; want 1 naming openhands", code, errOut)
 	}
 	if code, _, errOut = run(t, "replay", "--format", "openhands", one); code != ExitOK {
