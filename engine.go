@@ -221,6 +221,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		}
 		e.id = s.ID
 		e.rec = session.NewRecorder(e.store, e.id)
+		// A new session: every output it will hold goes through Add.
+		e.outputs.complete = true
 		// The configuration goes first, so that Resume comes back with it.
 		if err := e.saveConfig(ctx); err != nil {
 			return nil, err

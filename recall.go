@@ -199,12 +199,25 @@ func (e *Engine) fullOutput(ctx context.Context, id string) (string, error) {
 	if s, ok := e.outputs.get(id); ok {
 		return s, nil
 	}
-	if e.store == nil {
+	if e.store == nil || (e.outputs.complete && !e.outputs.knows(id)) {
+		// No result of call id was ever added to the session: the
+		// session need not be read to say so (issue 29: each such
+		// recall read the whole session back).
 		return "", fmt.Errorf("%w: %q", ErrNoOutput, id)
 	}
 	tr, err := e.store.Load(ctx, e.id, session.LoadOptions{All: true})
 	if err != nil {
 		return "", fmt.Errorf("agentctx: recall from %s: %w", e.id, err)
+	}
+	if !e.opts.ReadOnly {
+		// This engine writes the session (it holds its lock): with the
+		// calls answered so far, every later result goes through Add.
+		for _, en := range tr.Entries {
+			for _, rid := range resultIDs(&en) {
+				e.outputs.know(rid)
+			}
+		}
+		e.outputs.complete = true
 	}
 	if s, ok := storedOutput(tr.Entries, id); ok {
 		e.outputs.put(id, s)
@@ -393,24 +406,61 @@ func lineOffset(lines []string, n int) int {
 }
 
 // outputCache keeps full tool outputs by call id in memory, up to a cap in
-// bytes, forgetting the oldest first.
+// bytes, forgetting the oldest first. It also remembers the id of every
+// output put (ids only, never forgotten): when complete is set, those are
+// all the session's outputs, and an id outside them has none.
 type outputCache struct {
 	max, size int
 	order     []string
 	byID      map[string]string
+	known     map[string]struct{}
+	complete  bool
 }
 
 func newOutputCache(maxBytes int) *outputCache {
 	if maxBytes <= 0 {
 		maxBytes = DefaultRecallCacheBytes
 	}
-	return &outputCache{max: maxBytes, byID: map[string]string{}}
+	return &outputCache{max: maxBytes, byID: map[string]string{}, known: map[string]struct{}{}}
+}
+
+// know records that the session holds an output of call id.
+func (c *outputCache) know(id string) { c.known[id] = struct{}{} }
+
+// knows reports whether the session holds an output of call id, as far
+// as the cache was told.
+func (c *outputCache) knows(id string) bool {
+	_, ok := c.known[id]
+	return ok
+}
+
+// resultIDs returns the tool call ids whose results entry en holds: a
+// kept full output or tool messages.
+func resultIDs(en *session.Entry) []string {
+	if en.Type == session.TypeToolOutput && en.ToolResult != nil {
+		return []string{en.ToolResult.ID}
+	}
+	ms, err := en.Messages()
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, m := range ms {
+		if r, ok := m.ToolResult(); ok && m.Role == chat.RoleTool {
+			ids = append(ids, r.ToolCallID)
+		}
+	}
+	return ids
 }
 
 // put keeps s as the output of call id; an output larger than the cap is
-// not kept.
+// not kept, but its id is known.
 func (c *outputCache) put(id, s string) {
-	if id == "" || len(s) > c.max {
+	if id == "" {
+		return
+	}
+	c.know(id)
+	if len(s) > c.max {
 		return
 	}
 	if old, ok := c.byID[id]; ok {

@@ -1,14 +1,18 @@
 package agentctx_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/session"
+	"github.com/agentctx/agentctx/session/jsonlstore"
 )
 
 // TestRecallCutOutput: a search result the limiter cut is read back, by
@@ -148,4 +152,81 @@ func FuzzRecall(f *testing.F) {
 			t.Fatalf("recall of %q with %s returned bytes not in the output: %q", out, args, body)
 		}
 	})
+}
+
+// loadCounter counts the session loads made through a store.
+type loadCounter struct {
+	session.Store
+	loads atomic.Int32
+}
+
+func (s *loadCounter) Load(ctx context.Context, id string, opts session.LoadOptions) (*session.Transcript, error) {
+	s.loads.Add(1)
+	return s.Store.Load(ctx, id, opts)
+}
+
+// TestRecallUnknownReadsOnce: a recall of a call the session has no result
+// for is answered without reading the session back when the engine has
+// seen every result (a session it created, or one it read whole once);
+// a known output the memory cap forgot is still read from the store
+// (issue 29: every such recall loaded the whole session).
+func TestRecallUnknownReadsOnce(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	js, err := jsonlstore.Open(jsonlstore.Options{Root: t.TempDir(), Sync: jsonlstore.SyncNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &loadCounter{Store: js}
+	opts := agentctx.Options{Dir: t.TempDir(), NoWorkspace: true, Store: st, RecallCacheBytes: 1000}
+	e := openEngine(t, opts)
+	out := strings.Repeat("y", 599) + "\n"
+	if err := e.Add(ctx, chat.NewText(chat.RoleUser, "go"),
+		call("a", "Bash", `{"command":"a"}`), chat.NewToolResult("a", "Bash", out, false),
+		call("b", "Bash", `{"command":"b"}`), chat.NewToolResult("b", "Bash", out, false)); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := e.Recall(ctx, agentctx.RecallArgs{CallID: "nope"}); !errors.Is(err, agentctx.ErrNoOutput) {
+			t.Fatalf("unknown call: Recall = %v, want ErrNoOutput", err)
+		}
+	}
+	if n := st.loads.Load(); n != 0 {
+		t.Errorf("a new session's unknown recalls loaded it %d times, want 0", n)
+	}
+	// "a" was forgotten by the cap: read from the store.
+	if got, err := e.Recall(ctx, agentctx.RecallArgs{CallID: "a"}); err != nil || !strings.HasSuffix(got, out) {
+		t.Errorf("forgotten output: Recall = %.80q, %v", got, err)
+	}
+	if n := st.loads.Load(); n != 1 {
+		t.Errorf("the forgotten output: %d loads, want 1", n)
+	}
+	id := e.ID()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	r, err := agentctx.Resume(ctx, id, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	before := st.loads.Load()
+	for range 3 {
+		if _, err := r.Recall(ctx, agentctx.RecallArgs{CallID: "nope"}); !errors.Is(err, agentctx.ErrNoOutput) {
+			t.Fatalf("resumed, unknown call: Recall = %v, want ErrNoOutput", err)
+		}
+	}
+	if n := st.loads.Load() - before; n != 1 {
+		t.Errorf("a resumed session's unknown recalls loaded it %d times, want 1 (the first)", n)
+	}
+	if got, err := r.Recall(ctx, agentctx.RecallArgs{CallID: "b"}); err != nil || !strings.HasSuffix(got, out) {
+		t.Errorf("resumed: Recall(b) = %.80q, %v", got, err)
+	}
+	if err := r.Add(ctx, call("c", "Bash", `{"command":"c"}`), chat.NewToolResult("c", "Bash", "new\n", false)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.Recall(ctx, agentctx.RecallArgs{CallID: "c"}); err != nil || !strings.HasSuffix(got, "new\n") {
+		t.Errorf("resumed: Recall(c) = %q, %v", got, err)
+	}
 }

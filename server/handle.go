@@ -134,12 +134,28 @@ func (s *Server) lookup(ctx context.Context, id string) (string, session.Session
 // its mu held, after checking that the session exists and belongs to the
 // tenant (else session.ErrNotFound: a tenant cannot tell another tenant's
 // session from none). It returns the session's metadata as the store has
-// it; the handle's id is the store id. The caller calls release.
+// it; the handle's id is the store id. The caller calls release. The
+// store is read once: under the tenant's store id, and under the bare id
+// (see lookup) only when that names none.
 func (s *Server) acquire(ctx context.Context, id string) (*handle, session.Session, error) {
-	key, _, err := s.lookup(ctx, id)
+	tenant := tenantOf(ctx)
+	key, err := storeID(tenant, id)
 	if err != nil {
 		return nil, session.Session{}, err
 	}
+	h, sess, err := s.acquireKey(ctx, key, id)
+	if err == nil || tenant == "" || !errors.Is(err, session.ErrNotFound) {
+		return h, sess, err
+	}
+	if lh, legacy, lerr := s.acquireKey(ctx, id, id); lerr == nil {
+		return lh, legacy, nil
+	}
+	return nil, sess, err
+}
+
+// acquireKey is acquire of the session stored as key, named name in the
+// API.
+func (s *Server) acquireKey(ctx context.Context, key, name string) (*handle, session.Session, error) {
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -148,7 +164,7 @@ func (s *Server) acquire(ctx context.Context, id string) (*handle, session.Sessi
 		}
 		h := s.handles[key]
 		if h == nil {
-			h = &handle{id: key, name: id}
+			h = &handle{id: key, name: name}
 			s.handles[key] = h
 		}
 		h.refs++
@@ -161,15 +177,34 @@ func (s *Server) acquire(ctx context.Context, id string) (*handle, session.Sessi
 		}
 		sess, err := s.owned(ctx, key)
 		if err != nil {
-			s.release(h)
+			s.discard(h)
 			return nil, sess, err
 		}
 		return h, sess, nil
 	}
 }
 
-// owned returns the metadata of the session stored as key when it
-// belongs to the request's tenant; session.ErrNotFound otherwise.
+// discard releases h (mu held) after its session was not found or not
+// read: a handle without an Engine that nobody else waits for leaves the
+// cache, so that requests for ids that name no session do not fill it.
+func (s *Server) discard(h *handle) {
+	if h.eng != nil {
+		s.release(h)
+		return
+	}
+	s.mu.Lock()
+	h.refs--
+	if h.refs == 0 && s.handles[h.id] == h {
+		h.dead = true
+		delete(s.handles, h.id)
+		s.idle.Remove(h.id)
+	}
+	s.mu.Unlock()
+	h.mu.Unlock()
+}
+
+// owned reads session key's metadata from the store, checking that it
+// belongs to the request's tenant (else session.ErrNotFound).
 func (s *Server) owned(ctx context.Context, key string) (session.Session, error) {
 	sess, err := s.store.Get(ctx, key)
 	if err != nil {
@@ -266,7 +301,7 @@ func (s *Server) engine(ctx context.Context, h *handle, sess session.Session) (*
 		s.log.Info("session changed in the store: resuming", "session", h.id, "entries", sess.Entries, "seen", h.entries)
 		_ = h.drop(false)
 	}
-	eng, err := agentctx.Resume(ctx, h.id, s.engineOptions())
+	eng, err := agentctx.Resume(ctx, h.id, s.engineOptions(h))
 	if err != nil {
 		return nil, err
 	}
@@ -284,15 +319,45 @@ func (s *Server) synced(ctx context.Context, h *handle) error {
 	return nil
 }
 
-// engineOptions returns the Engine options of every session: the base
-// ones with the store, no disk reads and the server's logger.
-func (s *Server) engineOptions() agentctx.Options {
+// engineOptions returns the Engine options of h's session: the base
+// ones with the store (counting into h.entries what the Engine appends),
+// no disk reads and the server's logger.
+func (s *Server) engineOptions(h *handle) agentctx.Options {
 	o := s.opts.Engine
-	o.Store = s.store
+	o.Store = &countingStore{Store: s.store, h: h}
 	o.NoDiskReads = true
 	o.Logger = s.log
 	o.Dir = ""
 	return o
+}
+
+// countingStore is the store as one handle's Engine sees it: each entry
+// it appends adds one to the handle's entry count, so that the count
+// after a request is known without reading the store again (issue 29:
+// the read after each request was a third of the server's store reads).
+// A write by anyone else still shows as a count the handle did not make.
+// The Engine's writes happen under the handle's mu.
+type countingStore struct {
+	session.Store
+	h *handle
+}
+
+// Append appends through the store and counts what was written.
+func (c *countingStore) Append(ctx context.Context, id string, es ...session.Entry) ([]session.Entry, error) {
+	out, err := c.Store.Append(ctx, id, es...)
+	if err == nil && id == c.h.id {
+		c.h.entries += len(out)
+	}
+	return out, err
+}
+
+// Lock takes the session's lock when the store has one
+// (session.Locker), as the Engine asks of its store.
+func (c *countingStore) Lock(ctx context.Context, id string) error {
+	if l, ok := c.Store.(session.Locker); ok {
+		return l.Lock(ctx, id)
+	}
+	return nil
 }
 
 // withSession runs fn on session {id} of r with its Engine, serialized
@@ -320,9 +385,6 @@ func (s *Server) withSession(r *http.Request, fn func(ctx context.Context, h *ha
 		// message already there (TestFleetPostgres found it). A read
 		// (inspect, recall) changes nothing.
 		_ = h.drop(false)
-	}
-	if serr := s.synced(ctx, h); serr != nil && err == nil {
-		err = serr
 	}
 	s.unlock(ctx, h.id)
 	return err

@@ -418,19 +418,33 @@ func (s *Server) Close() error {
 
 // writeJSON writes v as the JSON response with status.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// Code and reminders hold <, > and &: keep them readable.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := marshalNoEscape(v)
+	if err != nil {
 		return err
 	}
+	writeRaw(w, status, append(b, '\n'))
+	return nil
+}
+
+// marshalNoEscape is v as JSON without HTML escapes (code and reminders
+// hold <, > and &: they stay readable), without a final new line.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// writeRaw writes b, JSON, as the response with status.
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	// A write error means the client went away: nothing to tell it.
-	_, _ = w.Write(buf.Bytes())
-	return nil
+	_, _ = w.Write(b)
 }
 
 // readJSON decodes r's JSON body into v; an empty body leaves v as it is

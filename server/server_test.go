@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -515,5 +516,43 @@ func TestAnthropicReply(t *testing.T) {
 	ts.call(t, "GET", base+"/inspect", "", nil).must(t, 200).decode(t, &in)
 	if in.Window.Messages != 4 || in.Window.Anchor.Reported != 100 {
 		t.Errorf("window %+v", in.Window)
+	}
+}
+
+// TestEngineKeptAcrossTurns: a server that alone writes a session keeps
+// its Engine across turns, compactions, recalls and inspections: the
+// entry count it expects is the store's after each request, so it never
+// resumes the session (issue 29: the count is kept from the Engine's own
+// appends, no longer read back from the store after each request).
+func TestEngineKeptAcrossTurns(t *testing.T) {
+	t.Parallel()
+	for _, st := range tenantStores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			var logs syncBuffer
+			ts := newTestServer(t, Options{Store: st.open(t), Logger: newJSONLogger(&logs)}, true)
+			id := ts.createSession(t, tokenA, map[string]any{"budget": 3000})
+			base := "/v1/sessions/" + id
+			for i := range 12 {
+				call := fmt.Sprintf(`{"id":"c%d","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_%d","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"f%d.go\"}"}}]},"finish_reason":"tool_calls"}]}`, i, i, i)
+				ts.call(t, "POST", base+"/messages", tokenA, map[string]any{"messages": []any{map[string]string{"role": "user", "content": fmt.Sprintf("turn %d: %s", i, strings.Repeat("word ", 200))}}}).must(t, 200)
+				ts.call(t, "POST", base+"/request", tokenA, map[string]string{"format": "chat"}).must(t, 200)
+				ts.call(t, "POST", base+"/reply", tokenA, call).must(t, 200)
+				result := map[string]any{"messages": []any{map[string]string{"role": "tool", "tool_call_id": fmt.Sprintf("call_%d", i), "content": strings.Repeat(fmt.Sprintf("line %d\n", i), 400)}}}
+				ts.call(t, "POST", base+"/messages", tokenA, result).must(t, 200)
+				ts.call(t, "GET", base+"/inspect", tokenA, nil).must(t, 200)
+				if i%4 == 3 {
+					ts.call(t, "POST", base+"/compact", tokenA, nil).must(t, 200)
+				}
+			}
+			var in inspectView
+			ts.call(t, "GET", base+"/inspect", tokenA, nil).must(t, 200).decode(t, &in)
+			if in.Session.Compactions == 0 {
+				t.Errorf("no compaction in 12 turns at 3,000 tokens: %+v", in)
+			}
+			if strings.Contains(logs.String(), "session changed in the store") {
+				t.Errorf("the server resumed a session only it wrote:\n%s", logs.String())
+			}
+		})
 	}
 }

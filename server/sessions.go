@@ -127,7 +127,8 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 		}
 		meta[TenantKey] = tenant
 	}
-	o := s.engineOptions()
+	h := &handle{name: b.ID}
+	o := s.engineOptions(h)
 	o.Dir, o.SessionID, o.Origin, o.Metadata = dir, key, Origin, meta
 	o.Model, o.Budget, o.MaxTokens, o.SystemPrompt = b.Model, b.Budget, b.MaxTokens, b.SystemPrompt
 	o.Tools = b.Tools
@@ -138,14 +139,12 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	h := &handle{id: eng.ID(), name: b.ID, eng: eng}
-	if err := s.synced(ctx, h); err != nil {
-		return err
-	}
+	h.id, h.eng = eng.ID(), eng
 	sess, err := s.store.Get(ctx, h.id)
 	if err != nil {
 		return err
 	}
+	h.entries = sess.Entries
 	s.adopt(h)
 	// Any server of a fleet may take the session's first turn.
 	s.unlock(ctx, h.id)

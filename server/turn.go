@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -226,7 +227,7 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 		case FormatAnthropic:
 			body, err = anthropic.Body(pr)
 		default:
-			body, err = json.Marshal(chatBody{Model: pr.Model, Messages: pr.Messages, Tools: pr.Tools, MaxTokens: pr.MaxTokens, CacheAfter: pr.CacheAfter})
+			body, err = chatBodyJSON(chatBody{Model: pr.Model, Messages: pr.Messages, Tools: pr.Tools, MaxTokens: pr.MaxTokens, CacheAfter: pr.CacheAfter})
 		}
 		if err != nil {
 			return err
@@ -264,7 +265,71 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.publish(r.Context(), key, name, evs...)
-	return writeJSON(w, http.StatusOK, out)
+	enc, err := out.encode()
+	if err != nil {
+		return err
+	}
+	writeRaw(w, http.StatusOK, enc)
+	return nil
+}
+
+// encode returns v as JSON, as writeJSON writes it, with the body placed
+// as it is: the request body is the response's bulk, already JSON
+// written by encoding/json (the providers' Body functions, chatBodyJSON),
+// which would check and copy it again (issue 29: 15 % of the server's
+// CPU under load was that second pass).
+func (v requestView) encode() ([]byte, error) {
+	body := v.Body
+	v.Body = nil
+	meta, err := marshalNoEscape(v)
+	if err != nil {
+		return nil, err
+	}
+	prefix := []byte(`{"format":"` + string(v.Format) + `","body":null`)
+	if !bytes.HasPrefix(meta, prefix) || len(body) == 0 {
+		v.Body = body
+		return marshalNoEscape(v)
+	}
+	out := make([]byte, 0, len(meta)+len(body)+1)
+	out = append(out, prefix[:len(prefix)-len("null")]...)
+	out = append(out, body...)
+	out = append(out, meta[len(prefix):]...)
+	return append(out, '\n'), nil
+}
+
+// chatBodyJSON is b as JSON: each message as its MarshalJSON writes it,
+// not checked and copied again by encoding/json (see requestView.encode).
+func chatBodyJSON(b chatBody) ([]byte, error) {
+	msgs := b.Messages
+	b.Messages = nil
+	meta, err := marshalNoEscape(b)
+	if err != nil {
+		return nil, err
+	}
+	const empty = `,"messages":null`
+	i := bytes.Index(meta, []byte(empty))
+	if i < 0 {
+		return nil, fmt.Errorf("server: chat body: no messages field in %.100s", meta)
+	}
+	size := len(meta)
+	parts := make([][]byte, len(msgs))
+	for j, m := range msgs {
+		if parts[j], err = m.MarshalJSON(); err != nil {
+			return nil, fmt.Errorf("server: chat body: message %d: %w", j, err)
+		}
+		size += len(parts[j]) + 1
+	}
+	out := make([]byte, 0, size)
+	out = append(out, meta[:i]...)
+	out = append(out, `,"messages":[`...)
+	for j, p := range parts {
+		if j > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, p...)
+	}
+	out = append(out, ']')
+	return append(out, meta[i+len(empty):]...), nil
 }
 
 // compactionEvent is the event of compaction levels applied.
