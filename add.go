@@ -194,6 +194,7 @@ func (b *batch) add(ctx context.Context, m chat.Message) error {
 		// limit added the whole message's size: take the cut one's off.
 		e.stats.LimitedTokens -= e.w.TokensAt(e.w.Len() - 1)
 	}
+	e.noteShown(m)
 	if m.Role == chat.RoleTool && e.outputs != nil {
 		if r, ok := orig.ToolResult(); ok {
 			e.outputs.put(r.ToolCallID, r.Content)
@@ -378,6 +379,7 @@ func (e *Engine) resultRoom() int {
 func (e *Engine) tailEstimate() int {
 	n := 0
 	if e.tracker != nil && !e.opts.NoTrackerSection {
+		e.syncShown()
 		_, t := e.tracker.SectionTokens() // cached while the state is unchanged
 		n += t + t/4 + 64
 	}

@@ -74,6 +74,13 @@ type Engine struct {
 	// (BuildContextTokens, SectionTokens), so that the blocks holding
 	// them are not counted again.
 	lastMem, lastTracker counted
+	// shownCalls holds the ids of the tool calls whose results the
+	// window shows, for the tracker's section (Tracker.SetShown): built
+	// from shownWin at its edit count shownEdits, and kept up to date as
+	// results are added; nil until first needed.
+	shownCalls map[string]struct{}
+	shownWin   *window.Window
+	shownEdits uint64
 	// reqBuf keeps the requests' messages between requests: a request
 	// copies only the messages added since the last one.
 	reqBuf prompt.Buffer
@@ -656,14 +663,16 @@ func (e *Engine) CloseWindow() (*window.Window, error) {
 }
 
 // TrackerSection returns the runtime state tracker's section as the next
-// request will carry it ("" without working memory or with nothing
-// tracked yet).
+// request will carry it ("" without working memory, with nothing tracked
+// yet, or while the window shows everything the section would list: its
+// entries are those of tool calls whose results compaction removed).
 func (e *Engine) TrackerSection() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.tracker == nil {
 		return ""
 	}
+	e.syncShown()
 	return e.tracker.Section()
 }
 

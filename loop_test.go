@@ -33,7 +33,8 @@ func (s scaled) Count(text string) int { return s.Counter.Count(text) * 115 / 10
 // three rounds of tool calls (reads of large files, commands, searches,
 // todo lists, recalls of earlier outputs), then an answer; now and then a
 // server error, a rate limit or an overflow the agent must survive (an
-// injected overflow answers a request over 8,000 tokens).
+// injected overflow answers the first request over 6,000 tokens,
+// then one in fifty of them).
 type loopScript struct {
 	mu     sync.Mutex
 	rng    *rand.Rand
@@ -51,7 +52,9 @@ func (s *loopScript) reply(r providertest.Request) providertest.Reply {
 	case x < 6:
 		s.faults["rate limit"]++
 		return providertest.Reply{Failure: ptr(s.wire.RateLimited(0))}
-	case x < 8 && r.PromptTokens > 8000:
+	case (x < 8 || s.faults["overflow"] == 0) && r.PromptTokens > 6000:
+		// At random, and at the first request over 6,000 tokens: every
+		// run covers an overflow, whatever the prompts' sizes.
 		s.faults["overflow"]++
 		return providertest.Reply{Failure: ptr(s.wire.Overflow(r.PromptTokens-700, r.PromptTokens))}
 	}

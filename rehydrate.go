@@ -58,6 +58,7 @@ func (e *Engine) rehydrate() {
 		}
 	}
 	if e.tracker != nil && e.opts.NoTrackerSection {
+		e.syncShown()
 		if s := e.tracker.Section(); s != "" {
 			b.WriteString(s)
 			b.WriteString("\n")

@@ -224,7 +224,9 @@ type Result struct {
 	// ActiveContext's report (with WorkingMemory).
 	Tracker *track.State    `json:"tracker,omitempty"`
 	Distill *workmem.Report `json:"distill,omitempty"`
-	// TrackerSection is the tracker's prompt section and Context
+	// TrackerSection is the tracker's prompt section as the next request
+	// would carry it (the entries of calls whose results compaction
+	// removed; "" while the window shows them all) and Context
 	// ActiveContext's BuildContext in [ContextTokens] tokens, at the end
 	// (with WorkingMemory and EndTexts).
 	TrackerSection string `json:"-"`

@@ -50,6 +50,32 @@ func (t *Tracker) SectionTokens() (string, int) {
 	return text, n
 }
 
+// HiddenTokens returns how many tokens fewer [Tracker.SectionTokens]
+// holds than the section would with nothing shown ([Tracker.SetShown]):
+// what a caller that reserves room for the section before compacting adds
+// to its reserve, since compaction may show less and the section then
+// grows by at most this much (0 when nothing is hidden). It renders the
+// section without hiding, once per state version.
+func (t *Tracker) HiddenTokens() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.shown == nil {
+		return 0
+	}
+	if !t.last.ok || t.last.gen != t.gen {
+		t.last.text, t.last.tokens = t.sectionTokens()
+		t.last.gen, t.last.ok = t.gen, true
+	}
+	if !t.all.ok || t.all.gen != t.gen {
+		shown := t.shown
+		t.shown = nil
+		_, t.all.tokens = t.sectionTokens()
+		t.shown = shown
+		t.all.gen, t.all.ok = t.gen, true
+	}
+	return max(t.all.tokens-t.last.tokens, 0)
+}
+
 // sectionTokens renders and counts the section. Called with t.mu held.
 func (t *Tracker) sectionTokens() (string, int) {
 	defer t.counts.Turn()
@@ -190,7 +216,11 @@ func (t *Tracker) newSection() *section {
 	defer c.sweep()
 	sec := &section{}
 	sec.lists[0] = list{heading: "## Files read\n", omitted: s.OmittedFiles, what: "files"}
+	hide := func(id string) bool { return id != "" && t.shown != nil && t.shown(id) }
 	for _, f := range s.Files {
+		if hide(f.Call) {
+			continue
+		}
 		sec.lists[0].add(c.get(0, f.Path, lineOf{text: f.Preview, stale: f.Stale}, func() string {
 			preview, _, _ := strings.Cut(f.Preview, "\n")
 			stale := ""
@@ -202,6 +232,9 @@ func (t *Tracker) newSection() *section {
 	}
 	sec.lists[1] = list{heading: "## Failed commands\n", omitted: s.OmittedCommands, what: "commands"}
 	for _, cmd := range s.Commands {
+		if hide(cmd.Call) {
+			continue
+		}
 		sec.lists[1].add(c.get(1, cmd.Command, lineOf{text: cmd.Error}, func() string {
 			text := strings.ReplaceAll(cmd.Command, "\n", " ")
 			text = strings.ReplaceAll(text, "`", "'")
@@ -210,6 +243,9 @@ func (t *Tracker) newSection() *section {
 	}
 	sec.lists[2] = list{heading: "## Recent searches\n"}
 	for _, q := range s.Searches {
+		if hide(q.Call) {
+			continue
+		}
 		// Queries repeat: the key is the query, and the summary is
 		// compared.
 		sec.lists[2].add(c.get(2, q.Query, lineOf{text: q.Summary}, func() string {
@@ -218,6 +254,9 @@ func (t *Tracker) newSection() *section {
 	}
 	sec.lists[3] = list{heading: "## Files changed\n", omitted: s.OmittedChanges, what: "files"}
 	for _, ch := range s.Changes {
+		if hide(ch.Call) {
+			continue
+		}
 		sec.lists[3].add(c.get(3, ch.Path, lineOf{text: ch.Op}, func() string {
 			return "- " + ch.Path + ": " + ch.Op + "\n"
 		}))

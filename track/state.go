@@ -32,6 +32,8 @@ type State struct {
 
 // FileRead is a file the agent read.
 type FileRead struct {
+	// Call is the id of the tool call that recorded the entry last.
+	Call string `json:"call,omitempty"`
 	// Path is the path as the tool call named it.
 	Path string `json:"path"`
 	// Preview holds the first [PreviewLines] lines of the content read.
@@ -53,6 +55,8 @@ type FileRead struct {
 
 // FailedCommand is a command that failed.
 type FailedCommand struct {
+	// Call is the id of the tool call that recorded the entry last.
+	Call string `json:"call,omitempty"`
 	// Command is the command (or "tool argument") cut to [CommandRunes]
 	// runes: the key.
 	Command string `json:"command"`
@@ -65,6 +69,8 @@ type FailedCommand struct {
 
 // Search is one recent search.
 type Search struct {
+	// Call is the id of the tool call that recorded the entry last.
+	Call string `json:"call,omitempty"`
 	// Query is the pattern or command searched for, cut to [QueryRunes].
 	Query string `json:"query"`
 	// Summary is the first line of the result, cut to
@@ -74,6 +80,8 @@ type Search struct {
 
 // FileChange is a file the agent wrote or edited.
 type FileChange struct {
+	// Call is the id of the tool call that recorded the entry last.
+	Call string `json:"call,omitempty"`
 	// Path is the path as the tool call named it.
 	Path string `json:"path"`
 	// Op is the last operation: "write", "edit", "create", "patch",

@@ -100,12 +100,21 @@ type Tracker struct {
 	lines  lineCache
 	// gen numbers the versions of state: every change moves it on.
 	gen uint64
+	// shown reports the calls whose results the window shows (SetShown).
+	shown func(call string) bool
 	// last is the last section rendered (SectionTokens), of state
 	// version last.gen; valid when last.ok.
 	last struct {
 		gen    uint64
 		ok     bool
 		text   string
+		tokens int
+	}
+	// all is the size of the section with nothing hidden (HiddenTokens),
+	// of state version all.gen; valid when all.ok.
+	all struct {
+		gen    uint64
+		ok     bool
 		tokens int
 	}
 }
@@ -189,27 +198,27 @@ func (t *Tracker) Record(call chat.ToolCall, result chat.ToolResult) {
 			preview = firstLines(body(content), PreviewLines)
 		}
 		for _, p := range a.reads {
-			t.recordRead(p, preview)
+			t.recordRead(p, preview, call.ID)
 		}
 		for _, w := range a.writes {
-			t.recordWrite(w.path, w.op)
+			t.recordWrite(w.path, w.op, call.ID)
 		}
 	}
 	if len(a.searches) > 0 {
 		summary := tooluse.HeadRunes(firstLine(body(content)), SearchSummaryRunes)
 		for _, q := range a.searches {
-			t.recordSearch(secret.Redact(q), summary)
+			t.recordSearch(secret.Redact(q), summary, call.ID)
 		}
 	}
 	if failed {
-		t.recordFailure(tooluse.HeadRunes(secret.Redact(failureKey(call, u)), CommandRunes), tooluse.HeadRunes(tooluse.ErrorLine(content), ErrorRunes))
+		t.recordFailure(tooluse.HeadRunes(secret.Redact(failureKey(call, u)), CommandRunes), tooluse.HeadRunes(tooluse.ErrorLine(content), ErrorRunes), call.ID)
 	}
 }
 
-func (t *Tracker) recordRead(path, preview string) {
+func (t *Tracker) recordRead(path, preview, id string) {
 	t.gen++
 	mod, size, err := t.opts.Stat(path)
-	f := FileRead{Path: path, Preview: preview, Reads: 1}
+	f := FileRead{Path: path, Preview: preview, Reads: 1, Call: id}
 	if err == nil {
 		f.ModTime, f.Size, f.Known = mod, size, true
 	}
@@ -247,7 +256,7 @@ func upsert[T any](list []T, match func(T) bool, limit int, build func(old *T) T
 	return list, 0
 }
 
-func (t *Tracker) recordWrite(path, op string) {
+func (t *Tracker) recordWrite(path, op, id string) {
 	t.gen++
 	s := &t.state
 	if i := slices.IndexFunc(s.Files, func(e FileRead) bool { return e.Path == path }); i >= 0 {
@@ -255,7 +264,7 @@ func (t *Tracker) recordWrite(path, op string) {
 	}
 	var dropped int
 	s.Changes, dropped = upsert(s.Changes, func(e FileChange) bool { return e.Path == path }, t.opts.MaxFiles, func(old *FileChange) FileChange {
-		c := FileChange{Path: path, Op: op, Count: 1}
+		c := FileChange{Path: path, Op: op, Count: 1, Call: id}
 		if old != nil {
 			c.Count = old.Count + 1
 		}
@@ -264,28 +273,42 @@ func (t *Tracker) recordWrite(path, op string) {
 	s.OmittedChanges += dropped
 }
 
-func (t *Tracker) recordSearch(query, summary string) {
+func (t *Tracker) recordSearch(query, summary, id string) {
 	t.gen++
 	s := &t.state
-	s.Searches = append(s.Searches, Search{Query: tooluse.HeadRunes(query, QueryRunes), Summary: summary})
+	s.Searches = append(s.Searches, Search{Query: tooluse.HeadRunes(query, QueryRunes), Summary: summary, Call: id})
 	s.SearchCount++
 	if n := t.opts.MaxSearches; n > 0 && len(s.Searches) > n {
 		s.Searches = slices.Delete(s.Searches, 0, len(s.Searches)-n)
 	}
 }
 
-func (t *Tracker) recordFailure(command, errLine string) {
+func (t *Tracker) recordFailure(command, errLine, id string) {
 	t.gen++
 	s := &t.state
 	var dropped int
 	s.Commands, dropped = upsert(s.Commands, func(e FailedCommand) bool { return e.Command == command }, t.opts.MaxCommands, func(old *FailedCommand) FailedCommand {
-		c := FailedCommand{Command: command, Error: errLine, Failures: 1}
+		c := FailedCommand{Command: command, Error: errLine, Failures: 1, Call: id}
 		if old != nil {
 			c.Failures = old.Failures + 1
 		}
 		return c
 	})
 	s.OmittedCommands += dropped
+}
+
+// SetShown sets which tool calls' results the caller's window shows:
+// the entries a call recorded last (their Call) are left out of
+// [Tracker.Section] while shown(call) is true, since the window shows
+// what they would repeat; an entry without a call (a state saved before
+// entries named theirs) is always listed. Nil shows none. The section
+// is rendered again at the next call: call SetShown again whenever what
+// shown answers changes. The tracker does not save shown in its state.
+func (t *Tracker) SetShown(shown func(call string) bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.shown = shown
+	t.gen++
 }
 
 // Stale checks the disk now and returns, sorted, the paths of files read

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func call(name string, args any) chat.ToolCall {
@@ -111,7 +112,8 @@ func TestRecord(t *testing.T) {
 			for _, s := range tt.steps {
 				tr.Record(s.c, s.r)
 			}
-			if d := cmp.Diff(tt.want, tr.State()); d != "" {
+			// The calls that recorded each entry: TestSectionShown.
+			if d := cmp.Diff(tt.want, tr.State(), ignoreCalls); d != "" {
 				t.Errorf("state (-want +got):\n%s", d)
 			}
 		})
@@ -311,7 +313,7 @@ func TestSeedTools(t *testing.T) {
 		Changes:     []FileChange{{Path: "b.go", Op: "write", Count: 1}, {Path: "a.go", Op: "edit", Count: 1}},
 		SearchCount: 2,
 	}
-	if diff := cmp.Diff(want, tr.State()); diff != "" {
+	if diff := cmp.Diff(want, tr.State(), ignoreCalls); diff != "" {
 		t.Errorf("state mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -353,9 +355,63 @@ func TestRecordParsedShell(t *testing.T) {
 			t.Parallel()
 			tr := New(Options{Stat: noStat})
 			tr.Record(call("Bash", map[string]any{"command": tc.cmd}), ok("done"))
-			if diff := cmp.Diff(tc.want, tr.State()); diff != "" {
+			if diff := cmp.Diff(tc.want, tr.State(), ignoreCalls); diff != "" {
 				t.Errorf("%s: state (-want +got):\n%s", tc.cmd, diff)
 			}
 		})
+	}
+}
+
+// ignoreCalls leaves out the entries' recording calls (Call) when states
+// are compared.
+var ignoreCalls = cmp.Options{
+	cmpopts.IgnoreFields(FileRead{}, "Call"), cmpopts.IgnoreFields(FailedCommand{}, "Call"),
+	cmpopts.IgnoreFields(Search{}, "Call"), cmpopts.IgnoreFields(FileChange{}, "Call"),
+}
+
+// TestSectionShown: the section leaves out the entries recorded last by a
+// call whose result the caller's window shows, lists the others, and
+// follows a change of what is shown once SetShown is called again.
+func TestSectionShown(t *testing.T) {
+	t.Parallel()
+	tr := New(Options{Stat: noStat})
+	read := call("Read", map[string]any{"file_path": "/w/a.go"})
+	read.ID = "r1"
+	edit := call("Edit", map[string]any{"file_path": "/w/a.go", "old_string": "x", "new_string": "y"})
+	edit.ID = "e1"
+	grep := call("Grep", map[string]any{"pattern": "needle"})
+	grep.ID = "g1"
+	tr.Record(read, ok("package a"))
+	tr.Record(edit, ok("edited"))
+	tr.Record(grep, ok("a.go:3: needle"))
+	all := tr.Section()
+	for _, want := range []string{"/w/a.go: package a", "/w/a.go: edit", `"needle"`} {
+		if !strings.Contains(all, want) {
+			t.Fatalf("without SetShown the section lacks %q:\n%s", want, all)
+		}
+	}
+	shown := map[string]bool{"r1": true, "e1": true, "g1": true}
+	tr.SetShown(func(id string) bool { return shown[id] })
+	if s := tr.Section(); s != "" {
+		t.Errorf("every entry's call shown: section %q, want none", s)
+	}
+	delete(shown, "r1") // the read's round was compacted away
+	tr.SetShown(func(id string) bool { return shown[id] })
+	s := tr.Section()
+	if !strings.Contains(s, "## Files read") || !strings.Contains(s, "/w/a.go: package a (stale") {
+		t.Errorf("the read whose result left the window is not listed:\n%s", s)
+	}
+	if strings.Contains(s, "## Files changed") || strings.Contains(s, "needle") {
+		t.Errorf("entries of shown calls are listed:\n%s", s)
+	}
+	// A state without calls (saved before entries named them) is listed.
+	st := tr.State()
+	for i := range st.Files {
+		st.Files[i].Call = ""
+	}
+	tr.SetState(st)
+	tr.SetShown(func(string) bool { return true })
+	if s := tr.Section(); !strings.Contains(s, "/w/a.go: package a") {
+		t.Errorf("an entry without a call is left out:\n%s", s)
 	}
 }
