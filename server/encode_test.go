@@ -2,6 +2,8 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,7 +33,7 @@ func TestRequestEncoding(t *testing.T) {
 		{Model: "m", Messages: msgs[:1]},
 		{Model: "", Messages: []chat.Message{}},
 	} {
-		got, err := chatBodyJSON(b)
+		got, _, err := chatBodyJSON(b, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,5 +83,58 @@ func sameJSON(t *testing.T, what string, got, want []byte) {
 	}
 	if diff := cmp.Diff(w, g); diff != "" {
 		t.Errorf("%s (-encoding/json +ours):\n%s", what, diff)
+	}
+}
+
+// TestChatBodyReuse: a server that reuses the JSON of the messages a
+// request shares with the one before (prompt.Request.Kept) hands out the
+// same bodies, byte for byte, as one that encodes every message each
+// time, over turns with compactions, a recall, a failed request and an
+// inspection in between.
+func TestChatBodyReuse(t *testing.T) {
+	t.Parallel()
+	reuse := newTestServer(t, Options{}, false)
+	fresh := newTestServer(t, Options{}, false)
+	fresh.noEncodingReuse = true
+	var ids [2]string
+	for i, ts := range []*testServer{reuse, fresh} {
+		ids[i] = ts.createSession(t, "", map[string]any{"id": "s", "budget": 3000})
+	}
+	for turn := range 14 {
+		var bodies [2]string
+		for i, ts := range []*testServer{reuse, fresh} {
+			base := "/v1/sessions/" + ids[i]
+			ts.call(t, "POST", base+"/messages", "", map[string]any{"messages": []any{map[string]string{"role": "user", "content": fmt.Sprintf("turn %d <b>&amp;</b> %s", turn, strings.Repeat("word ", 60))}}}).must(t, 200)
+			var v requestView
+			ts.call(t, "POST", base+"/request", "", map[string]string{"format": "chat"}).must(t, 200).decode(t, &v)
+			if turn%5 == 2 {
+				// Built again before the reply (a retry): the same body.
+				var again requestView
+				ts.call(t, "POST", base+"/request", "", map[string]string{"format": "chat"}).must(t, 200).decode(t, &again)
+				if string(again.Body) != string(v.Body) {
+					t.Fatalf("turn %d: a retry's body differs", turn)
+				}
+			}
+			if turn%4 == 3 {
+				// A request in another format in between.
+				ts.call(t, "POST", base+"/request", "", map[string]string{"format": "openai"}).must(t, 200)
+			}
+			call := fmt.Sprintf(`{"id":"c%d","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_%d","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"f%d.go\"}"}}]},"finish_reason":"tool_calls"}]}`, turn, turn, turn)
+			ts.call(t, "POST", base+"/reply", "", call).must(t, 200)
+			ts.call(t, "POST", base+"/messages", "", map[string]any{"messages": []any{map[string]string{"role": "tool", "tool_call_id": fmt.Sprintf("call_%d", turn), "content": strings.Repeat(fmt.Sprintf("line %d\n", turn), 150)}}}).must(t, 200)
+			ts.call(t, "GET", base+"/inspect", "", nil).must(t, 200)
+			if turn%6 == 5 {
+				ts.call(t, "POST", base+"/compact", "", nil).must(t, 200)
+			}
+			bodies[i] = string(v.Body)
+		}
+		if bodies[0] != bodies[1] {
+			t.Fatalf("turn %d: the body with reused encodings differs:\n%s\nwant\n%s", turn, bodies[0], bodies[1])
+		}
+	}
+	var in inspectView
+	reuse.call(t, "GET", "/v1/sessions/"+ids[0]+"/inspect", "", nil).must(t, 200).decode(t, &in)
+	if in.Session.Compactions == 0 {
+		t.Error("no compaction: the test covers only appends")
 	}
 }

@@ -43,13 +43,18 @@ type handle struct {
 	pending    *agentctx.Request
 	lastTokens int
 	lastBudget int
+	// encoded holds the JSON of each message of the last request handed
+	// out in the chat format, for the next one to reuse the leading
+	// messages it shares (prompt.Request.Kept); nil when the last request
+	// was in another format or failed.
+	encoded [][]byte
 }
 
 // drop forgets the handle's Engine, closing it (saving its state) when
 // save is set; mu is held.
 func (h *handle) drop(save bool) error {
 	eng := h.eng
-	h.eng, h.pending = nil, nil
+	h.eng, h.pending, h.encoded = nil, nil, nil
 	if eng == nil || !save {
 		return nil
 	}

@@ -96,11 +96,14 @@ type Options struct {
 // Safe for concurrent use: requests on one session are serialized, on
 // different sessions they run in parallel.
 type Server struct {
-	opts   Options
-	store  session.Store
-	log    *slog.Logger
-	mux    *http.ServeMux
-	events *broker
+	// noEncodingReuse makes every request encode each message anew
+	// (tests compare it with the reuse of handle.encoded).
+	noEncodingReuse bool
+	opts            Options
+	store           session.Store
+	log             *slog.Logger
+	mux             *http.ServeMux
+	events          *broker
 	// evlog is the store as an EventLog, nil when it keeps no events;
 	// stopListen ends its listener, listening waits for it.
 	evlog      EventLog

@@ -215,19 +215,29 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 		key, name = h.id, h.name
 		start := time.Now()
 		req, err := eng.Request(ctx)
+		// The encodings kept are those of the request before this one
+		// (req.Kept counts against it): forgotten unless this one's
+		// replace them.
+		prev := h.encoded
+		h.encoded = nil
 		if err != nil {
 			return err
 		}
 		telemetry.Compaction(ctx, s.tracer, start, req.Compactions)
 		pr := req.Provider()
 		var body []byte
+		var enc [][]byte
 		switch f {
 		case FormatOpenAI:
 			body, err = openai.Body(pr)
 		case FormatAnthropic:
 			body, err = anthropic.Body(pr)
 		default:
-			body, err = chatBodyJSON(chatBody{Model: pr.Model, Messages: pr.Messages, Tools: pr.Tools, MaxTokens: pr.MaxTokens, CacheAfter: pr.CacheAfter})
+			kept := prev[:min(req.Kept, len(prev))]
+			if s.noEncodingReuse {
+				kept = nil
+			}
+			body, enc, err = chatBodyJSON(chatBody{Model: pr.Model, Messages: pr.Messages, Tools: pr.Tools, MaxTokens: pr.MaxTokens, CacheAfter: pr.CacheAfter}, kept)
 		}
 		if err != nil {
 			return err
@@ -259,6 +269,7 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 		if len(out.Reminders) > 0 {
 			evs = append(evs, Event{Event: agent.Event{Kind: agent.EventReminder, Reminders: out.Reminders}})
 		}
+		h.encoded = enc
 		return nil
 	})
 	if err != nil {
@@ -299,23 +310,29 @@ func (v requestView) encode() ([]byte, error) {
 
 // chatBodyJSON is b as JSON: each message as its MarshalJSON writes it,
 // not checked and copied again by encoding/json (see requestView.encode).
-func chatBodyJSON(b chatBody) ([]byte, error) {
+// kept are the encodings of b's first len(kept) messages, from an earlier
+// request that held them unchanged (prompt.Request.Kept): used as they
+// are. It returns the encoding of every message too, for the next
+// request.
+func chatBodyJSON(b chatBody, kept [][]byte) ([]byte, [][]byte, error) {
 	msgs := b.Messages
 	b.Messages = nil
 	meta, err := marshalNoEscape(b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	const empty = `,"messages":null`
 	i := bytes.Index(meta, []byte(empty))
 	if i < 0 {
-		return nil, fmt.Errorf("server: chat body: no messages field in %.100s", meta)
+		return nil, nil, fmt.Errorf("server: chat body: no messages field in %.100s", meta)
 	}
 	size := len(meta)
 	parts := make([][]byte, len(msgs))
 	for j, m := range msgs {
-		if parts[j], err = m.MarshalJSON(); err != nil {
-			return nil, fmt.Errorf("server: chat body: message %d: %w", j, err)
+		if j < len(kept) {
+			parts[j] = kept[j]
+		} else if parts[j], err = m.MarshalJSON(); err != nil {
+			return nil, nil, fmt.Errorf("server: chat body: message %d: %w", j, err)
 		}
 		size += len(parts[j]) + 1
 	}
@@ -329,7 +346,7 @@ func chatBodyJSON(b chatBody) ([]byte, error) {
 		out = append(out, p...)
 	}
 	out = append(out, ']')
-	return append(out, meta[i+len(empty):]...), nil
+	return append(out, meta[i+len(empty):]...), parts, nil
 }
 
 // compactionEvent is the event of compaction levels applied.
