@@ -307,3 +307,20 @@ func writeTestFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestReplayTrackerSection: replay -v ends with the tracker's section as
+// the next request would carry it: on a file that never compacts, none,
+// since the window shows every entry (said, with the count); on one that
+// compacts, the entries of the calls compaction removed.
+func TestReplayTrackerSection(t *testing.T) {
+	t.Parallel()
+	dir := sharedtest.Dir(t)
+	out := mustRun(t, ExitOK, "replay", "--budget", "8000", "-v", filepath.Join(dir, "claude-code", "tool_heavy.jsonl"))
+	if !strings.Contains(out, "tracker section at the end: none (the window still shows the 4 entries it would list)") {
+		t.Errorf("no word on the empty tracker section:\n%s", out)
+	}
+	out = mustRun(t, ExitOK, "replay", "--budget", "8000", "-v", filepath.Join(dir, "claude-code", "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"))
+	if !strings.Contains(out, "tracker section at the end:\n## ") {
+		t.Errorf("no tracker section after compactions:\n%.2000s", out[max(0, len(out)-4000):])
+	}
+}

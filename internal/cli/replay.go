@@ -848,6 +848,8 @@ func printMemory(w io.Writer, r *replay.Result) {
 	}
 	if r.TrackerSection != "" {
 		fmt.Fprintf(w, "\ntracker section at the end:\n%s\n", strings.TrimRight(r.TrackerSection, "\n"))
+	} else if t := r.Tracker; t != nil && len(t.Files)+len(t.Commands)+len(t.Searches)+len(t.Changes) > 0 {
+		fmt.Fprintf(w, "\ntracker section at the end: none (the window still shows the %d %s it would list)\n", len(t.Files)+len(t.Commands)+len(t.Searches)+len(t.Changes), plural(len(t.Files)+len(t.Commands)+len(t.Searches)+len(t.Changes), "entry", "entries"))
 	}
 	if r.Context != "" {
 		fmt.Fprintf(w, "\nActiveContext (BuildContext, %d tokens) at the end:\n%s\n\n", replay.ContextTokens, strings.TrimRight(r.Context, "\n"))
