@@ -182,6 +182,16 @@ func (c *lineCache) get(i int, key string, of lineOf, render func() string) *lin
 	return l
 }
 
+// keep marks the line of list i's entry key, if cached, as used by this
+// call: an entry the section leaves out for now ([Tracker.SetShown]) keeps
+// its line and count for the renderings that list it
+// ([Tracker.HiddenTokens]).
+func (c *lineCache) keep(i int, key string) {
+	if l := c.lists[i][key]; l != nil {
+		l.call = c.call
+	}
+}
+
 // sweep forgets the lines the last call did not use.
 func (c *lineCache) sweep() {
 	for _, m := range c.lists {
@@ -219,6 +229,7 @@ func (t *Tracker) newSection() *section {
 	hide := func(id string) bool { return id != "" && t.shown != nil && t.shown(id) }
 	for _, f := range s.Files {
 		if hide(f.Call) {
+			c.keep(0, f.Path)
 			continue
 		}
 		sec.lists[0].add(c.get(0, f.Path, lineOf{text: f.Preview, stale: f.Stale}, func() string {
@@ -233,6 +244,7 @@ func (t *Tracker) newSection() *section {
 	sec.lists[1] = list{heading: "## Failed commands\n", omitted: s.OmittedCommands, what: "commands"}
 	for _, cmd := range s.Commands {
 		if hide(cmd.Call) {
+			c.keep(1, cmd.Command)
 			continue
 		}
 		sec.lists[1].add(c.get(1, cmd.Command, lineOf{text: cmd.Error}, func() string {
@@ -244,6 +256,7 @@ func (t *Tracker) newSection() *section {
 	sec.lists[2] = list{heading: "## Recent searches\n"}
 	for _, q := range s.Searches {
 		if hide(q.Call) {
+			c.keep(2, q.Query)
 			continue
 		}
 		// Queries repeat: the key is the query, and the summary is
@@ -255,6 +268,7 @@ func (t *Tracker) newSection() *section {
 	sec.lists[3] = list{heading: "## Files changed\n", omitted: s.OmittedChanges, what: "files"}
 	for _, ch := range s.Changes {
 		if hide(ch.Call) {
+			c.keep(3, ch.Path)
 			continue
 		}
 		sec.lists[3].add(c.get(3, ch.Path, lineOf{text: ch.Op}, func() string {
