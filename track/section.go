@@ -69,7 +69,7 @@ func (t *Tracker) HiddenTokens() int {
 	if !t.all.ok || t.all.gen != t.gen {
 		shown := t.shown
 		t.shown = nil
-		_, t.all.tokens = t.sectionTokens()
+		_, t.all.tokens = t.section(false)
 		t.shown = shown
 		t.all.gen, t.all.ok = t.gen, true
 	}
@@ -77,7 +77,11 @@ func (t *Tracker) HiddenTokens() int {
 }
 
 // sectionTokens renders and counts the section. Called with t.mu held.
-func (t *Tracker) sectionTokens() (string, int) {
+func (t *Tracker) sectionTokens() (string, int) { return t.section(true) }
+
+// section renders and counts the section, its text only when text is
+// set (else "": its count alone is wanted). Called with t.mu held.
+func (t *Tracker) section(text bool) (string, int) {
 	defer t.counts.Turn()
 	sec := t.newSection()
 	// skip[i] entries are left out of list i, oldest first.
@@ -103,6 +107,9 @@ func (t *Tracker) sectionTokens() (string, int) {
 		// Drop about a quarter of the list at once to keep this cheap.
 		skip[best] += max1((len(sec.lists[best].entries) - skip[best]) / 4)
 		n = t.sectionCount(sec, skip)
+	}
+	if !text {
+		return "", n
 	}
 	return sec.text(skip), n
 }
