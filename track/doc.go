@@ -36,6 +36,12 @@
 //   - Lists are bounded ([Options.MaxFiles], [Options.MaxCommands]) with a
 //     line saying how many entries were omitted, and the section is held
 //     under a token cap ([Options.MaxTokens], default [DefaultMaxTokens]).
+//   - An entry remembers the tool call that recorded it last, and the
+//     section leaves out the entries of calls whose results the caller's
+//     window still shows ([Tracker.SetShown]): it lists what compaction
+//     removed from view, not what the prompt already holds (the seed lists
+//     everything on every request). [Tracker.HiddenTokens] sizes what it
+//     left out, for a caller that reserves room before compacting.
 //   - Nothing recorded holds a secret: previews, search queries and
 //     summaries, failed commands and error lines are redacted
 //     ([github.com/agentctx/agentctx/secret.Redact]) before they are cut,
