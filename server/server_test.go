@@ -540,6 +540,7 @@ func TestEngineKeptAcrossTurns(t *testing.T) {
 				ts.call(t, "POST", base+"/reply", tokenA, call).must(t, 200)
 				result := map[string]any{"messages": []any{map[string]string{"role": "tool", "tool_call_id": fmt.Sprintf("call_%d", i), "content": strings.Repeat(fmt.Sprintf("line %d\n", i), 400)}}}
 				ts.call(t, "POST", base+"/messages", tokenA, result).must(t, 200)
+				ts.call(t, "GET", base+fmt.Sprintf("/outputs/call_%d", i), tokenA, nil).must(t, 200)
 				ts.call(t, "GET", base+"/inspect", tokenA, nil).must(t, 200)
 				if i%4 == 3 {
 					ts.call(t, "POST", base+"/compact", tokenA, nil).must(t, 200)
