@@ -22,8 +22,8 @@ type Level int
 // be removed; [LevelMask] is observation masking.
 const (
 	LevelNone     Level = iota
-	LevelL1             // cut old tool results (60-80 % of the budget)
-	LevelL2             // replace all but the last 2 rounds with a note (80-95 %)
+	LevelL1             // cut old tool results (60-75 % of the budget)
+	LevelL2             // replace all but the last 3 rounds with a note (75-95 %)
 	LevelL3             // keep system prompt, first user message, note, last round (> 95 %)
 	LevelCut            // cut the content of the largest messages to fit
 	LevelMask           // replace old tool results with placeholders

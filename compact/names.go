@@ -148,13 +148,57 @@ func namesIn(text string) []string {
 		}
 		line[ref.Text] = true
 		s := ref.Text
-		if seen[s] || s[0] >= '0' && s[0] <= '9' || utf8.RuneCountInString(s) > maxNameRunes || isTagName(s) {
+		if seen[s] || s[0] >= '0' && s[0] <= '9' || utf8.RuneCountInString(s) > maxNameRunes || isTagName(s) || randomID(s) {
 			continue
 		}
 		seen[s] = true
 		out = append(out, s)
 	}
 	return out
+}
+
+// randomID reports a generated identifier: a message or tool-call id
+// ("msg_0167kgZUrgcT7dg7uZK7hVSg", "toolu_01FZ9…"), a signature or a
+// base64 blob. Some part of it (between _ . / - @), of 10 ASCII letters
+// and digits or more, mixes upper case, lower case and digits and changes
+// between them about every other rune (at least len/2 - 1 times), as
+// random base62 does (~0.62 a rune), where a name changes at its words
+// ("TranscriptRendererTest": 5 changes in 22 runes, "IPv6Address": 4 in
+// 11). Hex hashes and UUIDs, which have no upper case, are kept: agents
+// name commits.
+func randomID(s string) bool {
+	for part := range strings.FieldsFuncSeq(s, func(r rune) bool { return strings.ContainsRune("_./-@", r) }) {
+		if len(part) < 10 {
+			continue
+		}
+		var has [3]bool
+		changes, prev := 0, -1
+		for _, r := range part {
+			c := 0
+			switch {
+			case 'A' <= r && r <= 'Z':
+				c = 1
+			case '0' <= r && r <= '9':
+				c = 2
+			case 'a' <= r && r <= 'z':
+			default:
+				c = -1
+			}
+			if c < 0 {
+				changes, prev = 0, -1
+				break
+			}
+			has[c] = true
+			if prev >= 0 && c != prev {
+				changes++
+			}
+			prev = c
+		}
+		if has[0] && has[1] && has[2] && 2*changes+2 >= len(part) {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutSecrets returns line with its credentials ([secret.Redact])
@@ -252,6 +296,13 @@ func withNames(note string, groups []nameGroup, limit int, count func(string) in
 	// identifiers. A path is what an agent opens next (a file a listing
 	// showed); an identifier it finds again by reading the file.
 	seen := map[string]bool{}
+	for _, g := range groups {
+		for _, n := range g.names {
+			if !seen[n] && tooluse.ContainsToken(note, n) {
+				seen[n] = true // the note names it already ("files touched")
+			}
+		}
+	}
 	picked := make([]map[string]bool, len(groups))
 	size := count(namesHeader) + 1
 	full := false

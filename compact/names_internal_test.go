@@ -37,3 +37,40 @@ func TestWithNamesPathsFirst(t *testing.T) {
 		t.Errorf("the cut section (%d bytes) is not shorter than the whole (%d)", len(note), len(full))
 	}
 }
+
+// TestWithNamesSkipsNoted: a name the note already gives (its "files
+// touched" line) is not listed again; the others are.
+func TestWithNamesSkipsNoted(t *testing.T) {
+	t.Parallel()
+	base := "[agentctx compaction note] removed.\n- files touched: /src/app/server.go, /src/app/db.go\nThe messages after this note are kept verbatim."
+	groups := []nameGroup{{label: "find /src -type f", names: []string{"/src/app/server.go", "/src/app/handler.go", "/src/app/db.go", "ServeHTTP"}}}
+	got := notedNames(withNames(base, groups, 1<<20, func(s string) int { return len(s) }))
+	if len(got) != 1 || strings.Join(got[0].names, ",") != "/src/app/handler.go,ServeHTTP" {
+		t.Errorf("names listed %+v, want only /src/app/handler.go and ServeHTTP (the note gives the other two)", got)
+	}
+}
+
+// TestRandomID: generated ids (message and tool-call ids, signatures,
+// base64) are left out of the names; identifiers, paths, hex hashes and
+// UUIDs are kept.
+func TestRandomID(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{
+		"msg_0167kgZUrgcT7dg7uZK7hVSg", "toolu_018GZVh9ymkrdx1TnR8reg5Y",
+		"EsQCCkYICxgCKkCiHauF2Q62eGbSzb4GxFiNFSp0SWTm0U5qENU", "cnK1ZiocxWhQX",
+		"call_Xy7Qp2LmN9aB3cD4",
+	} {
+		if !randomID(s) {
+			t.Errorf("randomID(%q) = false, want true", s)
+		}
+	}
+	for _, s := range []string{
+		"TranscriptRendererTest", "Spotter.Services.TranscriptRenderer", "render_assistant_block",
+		"HTMLDivElement", "parseHTTP2Frame", "a78b257", "8463c716-a2ea-4c14-9efa-87158ebd9f20",
+		"/home/user/project/lib/utf8Decoder.go", "SHA256Sum", "Base64URLEncoding", "x86_64", "IPv6Address",
+	} {
+		if randomID(s) {
+			t.Errorf("randomID(%q) = true, want false", s)
+		}
+	}
+}
