@@ -171,7 +171,7 @@ func (s *Store) Import(ctx context.Context, in session.Session, entries iter.Seq
 			return err
 		}
 		return w.finish()
-	})
+	}, nil)
 	if err != nil {
 		return fail(err)
 	}

@@ -20,6 +20,8 @@ type state struct {
 	sess     session.Session
 	size     int64  // bytes of the JSONL form
 	lastUUID string // the next entry's parent
+	// gone is set by a write that deletes the row: it is not cached.
+	gone bool
 }
 
 // expiry returns the lease expiry of a lease taken or renewed now, in
@@ -27,14 +29,15 @@ type state struct {
 func (s *Store) expiry() int64 { return time.Now().Add(s.ttl).UnixMilli() }
 
 // write runs fn in an immediate transaction on the write connection and
-// commits it. A durable write (durable, or every write under
+// commits it, then calls committed (when not nil) with the writer's lock
+// still held. A durable write (durable, or every write under
 // SyncAlways) then waits, without holding the writer, until an fsync of
 // the write-ahead log covers its commit (syncTo): writes that end
 // together share one fsync. ctx is checked before the transaction
 // starts; neither the commit nor that wait is canceled by ctx. Errors:
 // ctx.Err(), session.ErrClosed, fn's error, database errors, the
 // fsync's (then the write is committed but not known durable).
-func (s *Store) write(ctx context.Context, durable bool, fn func(tx txn) error) error {
+func (s *Store) write(ctx context.Context, durable bool, fn func(tx txn) error, committed func()) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -44,6 +47,9 @@ func (s *Store) write(ctx context.Context, durable bool, fn func(tx txn) error) 
 		return session.ErrClosed
 	}
 	n, err := s.writeLocked(ctx, fn)
+	if err == nil && committed != nil {
+		committed()
+	}
 	durable = err == nil && (durable || s.opts.Sync == jsonlstore.SyncAlways)
 	if durable {
 		s.syncing.Add(1) // Close waits for it before closing the log
@@ -141,12 +147,20 @@ func (w *wstmts) close() error {
 func (s *Store) leased(ctx context.Context, id string, durable bool, fn func(tx txn, st *state) error) error {
 	deadline := time.Now().Add(s.opts.LockTimeout)
 	for {
+		var st *state
+		begun := time.Now()
 		err := s.write(ctx, durable, func(tx txn) error {
-			st, err := s.takeLease(ctx, id)
-			if err != nil {
+			var err error
+			if st, err = s.takeLease(ctx, id); err != nil {
 				return err
 			}
 			return fn(tx, st)
+		}, func() {
+			if st.gone {
+				s.rows.drop(id)
+			} else {
+				s.rows.put(id, st.sess, begun)
+			}
 		})
 		wait := time.Until(deadline)
 		if !errors.Is(err, session.ErrSessionBusy) || wait <= 0 {
@@ -175,6 +189,7 @@ func (s *Store) takeLease(ctx context.Context, id string) (*state, error) {
 	sess, err := scanSession(scanTail{r, []any{&st.size, &st.lastUUID, &owner, &expires}})
 	if errors.Is(err, sql.ErrNoRows) {
 		delete(s.held, id)
+		s.rows.drop(id)
 		return nil, session.ErrNotFound
 	}
 	if err != nil {
@@ -183,6 +198,7 @@ func (s *Store) takeLease(ctx context.Context, id string) (*state, error) {
 	st.sess = sess
 	if owner.Valid && owner.String != s.owner && expires > time.Now().UnixMilli() {
 		delete(s.held, id) // lost to another writer after it expired
+		s.rows.drop(id)
 		return nil, fmt.Errorf("%w (its lease expires in %v unless renewed)", session.ErrSessionBusy,
 			time.Until(time.UnixMilli(expires)).Round(time.Millisecond))
 	}
@@ -236,10 +252,23 @@ func (s *Store) renew() {
 		if len(s.held) > 0 && s.wconn != nil {
 			// A renewal needs no fsync of its own.
 			ctx := context.Background()
+			begun := time.Now()
+			all := false
 			_, err := s.writeLocked(ctx, func(tx txn) error {
-				_, err := tx.ExecContext(ctx, `UPDATE sessions SET lease_expires = ? WHERE lease_owner = ?`, s.expiry(), s.owner)
+				r, err := tx.ExecContext(ctx, `UPDATE sessions SET lease_expires = ? WHERE lease_owner = ?`, s.expiry(), s.owner)
+				if err == nil {
+					n, nerr := r.RowsAffected()
+					all = nerr == nil && n == int64(len(s.held))
+				}
 				return err
 			})
+			if err == nil && all {
+				// Every held lease is still this Store's, now renewed: a
+				// lease another Store took while this one stalled is not
+				// renewed by the update (its owner differs), and then the
+				// cached rows age out.
+				s.rows.renewal(begun)
+			}
 			if err != nil {
 				s.log.Warn("sqlitestore: renewing leases", "file", s.path, "err", err)
 			}

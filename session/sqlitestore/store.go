@@ -74,6 +74,8 @@ type Store struct {
 	wconn *sql.Conn  // nil once closed
 	ws    wstmts     // prepared on wconn
 	held  map[string]bool
+
+	rows rowCache // the rows of the sessions held, as this Store wrote them
 }
 
 // Open opens (creating when missing) the database at opts.Path (default
@@ -344,7 +346,7 @@ func (s *Store) Create(ctx context.Context, in session.Session) (session.Session
 	if err != nil {
 		return session.Session{}, fmt.Errorf("sqlitestore: create %s: %w", id, err)
 	}
-	err = s.write(ctx, true, func(tx txn) error { return insertSession(ctx, tx, sess) })
+	err = s.write(ctx, true, func(tx txn) error { return insertSession(ctx, tx, sess) }, nil)
 	if err != nil {
 		return session.Session{}, fmt.Errorf("sqlitestore: create %s: %w", id, err)
 	}
@@ -404,11 +406,15 @@ func insertSession(ctx context.Context, tx txn, sess session.Session) error {
 }
 
 // Get returns session id's metadata; see [session.Store.Get]. One
-// indexed read. Errors: session.ErrInvalidID, session.ErrNotFound,
+// indexed read, or none for a session this Store holds the lease of
+// (its row as this Store's last write left it: see rowCache). Errors: session.ErrInvalidID, session.ErrNotFound,
 // session.ErrClosed, ctx.Err(), database errors.
 func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 	if err := s.check(ctx, "get", id); err != nil {
 		return session.Session{}, err
+	}
+	if ss, ok := s.rows.get(id, s.ttl); ok {
+		return ss, nil
 	}
 	ss, err := s.getRead(ctx, id)
 	if err != nil {
@@ -488,6 +494,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*session.Session)
 		}
 		view = st.sess
 		view.Title, view.Model, view.Metadata = next.Title, next.Model, maps.Clone(next.Metadata)
+		st.sess = view // the row as committed (rowCache)
 		return nil
 	})
 	if err != nil {
@@ -504,15 +511,17 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := s.check(ctx, "delete", id); err != nil {
 		return err
 	}
-	err := s.leased(ctx, id, true, func(tx txn, _ *state) error {
+	err := s.leased(ctx, id, true, func(tx txn, st *state) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		st.gone = true
 		_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 		return err
 	})
 	s.wmu.Lock()
 	delete(s.held, id)
+	s.rows.drop(id)
 	s.wmu.Unlock()
 	if err != nil {
 		return fmt.Errorf("sqlitestore: delete %s: %w", id, err)
@@ -567,6 +576,7 @@ func (s *Store) Close() error {
 		}
 	}
 	s.held = nil
+	s.rows.clear()
 	s.syncing.Wait()
 	if s.opts.Sync != jsonlstore.SyncNever && s.pending() {
 		if err := s.syncTo(s.commits.Load()); err != nil {
