@@ -201,6 +201,21 @@ func randomID(s string) bool {
 	return false
 }
 
+// shortLabel returns label, a names group's source, as the names
+// section writes it: a path the note already names in full is written as
+// its last element ("session.ex"), which the note's full path resolves;
+// anything else as it is.
+func shortLabel(note, label string) string {
+	i := strings.LastIndexByte(label, '/')
+	if i < 0 || i == len(label)-1 || strings.ContainsAny(label, " :") {
+		return label
+	}
+	if ref, ok := tooluse.WordRef(label); !ok || ref.Kind != tooluse.RefPath || !tooluse.ContainsToken(note, label) {
+		return label
+	}
+	return label[i+1:]
+}
+
 // withoutSecrets returns line with its credentials ([secret.Redact])
 // and their markers removed.
 func withoutSecrets(line string) string {
@@ -284,8 +299,9 @@ func notedNames(note string) []nameGroup {
 // first) and each name once, its newest source naming it, cut at limit
 // tokens as counter counts them: the paths of the groups newest first,
 // then their identifiers newest first, until the next does not fit; each
-// group's chosen names in their order. A note
-// without a names to list is returned unchanged. The section goes before
+// group's chosen names in their order, one line per source (a file read
+// twice is one line), a file the note gives in full labelled by its base
+// name ([shortLabel]). A note without names to list is returned unchanged. The section goes before
 // the note's last line ("The messages after this note are kept
 // verbatim.") when it has one, else at its end.
 func withNames(note string, groups []nameGroup, limit int, count func(string) int) string {
@@ -333,27 +349,35 @@ func withNames(note string, groups []nameGroup, limit int, count func(string) in
 			}
 		}
 	}
-	var b strings.Builder
+	// One line per source, in order of its newest output: a file read
+	// twice is one line, and a file the note names already (its "files
+	// touched") is labelled by its base name.
+	var lines []nameGroup
+	at := map[string]int{}
 	for i, g := range groups {
 		if picked[i] == nil {
 			continue
 		}
-		b.WriteString("- " + g.label + ": ")
-		first := true
+		label := shortLabel(note, g.label)
+		k, ok := at[label]
+		if !ok {
+			k = len(lines)
+			at[label] = k
+			lines = append(lines, nameGroup{label: label})
+		}
 		for _, n := range g.names {
 			if picked[i][n] {
-				if !first {
-					b.WriteString(", ")
-				}
-				b.WriteString(n)
-				first = false
+				lines[k].names = append(lines[k].names, n)
 				delete(picked[i], n) // a name twice in a group is written once
 			}
 		}
-		b.WriteByte('\n')
 	}
-	if b.Len() == 0 {
+	if len(lines) == 0 {
 		return note
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString("- " + l.label + ": " + strings.Join(l.names, ", ") + "\n")
 	}
 	section := namesHeader + "\n" + b.String()
 	const tail = "The messages after this note are kept verbatim."

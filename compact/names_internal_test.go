@@ -50,6 +50,36 @@ func TestWithNamesSkipsNoted(t *testing.T) {
 	}
 }
 
+// TestWithNamesLabels: a file read twice is one line of the section,
+// labelled by its base name when the note gives its full path; a source
+// the note does not name keeps its label, and a command is never
+// shortened.
+func TestWithNamesLabels(t *testing.T) {
+	t.Parallel()
+	base := "[agentctx compaction note] removed.\n- files touched: /src/app/server.go\nThe messages after this note are kept verbatim."
+	groups := []nameGroup{
+		{label: "/src/app/server.go", names: []string{"ServeHTTP", "handleLogin"}},
+		{label: "/src/app/db.go", names: []string{"OpenDB"}},
+		{label: "cat /src/app/server.go", names: []string{"listenAddr"}},
+		{label: "/src/app/server.go", names: []string{"ServeHTTP", "readConfig"}},
+	}
+	note := withNames(base, groups, 1<<20, func(s string) int { return len(s) })
+	got := notedNames(note)
+	want := []nameGroup{
+		{label: "server.go", names: []string{"ServeHTTP", "handleLogin", "readConfig"}},
+		{label: "/src/app/db.go", names: []string{"OpenDB"}},
+		{label: "cat /src/app/server.go", names: []string{"listenAddr"}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("read back %+v from\n%s\nwant %+v", got, note, want)
+	}
+	for i := range want {
+		if got[i].label != want[i].label || strings.Join(got[i].names, ",") != strings.Join(want[i].names, ",") {
+			t.Errorf("line %d: %+v, want %+v\n%s", i, got[i], want[i], note)
+		}
+	}
+}
+
 // TestRandomID: generated ids (message and tool-call ids, signatures,
 // base64) are left out of the names; identifiers, paths, hex hashes and
 // UUIDs are kept.

@@ -68,8 +68,13 @@ func TestL2NamesSection(t *testing.T) {
 		!strings.Contains(got[0], "internal/config/config_test.go") {
 		t.Errorf("first line %q: want the test run's names", got[0])
 	}
-	if !strings.HasPrefix(got[1], "- pkg/config.go: ") || !strings.Contains(got[1], "ParseConfig") || !strings.Contains(got[1], "load_defaults") {
-		t.Errorf("second line %q: want the read's names", got[1])
+	// The note's "files touched" gives the read's full path: its line is
+	// labelled by the base name.
+	if !strings.Contains(w.At(w.Note()).Text(), "files touched: pkg/config.go") {
+		t.Errorf("the note does not give pkg/config.go:\n%s", w.At(w.Note()).Text())
+	}
+	if !strings.HasPrefix(got[1], "- config.go: ") || !strings.Contains(got[1], "ParseConfig") || !strings.Contains(got[1], "load_defaults") {
+		t.Errorf("second line %q: want the read's names under config.go", got[1])
 	}
 	if strings.Contains(strings.Join(got, "\n"), "ghp_") {
 		t.Errorf("a credential is listed as a name:\n%s", strings.Join(got, "\n"))
