@@ -79,8 +79,48 @@ func exitOneAnswers(cmd string) bool {
 // lastCommand returns the words of the last simple command of a shell
 // command line: what follows the last ;, &, &&, ||, |, parenthesis or new
 // line outside quotes, with quotes removed and redirections dropped. It
-// is a tokenizer, not a shell parser, and never fails.
+// is a tokenizer, not a shell parser, and never fails. Only the last
+// command's words are built: a first pass finds where it starts
+// ([lastCommandStart]), and the whole line is tokenized only when that
+// command has no words (a trailing separator, a bare redirection).
 func lastCommand(cmd string) []string {
+	if start := lastCommandStart(cmd); start > 0 {
+		if words := commandWords(cmd[start:]); len(words) > 0 {
+			return words
+		}
+	}
+	return commandWords(cmd)
+}
+
+// lastCommandStart returns the offset in cmd just after the last
+// separator that [commandWords] would end a command at: the same reading
+// of quotes, backslashes and redirections ("2>&1" holds no separator),
+// without building any word.
+func lastCommandStart(cmd string) int {
+	start := 0
+	for i := 0; i < len(cmd); i++ {
+		switch c := cmd[i]; c {
+		case '\'', '"':
+			j := strings.IndexByte(cmd[i+1:], c)
+			if j < 0 {
+				return start // an unclosed quote runs to the end
+			}
+			i += j + 1
+		case '\\':
+			i++
+		case '\n', ';', '&', '|', '(', ')':
+			start = i + 1
+		case '>', '<':
+			for i+1 < len(cmd) && (cmd[i+1] == '>' || cmd[i+1] == '&') {
+				i++
+			}
+		}
+	}
+	return start
+}
+
+// commandWords is [lastCommand] read from the start of cmd.
+func commandWords(cmd string) []string {
 	var (
 		words, last []string
 		word        strings.Builder

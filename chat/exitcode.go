@@ -1,9 +1,11 @@
 package chat
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // exitCodeRes match the exit code a tool reports in its output, one
@@ -27,7 +29,28 @@ var exitCodeRes = []*regexp.Regexp{
 // searched. A non-zero code marks a failure even where the transcript
 // sets no error flag (IsError).
 func (r ToolResult) ExitCode() (int, bool) {
-	for _, l := range edgeLines(r.Content, 8, 3) {
+	// The tracker and the working memory each read the same result's
+	// exit code, one after the other: the last answer is remembered.
+	if m := lastExitCode.Load(); m != nil && m.content == r.Content {
+		return m.code, m.ok
+	}
+	code, ok := exitCode(r.Content)
+	lastExitCode.Store(&exitCodeMemo{content: r.Content, code: code, ok: ok})
+	return code, ok
+}
+
+// exitCodeMemo is the last answer of [ToolResult.ExitCode].
+type exitCodeMemo struct {
+	content string
+	code    int
+	ok      bool
+}
+
+var lastExitCode atomic.Pointer[exitCodeMemo]
+
+// exitCode is [ToolResult.ExitCode] of content.
+func exitCode(content string) (int, bool) {
+	for _, l := range edgeLines(content, 8, 3) {
 		if !mayReportExit(l) {
 			continue
 		}
@@ -131,8 +154,30 @@ func (r ToolResult) FailedFor(call ToolCall) bool {
 // [ToolResult.ExitCode] returns it (code, ok), for a caller that read it
 // already: the content is not searched again.
 func (r ToolResult) FailedForExit(call ToolCall, code int, ok bool) bool {
-	if ok && code == 1 && exitOneAnswers(call.Command()) {
+	if ok && code == 1 && call.exitOneAnswers() {
 		return false
 	}
 	return r.IsError || ok && code != 0
 }
+
+// exitOneAnswers is exitOneAnswers(c.Command()), remembered for the last
+// arguments it was asked about: the tracker and the working memory each
+// decide the same result's failure, one after the other, and a command's
+// arguments (a heredoc script) can take more to decode than the rest of
+// the decision.
+func (c ToolCall) exitOneAnswers() bool {
+	if m := lastExitOne.Load(); m != nil && bytes.Equal(m.args, c.Arguments) {
+		return m.answers
+	}
+	answers := exitOneAnswers(c.Command())
+	lastExitOne.Store(&exitOneMemo{args: bytes.Clone(c.Arguments), answers: answers})
+	return answers
+}
+
+// exitOneMemo is one remembered answer of [ToolCall.exitOneAnswers].
+type exitOneMemo struct {
+	args    []byte
+	answers bool
+}
+
+var lastExitOne atomic.Pointer[exitOneMemo]

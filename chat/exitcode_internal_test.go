@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,20 @@ func FuzzMayReportExit(f *testing.F) {
 			if re.MatchString(l) && !mayMatchExit(i, l) {
 				t.Fatalf("%q matches %s but mayMatchExit is false", l, re)
 			}
+		}
+	})
+}
+
+// FuzzLastCommand: lastCommand, which builds only the last command's
+// words, returns what tokenizing the whole line does (commandWords).
+func FuzzLastCommand(f *testing.F) {
+	for _, s := range []string{"grep -r foo . 2>&1 | head", "cd x && grep 'a;b' f;", "echo \"a|b\" > out", "python3 <<'EOF'\nprint('x')\nEOF",
+		`a \; b`, "x >", "diff a b ; > log", "'unclosed ; grep x", "a & b &", "(cd d; rg x)", "env A=1 git diff --quiet"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if got, want := lastCommand(cmd), commandWords(cmd); !slices.Equal(got, want) {
+			t.Fatalf("lastCommand(%q) = %q, the whole line's tokenizer reads %q", cmd, got, want)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package chat_test
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentctx/agentctx/chat"
@@ -124,4 +125,68 @@ func FuzzFailedFor(f *testing.F) {
 			t.Fatalf("FailedFor(%q, %q) = %v, Failed = %v", cmd, content, got, r.Failed())
 		}
 	})
+}
+
+// TestFailedForRemembered: the answer remembered for the last arguments
+// never leaks to other arguments, in turn or from parallel goroutines,
+// nor follows a caller that changes its arguments after asking.
+func TestFailedForRemembered(t *testing.T) {
+	t.Parallel()
+	exit1 := chat.ToolResult{Content: "Exit code 1", IsError: true}
+	grep := chat.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"command":"cd src && grep -rn TODO ."}`)}
+	test := chat.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"command":"cd src && go test ./..."}`)}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				if exit1.FailedFor(grep) {
+					t.Errorf("goroutine %d, turn %d: grep exiting 1 judged a failure", g, i)
+					return
+				}
+				if !exit1.FailedFor(test) {
+					t.Errorf("goroutine %d, turn %d: go test exiting 1 not judged a failure", g, i)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	args := []byte(`{"command":"grep -q x f"}`)
+	call := chat.ToolCall{Name: "Bash", Arguments: args}
+	if exit1.FailedFor(call) {
+		t.Fatal("grep exiting 1 judged a failure")
+	}
+	copy(args[12:], "make") // "make -q x f"
+	if !exit1.FailedFor(call) {
+		t.Errorf("%s exiting 1: the answer remembered for grep was given", args)
+	}
+}
+
+// TestExitCodeRemembered: the exit code remembered for the last content
+// is never given for another, in turn or from parallel goroutines.
+func TestExitCodeRemembered(t *testing.T) {
+	t.Parallel()
+	results := []struct {
+		content string
+		code    int
+		ok      bool
+	}{
+		{"Exit code 2\nboom", 2, true},
+		{"<returncode>0</returncode>\n<output>\nok\n</output>", 0, true},
+		{"no code here", 0, false},
+		{"Exit code 3\nboom", 3, true}, // the first's length, another code
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 300 {
+				r := results[(g+i)%len(results)]
+				if code, ok := (chat.ToolResult{Content: r.content}).ExitCode(); code != r.code || ok != r.ok {
+					t.Errorf("ExitCode(%q) = %d, %v; want %d, %v", r.content, code, ok, r.code, r.ok)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

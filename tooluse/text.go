@@ -15,9 +15,25 @@ import (
 // OpenHands "[Command finished with exit code 1]" and "[The command
 // completed with exit code 1.]"), output tags (<output>, <output_head>,
 // <warning>…, <error>, <tool_use_error>, <exit_code>…) and the opening of a
-// JSON output object ({"output": ). It is the union of track's and
-// compact's rules.
+// JSON output object ({"output": ). It is the union of the rules track
+// and compact had, and the one rule now ([IsWrapperLine]).
 var wrapperLine = regexp.MustCompile(`^(?:Exit code:? -?\d+|</?returncode>(?:-?\d+</returncode>)?|</?output>|</?output_head>|<warning>.*|Process exited with code -?\d+|Chunk ID: .*|Wall time: .*|Original token count: .*|Output:|\[Command finished with exit code -?\d+\]|\[The command completed with exit code -?\d+\.?\]|</?tool_use_error>|</?exit_code>(?:-?\d+</exit_code>)?|</?error>|\{?"?output"?:?\s*"?)$`)
+
+// IsWrapperLine reports whether l, a trimmed line of a tool's output,
+// only frames the output (see wrapperLine: exit codes, output tags, the
+// opening of a JSON output object) and names nothing. Lines that cannot
+// start a wrapper are answered from their first byte, without the
+// regular expression: most lines of a file read.
+func IsWrapperLine(l string) bool {
+	if l == "" {
+		return false
+	}
+	switch l[0] {
+	case 'E', '<', 'P', 'C', 'W', 'O', 'o', '[', '{', '"':
+		return wrapperLine.MatchString(l)
+	}
+	return false
+}
 
 // errorTags are stripped from an error line wherever they stand.
 var errorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "", "<error>", "", "</error>", "", "<output>", "", "</output>", "")
@@ -54,12 +70,12 @@ func ErrorLine(output string) string {
 			break
 		}
 		l := strings.TrimSpace(line)
-		if l == "" || wrapperLine.MatchString(l) {
+		if IsWrapperLine(l) || l == "" {
 			continue
 		}
 		l = returnCodePrefix.ReplaceAllString(l, "")
 		l = strings.Join(strings.Fields(errorTags.Replace(l)), " ")
-		if l != "" && !wrapperLine.MatchString(l) {
+		if l != "" && !IsWrapperLine(l) {
 			return l
 		}
 	}

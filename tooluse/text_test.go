@@ -72,3 +72,18 @@ func TestCutRunes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIsWrapperLine: the first-byte filter of IsWrapperLine answers as
+// the wrapper rule itself does, for any line.
+func FuzzIsWrapperLine(f *testing.F) {
+	for _, s := range []string{"Exit code 1", "<returncode>0</returncode>", "</output>", "Process exited with code 2", "Chunk ID: 9",
+		"Wall time: 0.1 seconds", "Original token count: 3", "Output:", "output", `{"output": "`, `"output":`, "[Command finished with exit code 1]",
+		"<warning>cut", "<error>", "def main():", "", "E   AssertionError"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, l string) {
+		if got, want := IsWrapperLine(l), wrapperLine.MatchString(l); got != want {
+			t.Fatalf("IsWrapperLine(%q) = %v, the rule says %v", l, got, want)
+		}
+	})
+}

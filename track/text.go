@@ -1,20 +1,19 @@
 package track
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/agentctx/agentctx/tooluse"
 )
 
-// wrapperLine matches lines that only frame a tool's output.
-var wrapperLine = regexp.MustCompile(`^(?:Exit code:? -?\d+|<returncode>-?\d+</returncode>|</?output>|<output_head>|</output_head>|<warning>.*|Process exited with code -?\d+|Chunk ID: .*|Wall time: .*|Original token count: .*|Output:|\[Command finished with exit code -?\d+\]|\[The command completed with exit code -?\d+\.?\]|</?tool_use_error>|<exit_code>-?\d+</exit_code>|<error>|</error>)$`)
-
-// body returns content without its leading wrapper lines.
+// body returns content without its leading wrapper lines
+// ([tooluse.IsWrapperLine]).
 func body(content string) string {
 	rest := content
 	for n := 0; n < 8 && rest != ""; n++ {
 		line, r, _ := strings.Cut(rest, "\n")
 		l := strings.TrimSpace(line)
-		if l != "" && !wrapperLine.MatchString(l) {
+		if l != "" && !tooluse.IsWrapperLine(l) {
 			break
 		}
 		rest = r
@@ -31,7 +30,7 @@ func firstLines(s string, n int) string {
 			break
 		}
 		l := strings.TrimRight(line, "\r\n")
-		if wrapperLine.MatchString(strings.TrimSpace(l)) {
+		if tooluse.IsWrapperLine(strings.TrimSpace(l)) {
 			break
 		}
 		out = append(out, l)
