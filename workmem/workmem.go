@@ -190,8 +190,10 @@ type ActiveContext struct {
 	byCall map[string]int      // tool-call id → action index in the open round
 	// uses holds the calls of the open round read as given (addAction),
 	// by tool-call id, when that reading is the one of the action's
-	// arguments as kept (shareArgs).
-	uses    map[string]tooluse.Use
+	// arguments as kept (shareArgs), with the arguments as given: the
+	// result's failure is decided on the same bytes the tracker decides
+	// it on (chat.ToolResult.FailedFor remembers the last answer).
+	uses    map[string]givenUse
 	counter token.Counter
 	// done caches the closed rounds' renderings, by round index, and
 	// counts the texts BuildContext renders (render.go).
@@ -252,7 +254,7 @@ func (a *ActiveContext) init(opts Options) {
 	a.opts = opts
 	a.seen = map[string]struct{}{}
 	a.byCall = map[string]int{}
-	a.uses = map[string]tooluse.Use{}
+	a.uses = map[string]givenUse{}
 	a.paths = map[[2]int][]string{}
 	for _, r := range a.st.Rounds {
 		for _, o := range r.Observations {
@@ -358,7 +360,7 @@ func (a *ActiveContext) addAction(call chat.ToolCall) {
 	if call.ID != "" {
 		a.byCall[call.ID] = len(r.Actions) - 1
 		if shareArgs(call, act, norm) {
-			a.uses[call.ID] = a.opts.Classify(call)
+			a.uses[call.ID] = givenUse{u: a.opts.Classify(call), args: call.Arguments}
 		}
 	}
 }
@@ -382,9 +384,12 @@ func (a *ActiveContext) Observe(res chat.ToolResult) Observation {
 	if act.Tool == "" {
 		act.Tool = res.ToolName
 	}
-	u, ok := a.uses[res.ToolCallID]
+	given, ok := a.uses[res.ToolCallID]
+	u := given.u
 	if !ok || act.ID != res.ToolCallID {
 		u = a.opts.Classify(chat.ToolCall{Name: act.Tool, Arguments: act.Arguments})
+	} else {
+		act.Arguments = given.args // the same call; this copy is not kept
 	}
 	if at >= 0 {
 		a.paths[[2]int{len(a.st.Rounds) - 1, at}] = u.Paths
@@ -685,6 +690,13 @@ func compactHTML(raw []byte) (json.RawMessage, bool) {
 		return append(json.RawMessage(nil), raw...), true
 	}
 	return append(out, raw[from:]...), true
+}
+
+// givenUse is a call of the open round read as given, and its arguments
+// as given.
+type givenUse struct {
+	u    tooluse.Use
+	args json.RawMessage
 }
 
 // shareArgs reports whether call reads as act, the action kept of it
