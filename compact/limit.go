@@ -363,7 +363,11 @@ func isPathLike(p string) bool {
 // '/' or '.' between its parts) followed by 'T', '_' or a blank and a
 // time of day, or a time of day alone ("10:15:03", "10:15:03.123").
 func isLogLine(line string) bool {
-	t := strings.TrimLeft(line, " \t[(")
+	i := 0 // strings.TrimLeft(line, " \t[("), without building its set per line
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '[' || line[i] == '(') {
+		i++
+	}
+	t := line[i:]
 	if isDigits(t, 4) && len(t) >= 10 && (t[4] == '-' || t[4] == '/' || t[4] == '.') &&
 		t[7] == t[4] && isDigits(t[5:], 2) && isDigits(t[8:], 2) {
 		if len(t) == 10 {

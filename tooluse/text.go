@@ -30,9 +30,32 @@ func IsWrapperLine(l string) bool {
 	}
 	switch l[0] {
 	case 'E', '<', 'P', 'C', 'W', 'O', 'o', '[', '{', '"':
+		if bareWrappers[l] || returnCodeLine(l) {
+			return true // the commonest, without the expression
+		}
 		return wrapperLine.MatchString(l)
 	}
 	return false
+}
+
+// bareWrappers are the wrapper lines that hold no number: the output tags
+// mini-swe-agent, SWE-agent and Claude Code write around each output.
+var bareWrappers = map[string]bool{
+	"<output>": true, "</output>": true, "<output_head>": true, "</output_head>": true, "<error>": true, "</error>": true,
+	"<tool_use_error>": true, "</tool_use_error>": true, "<returncode>": true, "</returncode>": true, "<exit_code>": true,
+	"</exit_code>": true, "Output:": true,
+}
+
+// returnCodeLine reports mini-swe-agent's exit code line,
+// "<returncode>N</returncode>" (N an integer, maybe negative).
+func returnCodeLine(l string) bool {
+	rest, ok := strings.CutPrefix(l, "<returncode>")
+	if !ok {
+		return false
+	}
+	rest, ok = strings.CutSuffix(rest, "</returncode>")
+	rest = strings.TrimPrefix(rest, "-")
+	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
 }
 
 // errorTags are stripped from an error line wherever they stand.
@@ -73,7 +96,9 @@ func ErrorLine(output string) string {
 		if IsWrapperLine(l) || l == "" {
 			continue
 		}
-		l = returnCodePrefix.ReplaceAllString(l, "")
+		if strings.HasPrefix(l, "<returncode>") {
+			l = returnCodePrefix.ReplaceAllString(l, "")
+		}
 		l = strings.Join(strings.Fields(errorTags.Replace(l)), " ")
 		if l != "" && !IsWrapperLine(l) {
 			return l

@@ -78,7 +78,8 @@ func TestCutRunes(t *testing.T) {
 func FuzzIsWrapperLine(f *testing.F) {
 	for _, s := range []string{"Exit code 1", "<returncode>0</returncode>", "</output>", "Process exited with code 2", "Chunk ID: 9",
 		"Wall time: 0.1 seconds", "Original token count: 3", "Output:", "output", `{"output": "`, `"output":`, "[Command finished with exit code 1]",
-		"<warning>cut", "<error>", "def main():", "", "E   AssertionError"} {
+		"<warning>cut", "<error>", "def main():", "", "E   AssertionError",
+		"<returncode>-12</returncode>", "<returncode></returncode>", "<returncode>-</returncode>", "<returncode>1</returncode>x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, l string) {
