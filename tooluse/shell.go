@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -117,6 +118,15 @@ func (s *shellState) script(cmd string) {
 	if strings.TrimSpace(cmd) == "" {
 		return
 	}
+	if words, ok := plainWords(cmd); ok {
+		s.simple(simple{words: words, src: strings.TrimSpace(cmd)})
+		return
+	}
+	s.parsed(cmd)
+}
+
+// parsed is script for a command that is not plain (plainWords).
+func (s *shellState) parsed(cmd string) {
 	f, ok := parse(cmd)
 	if !ok {
 		for _, c := range splitShell(cmd) {
@@ -128,6 +138,60 @@ func (s *shellState) script(cmd string) {
 	s.src = cmd
 	s.stmts(f.Stmts)
 	s.src = saved
+}
+
+// plainWords returns the words of cmd when it is one simple command the
+// parser would read as literal words alone, without parsing it: only
+// letters, digits, blanks and - _ . / : , + @ % ^ = [ ] * ? (no quote,
+// escape, expansion, separator, redirection, comment, brace or tilde),
+// a first word that is neither a keyword nor a declaration the parser
+// reads apart (if, for, export, …) nor an assignment (no =, no [ but
+// first).
+// Such commands ("ls -la src", "git status", "go test ./...") are most
+// of what agents run; FuzzPlainWords checks them against the parser.
+func plainWords(cmd string) ([]word, bool) {
+	n := 0 // words
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		if c == ' ' || c == '\t' {
+			continue
+		}
+		if c >= utf8.RuneSelf || !plainByte[c] {
+			return nil, false
+		}
+		if i == 0 || cmd[i-1] == ' ' || cmd[i-1] == '\t' {
+			n++
+		}
+	}
+	words := make([]word, 0, n)
+	for f := range strings.FieldsFuncSeq(cmd, func(r rune) bool { return r == ' ' || r == '\t' }) {
+		words = append(words, word{f, !hasGlob(f)})
+	}
+	// A first word holding = or, after its first byte, [ may be an
+	// assignment (a=1, a[i]=1), which the parser reads apart.
+	if len(words) == 0 || strings.IndexByte(words[0].text, '=') >= 0 || strings.IndexByte(words[0].text[1:], '[') >= 0 ||
+		shellKeywords[words[0].text] {
+		return nil, false
+	}
+	return words, true
+}
+
+// plainByte marks the bytes of plain commands (plainWords).
+var plainByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range rune(utf8.RuneSelf) {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune("-_./:,+@%^=[]*?", c)
+	}
+	return t
+}()
+
+// shellKeywords are the words that, first in a command, make the parser
+// read something other than a simple command: bash's reserved words and
+// its declaration and let builtins.
+var shellKeywords = map[string]bool{
+	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "in": true, "while": true, "until": true,
+	"do": true, "done": true, "case": true, "esac": true, "function": true, "select": true, "time": true, "coproc": true,
+	"declare": true, "local": true, "export": true, "readonly": true, "typeset": true, "nameref": true, "let": true,
+	"[[": true, "]]": true,
 }
 
 // parse parses a bash script; ok is false on a syntax error. A panic in

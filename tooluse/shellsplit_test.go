@@ -1,6 +1,9 @@
 package tooluse
 
 import (
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,4 +67,34 @@ func TestSplitShell(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzPlainWords: a command plainWords reads without the parser is read
+// as the parser reads it: the same Use, paths and all.
+func FuzzPlainWords(f *testing.F) {
+	for _, s := range []string{"ls -la src", "git status", "go test ./...", "cat a.go b.go", "rg -n TODO src/", "[REDACTED_ARGUMENTS len=109 sha=4aedd932]",
+		"sed -n 1,200p main.go", "find . -name *.go", "[ -f x ]", "x=1 ls", "export A=b", "time make", "cd src", "python3 -m pytest -x tests/test_a.py",
+		"mv a b", "cp -r src/ dst/", "grep -rn foo .", "rm -rf build", "  ls  ", "if", "a ]] b", "touch a=b"} {
+		f.Add(s)
+	}
+	// Random bytes are seldom plain: each input is also tried mapped onto
+	// the plain bytes and blanks.
+	const alphabet = "ab/.-_:,+@%^=[]*? \tcdlsgrmxy0123"
+	f.Fuzz(func(t *testing.T, cmd string) {
+		mapped := []byte(cmd)
+		for i, c := range mapped {
+			mapped[i] = alphabet[int(c)%len(alphabet)]
+		}
+		for _, cmd := range []string{cmd, string(mapped)} {
+			if _, ok := plainWords(cmd); !ok || strings.TrimSpace(cmd) == "" {
+				continue
+			}
+			fast, slow := &builder{}, &builder{}
+			(&shellState{b: fast}).script(cmd)
+			(&shellState{b: slow}).parsed(cmd)
+			if !reflect.DeepEqual(fast.u, slow.u) || !slices.Equal(fast.paths, slow.paths) {
+				t.Fatalf("%q read plainly: %+v %q\nparsed: %+v %q", cmd, fast.u, fast.paths, slow.u, slow.paths)
+			}
+		}
+	})
 }
