@@ -152,20 +152,28 @@ func (s *shellState) parsed(cmd string) {
 func plainWords(cmd string) ([]word, bool) {
 	n := 0 // words
 	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		if c == ' ' || c == '\t' {
-			continue
-		}
-		if c >= utf8.RuneSelf || !plainByte[c] {
+		switch c := cmd[i]; {
+		case c == ' ' || c == '\t':
+		case !plainByte[c]:
 			return nil, false
-		}
-		if i == 0 || cmd[i-1] == ' ' || cmd[i-1] == '\t' {
+		case i == 0 || cmd[i-1] == ' ' || cmd[i-1] == '\t':
 			n++
 		}
 	}
 	words := make([]word, 0, n)
-	for f := range strings.FieldsFuncSeq(cmd, func(r rune) bool { return r == ' ' || r == '\t' }) {
-		words = append(words, word{f, !hasGlob(f)})
+	start := -1 // the current word's start
+	for i := 0; i <= len(cmd); i++ {
+		if i < len(cmd) && cmd[i] != ' ' && cmd[i] != '\t' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			w := cmd[start:i]
+			words = append(words, word{w, !hasGlob(w)})
+			start = -1
+		}
 	}
 	// A first word holding = or, after its first byte, [ may be an
 	// assignment (a=1, a[i]=1), which the parser reads apart.
@@ -176,8 +184,9 @@ func plainWords(cmd string) ([]word, bool) {
 	return words, true
 }
 
-// plainByte marks the bytes of plain commands (plainWords).
-var plainByte = func() (t [utf8.RuneSelf]bool) {
+// plainByte marks the bytes of plain commands (plainWords); none of 128
+// and above.
+var plainByte = func() (t [256]bool) {
 	for c := range rune(utf8.RuneSelf) {
 		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune("-_./:,+@%^=[]*?", c)
 	}

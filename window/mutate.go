@@ -168,6 +168,9 @@ func (w *Window) SetNote(text string) int {
 	m := chat.NewText(chat.RoleUser, text)
 	n := token.Message(w.counter, w.overhead, m)
 	for i := range w.entries {
+		if !w.noted {
+			break
+		}
 		if w.entries[i].note {
 			w.total += n - w.entries[i].tokens
 			w.entries[i].msg = m
@@ -188,6 +191,7 @@ func (w *Window) SetNote(text string) int {
 	}
 	e := entry{msg: m, tokens: n, seq: w.nextSeq, note: true}
 	w.nextSeq++
+	w.noted = true
 	w.entries = slices.Insert(w.entries, pos, e)
 	w.total += n
 	w.touch(pos)
@@ -195,7 +199,12 @@ func (w *Window) SetNote(text string) int {
 }
 
 // Note returns the index of the compaction note, or -1 when there is none.
+// O(1) without a note; else O(index of the note), which follows the first
+// user message.
 func (w *Window) Note() int {
+	if !w.noted {
+		return -1
+	}
 	for i := range w.entries {
 		if w.entries[i].note {
 			return i

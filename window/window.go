@@ -111,6 +111,9 @@ type Window struct {
 	nextSeq   uint64
 	systemSeq uint64 // seq of the system prompt, 0 if none
 	firstUser uint64 // seq of the first user message, 0 if none yet
+	// noted reports that SetNote inserted the compaction note (pinned:
+	// never removed), so that Note need not walk a window without one.
+	noted bool
 	// open pairs tool results with the unanswered calls: for each call,
 	// the seq of the assistant message holding it and the call's id.
 	open   tooluse.Pairer[openCall]
