@@ -33,6 +33,45 @@ func AppendCount(c Counter, a string, n int, b string) int {
 	return n - c.Count(tail) + c.Count(tail+b)
 }
 
+// LineEndCount returns c.Count(x + end) given n = c.Count(x + "\n"),
+// for x a line without its newline and end one of "" and "\n\n" (a line
+// that ends a text, or one a blank line follows). For an exact tiktoken
+// counter ([Joinable]) and x ending with an ASCII letter, digit or
+// punctuation, only x's last pre-tokenizer piece is counted again: the
+// newlines follow a letter or digit as a piece of their own (the
+// pattern \s*[\r\n]+), and a punctuation piece ( ?[^\s\p{L}\p{N}]+,
+// from the run of punctuation that ends x and the one space before it)
+// takes them in ([\r\n/]*), so the pieces before it are the same
+// whatever follows. Other counters and other endings count x+end whole.
+// Exact (FuzzLineEndCount).
+func LineEndCount(c Counter, x string, n int, end string) int {
+	if x == "" || !Joinable(c) || (end != "" && end != "\n\n") || strings.IndexByte(x, '\n') >= 0 {
+		return c.Count(x + end)
+	}
+	last := x[len(x)-1]
+	switch {
+	case 'a' <= last && last <= 'z' || 'A' <= last && last <= 'Z' || '0' <= last && last <= '9':
+		return n - c.Count("\n") + c.Count(end)
+	case last < 0x21 || last >= 0x7f:
+		return c.Count(x + end) // white space or not ASCII
+	}
+	p := len(x) // the start of the punctuation piece
+	for p > 0 && asciiPunct(x[p-1]) {
+		p--
+	}
+	if p > 0 && x[p-1] == ' ' {
+		p--
+	}
+	piece := x[p:]
+	return n - c.Count(piece+"\n") + c.Count(piece+end)
+}
+
+// asciiPunct reports an ASCII byte that is neither white space, a
+// letter nor a digit: [^\s\p{L}\p{N}] in ASCII.
+func asciiPunct(b byte) bool {
+	return b > ' ' && b < 0x7f && !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9')
+}
+
 // cleanLineStart returns the offset in s of its last clean line start
 // ([CleanLineStart]), or -1 when there is none.
 func cleanLineStart(s string) int {

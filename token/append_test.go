@@ -102,3 +102,32 @@ func TestJoinCount(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLineEndCount: LineEndCount counts a line with each ending as the
+// whole text counts, for both encodings and the estimator.
+func FuzzLineEndCount(f *testing.F) {
+	for _, s := range []string{"- a.go: package main", "- a.go: func f() {", "- `go test`: exit status 1 (stale: changed since read)", "x  :)", "x\t.)",
+		"a's", "it's.", "1234", "- \"q\": main.go:12:", " ", "é.", "x //", "x '", "a ?!", "- a: 1.2"} {
+		f.Add(s)
+	}
+	o, cl := mustBPE(f, O200kBase), mustBPE(f, Cl100kBase)
+	// Random bytes are seldom ASCII: each input is also tried mapped onto
+	// letters, digits, punctuation and blanks.
+	const alphabet = "aZ09 .:,;()[]{}'\"`/\\-_=+*!?<>#$%&|~^@\tsT"
+	f.Fuzz(func(t *testing.T, x string) {
+		mapped := []byte(x)
+		for i, b := range mapped {
+			mapped[i] = alphabet[int(b)%len(alphabet)]
+		}
+		for _, c := range []Counter{o, cl, Estimator{}} {
+			for _, end := range []string{"", "\n\n"} {
+				if got, want := LineEndCount(c, string(mapped), c.Count(string(mapped)+"\n"), end), c.Count(string(mapped)+end); got != want {
+					t.Fatalf("%s: LineEndCount(%q, %q) = %d, want %d", c.Name(), mapped, end, got, want)
+				}
+				if got, want := LineEndCount(c, x, c.Count(x+"\n"), end), c.Count(x+end); got != want {
+					t.Fatalf("%s: LineEndCount(%q, %q) = %d, want %d", c.Name(), x, end, got, want)
+				}
+			}
+		}
+	})
+}

@@ -397,7 +397,11 @@ func (t *Tracker) sectionCount(sec *section, skip [4]int) int {
 				k = 1
 			}
 			if e.lastTokens[k] < 0 {
-				e.lastTokens[k] = c.Count(e.text[:len(e.text)-1] + after)
+				if e.tokens < 0 {
+					e.tokens = c.Count(e.text)
+				}
+				// Only the line's last piece is counted again.
+				e.lastTokens[k] = token.LineEndCount(c, e.text[:len(e.text)-1], e.tokens, after)
 			}
 			n += e.lastTokens[k]
 		} else {
