@@ -1,6 +1,7 @@
 package tooluse
 
 import (
+	"hash/maphash"
 	"sync"
 
 	"github.com/agentctx/agentctx/chat"
@@ -29,8 +30,16 @@ type Recent struct {
 type recentEntry struct {
 	ok         bool
 	name, args string
+	sum        uint64 // argsSum of args: the ring compares it first
 	use        Use
 }
+
+// recentSeed seeds argsSum.
+var recentSeed = maphash.MakeSeed()
+
+// argsSum hashes a call's arguments for the ring's comparisons: calls of
+// one tool often have arguments of one length and a long common start.
+func argsSum(args []byte) uint64 { return maphash.Bytes(recentSeed, args) }
 
 // Classify returns [Classify](call), remembered. The Use returned shares
 // its slices with the other callers given the same call: read them, do
@@ -38,11 +47,12 @@ type recentEntry struct {
 func (r *Recent) Classify(call chat.ToolCall) Use {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if u, ok := r.find(call); ok {
+	sum := argsSum(call.Arguments)
+	if u, ok := r.find(call, sum); ok {
 		return u
 	}
 	u := Classify(call)
-	e := recentEntry{ok: true, name: call.Name, args: string(call.Arguments), use: u}
+	e := recentEntry{ok: true, name: call.Name, args: string(call.Arguments), sum: sum, use: u}
 	if call.ID != "" {
 		if r.byID == nil {
 			r.byID = map[string]recentEntry{}
@@ -60,7 +70,7 @@ func (r *Recent) Classify(call chat.ToolCall) Use {
 // the window for good).
 func (r *Recent) Take(call chat.ToolCall) Use {
 	r.mu.Lock()
-	u, ok := r.find(call)
+	u, ok := r.find(call, argsSum(call.Arguments))
 	if call.ID != "" {
 		delete(r.byID, call.ID)
 	}
@@ -85,8 +95,9 @@ func (r *Recent) Len() int {
 	return len(r.byID)
 }
 
-// find returns the remembered reading of call, with r.mu held.
-func (r *Recent) find(call chat.ToolCall) (Use, bool) {
+// find returns the remembered reading of call, whose arguments hash to
+// sum (argsSum), with r.mu held.
+func (r *Recent) find(call chat.ToolCall, sum uint64) (Use, bool) {
 	if call.ID != "" {
 		if e, ok := r.byID[call.ID]; ok && e.name == call.Name && e.args == string(call.Arguments) {
 			return e.use, true
@@ -94,7 +105,7 @@ func (r *Recent) find(call chat.ToolCall) (Use, bool) {
 	}
 	for i := range r.ring {
 		e := &r.ring[i]
-		if e.ok && e.name == call.Name && e.args == string(call.Arguments) {
+		if e.ok && e.sum == sum && e.name == call.Name && e.args == string(call.Arguments) {
 			return e.use, true
 		}
 	}

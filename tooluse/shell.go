@@ -150,30 +150,27 @@ func (s *shellState) parsed(cmd string) {
 // Such commands ("ls -la src", "git status", "go test ./...") are most
 // of what agents run; FuzzPlainWords checks them against the parser.
 func plainWords(cmd string) ([]word, bool) {
-	n := 0 // words
-	for i := 0; i < len(cmd); i++ {
-		switch c := cmd[i]; {
-		case c == ' ' || c == '\t':
-		case !plainByte[c]:
-			return nil, false
-		case i == 0 || cmd[i-1] == ' ' || cmd[i-1] == '\t':
-			n++
-		}
-	}
-	words := make([]word, 0, n)
+	var buf [8]word // most plain commands have few words: no allocation
+	words := buf[:0]
 	start := -1 // the current word's start
-	for i := 0; i <= len(cmd); i++ {
-		if i < len(cmd) && cmd[i] != ' ' && cmd[i] != '\t' {
-			if start < 0 {
-				start = i
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		if c == ' ' || c == '\t' {
+			if start >= 0 {
+				words = append(words, word{text: cmd[start:i]})
+				start = -1
 			}
 			continue
 		}
-		if start >= 0 {
-			w := cmd[start:i]
-			words = append(words, word{w, !hasGlob(w)})
-			start = -1
+		if !plainByte[c] {
+			return nil, false
 		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		words = append(words, word{text: cmd[start:]})
 	}
 	// A first word holding = or, after its first byte, [ may be an
 	// assignment (a=1, a[i]=1), which the parser reads apart.
@@ -181,7 +178,11 @@ func plainWords(cmd string) ([]word, bool) {
 		shellKeywords[words[0].text] {
 		return nil, false
 	}
-	return words, true
+	out := make([]word, len(words))
+	for i, w := range words {
+		out[i] = word{w.text, !hasGlob(w.text)}
+	}
+	return out, true
 }
 
 // plainByte marks the bytes of plain commands (plainWords); none of 128
