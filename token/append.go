@@ -42,8 +42,9 @@ func AppendCount(c Counter, a string, n int, b string) int {
 // pattern \s*[\r\n]+), and a punctuation piece ( ?[^\s\p{L}\p{N}]+,
 // from the run of punctuation that ends x and the one space before it)
 // takes them in ([\r\n/]*), so the pieces before it are the same
-// whatever follows. Other counters and other endings count x+end whole.
-// Exact (FuzzLineEndCount).
+// whatever follows; when a control byte or a non-ASCII rune precedes the
+// run, which may belong to it, the line is counted whole. Other counters
+// and other endings count x+end whole. Exact (FuzzLineEndCount).
 func LineEndCount(c Counter, x string, n int, end string) int {
 	if x == "" || !Joinable(c) || (end != "" && end != "\n\n") || strings.IndexByte(x, '\n') >= 0 {
 		return c.Count(x + end)
@@ -62,8 +63,19 @@ func LineEndCount(c Counter, x string, n int, end string) int {
 	if p > 0 && x[p-1] == ' ' {
 		p--
 	}
+	if p > 0 && !alnumOrBlank(x[p-1]) {
+		// A control byte or a non-ASCII rune may be punctuation of the
+		// same piece ("…?", "\x80?"): count whole.
+		return c.Count(x + end)
+	}
 	piece := x[p:]
 	return n - c.Count(piece+"\n") + c.Count(piece+end)
+}
+
+// alnumOrBlank reports an ASCII letter, digit, space or tab: a byte no
+// punctuation piece takes in.
+func alnumOrBlank(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == ' ' || b == '\t'
 }
 
 // asciiPunct reports an ASCII byte that is neither white space, a

@@ -106,14 +106,14 @@ func TestJoinCount(t *testing.T) {
 // FuzzLineEndCount: LineEndCount counts a line with each ending as the
 // whole text counts, for both encodings and the estimator.
 func FuzzLineEndCount(f *testing.F) {
-	for _, s := range []string{"- a.go: package main", "- a.go: func f() {", "- `go test`: exit status 1 (stale: changed since read)", "x  :)", "x\t.)",
+	for _, s := range []string{"\x80?", "x …?", "x\x01.", "→ )", "- a.go: package main", "- a.go: func f() {", "- `go test`: exit status 1 (stale: changed since read)", "x  :)", "x\t.)",
 		"a's", "it's.", "1234", "- \"q\": main.go:12:", " ", "é.", "x //", "x '", "a ?!", "- a: 1.2"} {
 		f.Add(s)
 	}
 	o, cl := mustBPE(f, O200kBase), mustBPE(f, Cl100kBase)
 	// Random bytes are seldom ASCII: each input is also tried mapped onto
 	// letters, digits, punctuation and blanks.
-	const alphabet = "aZ09 .:,;()[]{}'\"`/\\-_=+*!?<>#$%&|~^@\tsT"
+	const alphabet = "aZ09 .:,;()[]{}'\"`/\\-_=+*!?<>#$%&|~^@\tsT\x01\x0b\x1f\x7f\x80\xc3\xa9\xe2"
 	f.Fuzz(func(t *testing.T, x string) {
 		mapped := []byte(x)
 		for i, b := range mapped {
