@@ -154,18 +154,18 @@ func (r ToolResult) FailedFor(call ToolCall) bool {
 // [ToolResult.ExitCode] returns it (code, ok), for a caller that read it
 // already: the content is not searched again.
 func (r ToolResult) FailedForExit(call ToolCall, code int, ok bool) bool {
-	if ok && code == 1 && call.exitOneAnswers() {
+	if ok && code == 1 && call.exitOneRemembered() {
 		return false
 	}
 	return r.IsError || ok && code != 0
 }
 
-// exitOneAnswers is exitOneAnswers(c.Command()), remembered for the last
+// exitOneRemembered is exitOneAnswers(c.Command()), remembered for the last
 // arguments it was asked about: the tracker and the working memory each
 // decide the same result's failure, one after the other, and a command's
 // arguments (a heredoc script) can take more to decode than the rest of
 // the decision.
-func (c ToolCall) exitOneAnswers() bool {
+func (c ToolCall) exitOneRemembered() bool {
 	if m := lastExitOne.Load(); m != nil && bytes.Equal(m.args, c.Arguments) {
 		return m.answers
 	}
@@ -174,7 +174,7 @@ func (c ToolCall) exitOneAnswers() bool {
 	return answers
 }
 
-// exitOneMemo is one remembered answer of [ToolCall.exitOneAnswers].
+// exitOneMemo is one remembered answer of [ToolCall.exitOneRemembered].
 type exitOneMemo struct {
 	args    []byte
 	answers bool

@@ -167,17 +167,12 @@ func (w *Window) forgetOpen(id string, seq uint64) {
 func (w *Window) SetNote(text string) int {
 	m := chat.NewText(chat.RoleUser, text)
 	n := token.Message(w.counter, w.overhead, m)
-	for i := range w.entries {
-		if !w.noted {
-			break
-		}
-		if w.entries[i].note {
-			w.total += n - w.entries[i].tokens
-			w.entries[i].msg = m
-			w.entries[i].tokens = n
-			w.touch(i)
-			return i
-		}
+	if i := w.Note(); i >= 0 {
+		w.total += n - w.entries[i].tokens
+		w.entries[i].msg = m
+		w.entries[i].tokens = n
+		w.touch(i)
+		return i
 	}
 	pos := 0
 	for i := range w.entries {
