@@ -12,24 +12,28 @@ import (
 
 // The newest result is kept whole when the strategy can make room for it
 // from older history (compact.Reclaimer): a 400-line Read arriving in a
-// window two-thirds full of older test runs was cut to the room left
-// under the compaction ratio, and the edit that followed could not find
-// its text (issue 27: an old_string on line 84 of a Read that went out
-// as lines 1-45). With the default Tiered the Read goes in whole, and
-// the request that carries it compacts the older runs instead.
+// window near its compaction ratio, full of older test runs, was cut to
+// the room left under that ratio, and the edit that followed could not
+// find its text (issue 27: an old_string on line 84 of a Read that went
+// out as lines 1-45). With the default Tiered the Read goes in whole,
+// and the request that carries it compacts the older runs instead. The
+// window is filled to within a tenth of the budget of where Tiered
+// compacts.
 func TestNewestResultReclaimsOlderHistory(t *testing.T) {
 	t.Parallel()
 	const budget = 16000
 	ctx := t.Context()
-	e := openEngine(t, agentctx.Options{Budget: budget, NoWorkspace: true, Strategy: &compact.Tiered{},
+	tiered := &compact.Tiered{}
+	e := openEngine(t, agentctx.Options{Budget: budget, NoWorkspace: true, Strategy: tiered,
 		SystemPrompt: "You are a coding agent."})
+	full := int((tiered.ThresholdRatio() - 0.1) * budget)
 	mustAdd(t, e, chat.NewText(chat.RoleUser, "The migration in internal/store/migrate.go fails on an existing database. Find out why."))
 	for i := 0; ; i++ {
 		req, err := e.Request(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if req.Tokens > budget*2/3 {
+		if req.Tokens > full {
 			break
 		}
 		if i > 100 {

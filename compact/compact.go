@@ -22,8 +22,8 @@ type Level int
 // be removed; [LevelMask] is observation masking.
 const (
 	LevelNone     Level = iota
-	LevelL1             // cut old tool results (60-75 % of the budget)
-	LevelL2             // replace all but the last 3 rounds with a note (75-95 %)
+	LevelL1             // cut old tool results (60-70 % of the budget)
+	LevelL2             // replace all but the last 3 rounds with a note (70-95 %)
 	LevelL3             // keep system prompt, first user message, note, last round (> 95 %)
 	LevelCut            // cut the content of the largest messages to fit
 	LevelMask           // replace old tool results with placeholders
@@ -175,6 +175,10 @@ func ParseStrategy(name string, logger *slog.Logger) (Strategy, error) {
 	return Build(cmp.Or(name, "tiered"), nil, BuildOptions{Logger: logger})
 }
 
+// noteTail is the compaction note's last line; the names section goes
+// before it ([withNames]).
+const noteTail = "The messages after this note are kept verbatim."
+
 // note renders the compaction note from what the window has dropped.
 func note(d window.Dropped) string {
 	var b strings.Builder
@@ -208,7 +212,7 @@ func note(d window.Dropped) string {
 			b.WriteByte('\n')
 		}
 	}
-	b.WriteString("The messages after this note are kept verbatim.")
+	b.WriteString(noteTail)
 	return b.String()
 }
 

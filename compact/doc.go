@@ -7,9 +7,9 @@
 // A [Strategy] compacts a [window.Window] in place and returns one [Record]
 // per level it applied:
 //
-//   - [Tiered], seed 003's three levels by usage ratio: L1 (60-75 %) cuts
+//   - [Tiered], seed 003's three levels by usage ratio: L1 (60-70 %) cuts
 //     tool results older than the latest round and longer than 2,000 runes
-//     to 500 with a note of the original size; L2 (75-95 %) replaces all
+//     to 500 with a note of the original size; L2 (70-95 %) replaces all
 //     but the last three rounds (seed 003: two) with one note saying what was removed, with
 //     the paths and identifiers the removed tool outputs held, by the file
 //     or command each came from ([Tiered.NamesRatio]); L3

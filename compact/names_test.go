@@ -2,6 +2,7 @@ package compact_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -154,6 +155,68 @@ func TestL2NamesRatio(t *testing.T) {
 		}
 		if !w.Fits() {
 			t.Errorf("ratio %v: over budget", ratio)
+		}
+	}
+}
+
+// TestL2NamesKeepRoom: an L2 that removes little (one small round) keeps
+// the names section the note held: it took the room already, and only the
+// names of what this drop removed are held to a third of the room it
+// made. When the whole section was held to a third of the room freed,
+// each such drop cut two thirds of it, and a listing's paths were gone
+// after three.
+func TestL2NamesKeepRoom(t *testing.T) {
+	t.Parallel()
+	var listing strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&listing, "./internal/pkg%03d/handler_%03d.go\n", i, i)
+	}
+	msgs := concat(one(sys(lines(2000))), one(user("go")),
+		bashRound("ls", "find . -name '*.go'", listing.String()),
+		round("k1", "Read", "a.go", lines(1600)), round("k2", "Read", "b.go", lines(1600)),
+		round("k3", "Read", "c.go", lines(1600)), round("k4", "Read", "d.go", lines(1600)))
+	w := newWindow(t, window.Options{}, msgs...)
+	atRatio(w, 0.85)
+	tiered := &compact.Tiered{L2KeepRounds: 2, NamesRatio: 0.3}
+	if lvl := tiered.LevelFor(w.Ratio()); lvl != compact.LevelL2 {
+		t.Fatalf("set-up: ratio %.2f is at %s, want L2", w.Ratio(), lvl)
+	}
+	run(t, tiered, w)
+	first := noteNames(t, w)
+	var paths []string
+	for _, l := range first {
+		for _, name := range strings.Split(l[strings.LastIndex(l, ": ")+2:], ", ") {
+			if strings.Contains(name, "handler_") {
+				paths = append(paths, name)
+			}
+		}
+	}
+	if len(paths) < 50 {
+		t.Fatalf("the first L2 lists %d of the listing's paths, want at least 50:\n%s", len(paths), strings.Join(first, "\n"))
+	}
+	// Four more L2s, each removing a few rounds of 400 tokens that name
+	// nothing: less than twice what the section takes.
+	for k := range 4 {
+		for w.Ratio() < 0.70 {
+			id := fmt.Sprintf("m%d-%d", k, w.Len())
+			for _, m := range round(id, "Read", id+".go", lines(1600)) {
+				if err := w.Add(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if lvl := levels(run(t, tiered, w)); len(lvl) != 1 || lvl[0] != compact.LevelL2 {
+			t.Fatalf("drop %d: levels %v, want L2 alone", k+2, lvl)
+		}
+		if !w.Fits() {
+			t.Fatalf("drop %d: over budget", k+2)
+		}
+	}
+	last := strings.Join(noteNames(t, w), "\n")
+	for _, p := range paths {
+		if !strings.Contains(last, p) {
+			t.Errorf("after four more L2s the names section lost %q (and maybe more):\n%s", p, last)
+			break
 		}
 	}
 }

@@ -326,7 +326,7 @@ func (s *Summarize) Config() (json.RawMessage, error) {
 	})
 }
 
-// ThresholdRatio returns L2, 0.75 by default: the ratio from which
+// ThresholdRatio returns L2, 0.70 by default: the ratio from which
 // history is removed (L1 only cuts old tool results).
 func (t *Tiered) ThresholdRatio() float64 {
 	_, l2, _ := t.ratios()
