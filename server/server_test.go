@@ -42,6 +42,14 @@ func TestTurn(t *testing.T) {
 		if sum != req.Tokens {
 			t.Errorf("%s: rows sum to %d, tokens %d", f, sum, req.Tokens)
 		}
+		// The entry count, as a read of the session gives it.
+		var sess struct {
+			Entries int `json:"entries"`
+		}
+		ts.call(t, "GET", base, tokenA, nil).must(t, 200).decode(t, &sess)
+		if req.Entries != sess.Entries || req.Entries < added.Entries {
+			t.Errorf("%s: request gives %d entries, the session %d (%d after the message)", f, req.Entries, sess.Entries, added.Entries)
+		}
 		body := string(req.Body)
 		if !strings.Contains(body, "What is in main.go?") || !strings.Contains(body, "You are terse.") {
 			t.Errorf("%s: body lacks the messages: %s", f, body)

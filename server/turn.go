@@ -187,6 +187,12 @@ type requestView struct {
 	// Interrupted are the ids of tool calls answered with a synthetic
 	// result because they had none.
 	Interrupted []string `json:"interrupted,omitempty"`
+	// Entries is the session's entry count afterwards (the request's
+	// reminders and compactions are recorded before it is handed out),
+	// as the messages and reply routes give it: a client that tracks it
+	// to tell whether a retried write landed needs no read of the
+	// session after each request.
+	Entries int `json:"entries"`
 }
 
 // chatBody is the body of a request in the chat format.
@@ -253,6 +259,7 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 		out = requestView{
 			Format: f, Body: body, Tokens: req.Tokens, Budget: req.Budget, Over: req.Over,
 			CachedTokens: req.CachedTokens, Rows: req.Rows, Compactions: req.Compactions, Dropped: req.Dropped,
+			Entries: h.entries, // the Engine's appends are counted into it (countingStore)
 		}
 		for _, c := range req.Interrupted {
 			out.Interrupted = append(out.Interrupted, c.ID)

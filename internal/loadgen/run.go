@@ -340,7 +340,6 @@ func (d *driver) step(ctx context.Context, i int, op Op) error {
 		c = call{method: "POST", path: d.path("/reply?format=chat"), route: "POST /reply", body: body}
 	case OpRequest:
 		c = call{method: "POST", path: d.path("/request"), route: "POST /request", body: []byte(`{"format":"chat"}`)}
-		after = "read"
 	case OpCompact:
 		body, err := json.Marshal(map[string]string{"instructions": op.Instructions})
 		if err != nil {

@@ -195,7 +195,8 @@ class NextRequest:
     """The next request (schema NextRequest): body is what to post to the
     provider (OpenAI /v1/chat/completions, Anthropic /v1/messages or the
     chat form), tokens its prompt size and budget the token budget it was
-    fitted to; rows sum to tokens."""
+    fitted to; rows sum to tokens; entries is the session's entry count
+    afterwards."""
 
     format: str
     body: dict[str, Any]
@@ -208,6 +209,7 @@ class NextRequest:
     dropped: list[str] = field(default_factory=list)
     reminders: list[str] = field(default_factory=list)
     interrupted: list[str] = field(default_factory=list)
+    entries: int = 0
 
 
 @dataclass

@@ -577,6 +577,8 @@ export interface components {
             format: components["schemas"]["Format"];
             /** @description The body to post: OpenAI's /v1/chat/completions, Anthropic's /v1/messages, or {model, messages, tools, max_tokens, cache_after} in the chat form. */
             body: Record<string, unknown>;
+            /** @description The session's entry count afterwards: the request's reminders and any compaction are recorded before it is handed out. */
+            entries: number;
             tokens: number;
             budget: number;
             over: number;
