@@ -34,6 +34,15 @@ func TestNoServerFileReads(t *testing.T) {
 	if len(c.Compactions) == 0 {
 		t.Fatal("nothing compacted")
 	}
+	// The entry count, as a read of the session gives it (the
+	// compaction's entries included).
+	var sess struct {
+		Entries int `json:"entries"`
+	}
+	ts.call(t, "GET", base, tokenA, nil).must(t, 200).decode(t, &sess)
+	if c.Entries != sess.Entries || c.Entries < 2 {
+		t.Errorf("the compaction gives %d entries, the session %d", c.Entries, sess.Entries)
+	}
 	for _, f := range []string{"openai", "chat"} {
 		res := ts.call(t, "POST", base+"/request", tokenA, map[string]string{"format": f}).must(t, 200)
 		if strings.Contains(string(res.Body), "SERVER-SECRET") {

@@ -426,6 +426,9 @@ type compactView struct {
 	Compactions []compact.Record `json:"compactions"`
 	// Tokens is the window's size afterwards, in tokens.
 	Tokens int `json:"tokens"`
+	// Entries is the session's entry count afterwards (see
+	// requestView.Entries).
+	Entries int `json:"entries"`
 }
 
 func (s *Server) compactNow(w http.ResponseWriter, r *http.Request) error {
@@ -447,7 +450,7 @@ func (s *Server) compactNow(w http.ResponseWriter, r *http.Request) error {
 		if recs != nil {
 			out.Compactions = recs
 		}
-		out.Tokens = eng.WindowStats().Tokens
+		out.Tokens, out.Entries = eng.WindowStats().Tokens, h.entries
 		return nil
 	})
 	if err != nil {

@@ -215,10 +215,11 @@ class NextRequest:
 @dataclass
 class CompactResult:
     """The answer to a manual compaction (schema CompactResult); tokens is
-    the window's size afterwards."""
+    the window's size afterwards, entries the session's entry count."""
 
     compactions: list[CompactionRecord]
     tokens: int
+    entries: int = 0
 
 
 @dataclass

@@ -602,6 +602,8 @@ export interface components {
         CompactResult: {
             compactions: components["schemas"]["CompactionRecord"][];
             tokens: number;
+            /** @description The session's entry count afterwards. */
+            entries: number;
         } & {
             [key: string]: unknown;
         };
