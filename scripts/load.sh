@@ -19,6 +19,9 @@
 #   paced     one server on an SQLite file, the sessions paced as their model
 #             paces them (0.5-1.5 s between a request and its reply), no kill:
 #             the table's "turn" row is the server's time for one model call
+#             (its messages, request and reply calls); the "turn + extras"
+#             row adds the inspections, recalls and manual compactions a
+#             session makes now and then after a reply
 #
 # Each run prints its table: throughput (appends/s, requests/s) and per
 # route p50/p99 latency, retries and failed attempts; then every session is

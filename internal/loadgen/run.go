@@ -48,14 +48,21 @@ type Config struct {
 	// model call's request and its reply, and the report gains a "turn"
 	// row: the server's time for one model call's three calls (the
 	// messages since the last reply, the request, the reply), the wait
-	// left out; each session starts after a wait drawn from [0,
-	// Think[1]]. Optional: zero runs the sessions back to back, all
-	// started at once.
+	// left out ([TurnRoute]; [TurnExtrasRoute] adds the other calls);
+	// each session starts after a wait drawn from [0, Think[1]].
+	// Optional: zero runs the sessions back to back, all started at once.
 	Think [2]time.Duration
 }
 
-// TurnRoute names the report's row of whole turns ([Config].Think).
-const TurnRoute = "turn (messages + request + reply)"
+// TurnRoute names the report's row of whole turns ([Config].Think): the
+// three calls of one model call. TurnExtrasRoute names the row of the same
+// turns with the calls a session makes now and then after a reply (an
+// inspection, a recall, a manual compaction: [NewScript]) added to the
+// turn that follows them.
+const (
+	TurnRoute       = "turn (messages + request + reply)"
+	TurnExtrasRoute = "turn + extras (inspect, recall, compact)"
+)
 
 // Done is one step of a session that took effect.
 type Done struct {
@@ -210,8 +217,9 @@ type driver struct {
 	think   [2]time.Duration
 	// entries is the session's entry count after the last step.
 	entries int
-	// turn is the server's time for the current turn's calls so far.
-	turn time.Duration
+	// turn is the server's time for the current turn's three calls so
+	// far, extra for the other calls since the last reply.
+	turn, extra time.Duration
 }
 
 func (d *driver) path(suffix string) string {
@@ -270,10 +278,16 @@ func (d *driver) run(ctx context.Context) error {
 			return fmt.Errorf("step %d (%s): %w", i, op.Kind, err)
 		}
 		if d.think[1] > 0 {
-			d.turn += time.Since(start)
+			switch op.Kind {
+			case OpMessages, OpRequest, OpReply:
+				d.turn += time.Since(start)
+			default:
+				d.extra += time.Since(start)
+			}
 			if op.Kind == OpReply {
 				d.cl.stats.ok(TurnRoute, d.turn)
-				d.turn = 0
+				d.cl.stats.ok(TurnExtrasRoute, d.turn+d.extra)
+				d.turn, d.extra = 0, 0
 			}
 		}
 		d.onStep()
