@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
@@ -111,6 +112,31 @@ func fill(e *Entry, c AppendContext) {
 	case e.ParentUUID == "" && !e.IsSidechain:
 		e.ParentUUID = c.Prev
 	}
+}
+
+// SyncsAtTurn reports whether an Append holding e must be on disk when it
+// returns under the stores' "turn" sync policy (jsonlstore.SyncTurn,
+// which sqlitestore shares): e ends a turn ([EndsTurn]), or e is a
+// compact boundary an operating-system crash could not cheaply redo: one
+// the user asked for (Trigger "manual"), a fork or a rewind
+// ([TriggerFork], [TriggerRewind]), or one whose summary a model wrote
+// (its Usage is set, or its Summarizer names a model, "llm:…"). An
+// automatic compaction computed locally (the tiered levels, the
+// extractive summary) needs no fsync of its own: it belongs to the turn
+// in progress, which the policy may lose to a crash anyway, and a crash
+// that loses it loses that turn's later entries with it (both stores keep
+// the order of their writes), so the reloaded session is the one before
+// it and its next request compacts again. Issue 29: the fsync of those
+// boundaries was most of a compacting request's time under load.
+func SyncsAtTurn(e *Entry) bool {
+	if !e.IsBoundary() {
+		return EndsTurn(e)
+	}
+	m := e.CompactMetadata
+	if m == nil {
+		return true // not ours: a boundary of unknown making is kept durable
+	}
+	return m.Trigger != "auto" || m.Usage != nil || strings.HasPrefix(m.Summarizer, "llm:")
 }
 
 // EndsTurn reports whether e is an assistant message without tool calls:

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/session"
 )
 
@@ -69,6 +70,39 @@ func TestEndsTurn(t *testing.T) {
 			t.Parallel()
 			if got := session.EndsTurn(&c.e); got != c.want {
 				t.Errorf("EndsTurn = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestSyncsAtTurn: under the turn policy a turn's end and the compact
+// boundaries that cannot be redone for free are synced; an automatic
+// local compaction is not.
+func TestSyncsAtTurn(t *testing.T) {
+	t.Parallel()
+	bnd := func(m *session.CompactMetadata) session.Entry {
+		return session.Entry{Type: session.TypeSystem, Subtype: session.SubtypeCompactBoundary, CompactMetadata: m}
+	}
+	for _, c := range []struct {
+		name string
+		e    session.Entry
+		want bool
+	}{
+		{"turn end", session.Entry{Type: "assistant", Message: json.RawMessage(`{"role":"assistant","parts":[{"type":"text","text":"done"}]}`)}, true},
+		{"tool call", session.Entry{Type: "assistant", Message: json.RawMessage(`{"role":"assistant","parts":[{"type":"tool_call","id":"1","name":"ls"}]}`)}, false},
+		{"auto tiered", bnd(&session.CompactMetadata{Trigger: "auto", Strategy: "tiered", Level: "L2"}), false},
+		{"auto extractive summary", bnd(&session.CompactMetadata{Trigger: "auto", Level: "L3", Summarizer: "extractive"}), false},
+		{"auto model summary", bnd(&session.CompactMetadata{Trigger: "auto", Level: "L3", Summarizer: "llm:anthropic/claude-haiku-4-5"}), true},
+		{"auto summary with usage", bnd(&session.CompactMetadata{Trigger: "auto", Usage: &chat.Usage{InputTokens: 9000}}), true},
+		{"manual", bnd(&session.CompactMetadata{Trigger: "manual", Level: "L1"}), true},
+		{"fork", bnd(&session.CompactMetadata{Trigger: session.TriggerFork}), true},
+		{"rewind", bnd(&session.CompactMetadata{Trigger: session.TriggerRewind}), true},
+		{"boundary without metadata", bnd(nil), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := session.SyncsAtTurn(&c.e); got != c.want {
+				t.Errorf("SyncsAtTurn = %v, want %v", got, c.want)
 			}
 		})
 	}

@@ -25,11 +25,13 @@ type SyncPolicy int
 const (
 	// SyncTurn, the default, calls fsync when an Append holds the end of
 	// a turn (an assistant entry without tool calls: the model is done
-	// and waits for the user) or a compact boundary, and on [Store.Sync]
-	// and [Store.Close]. An operating-system crash then loses at most the
-	// turn in progress, which the agent would redo anyway, while the
-	// tool calls and results of a turn cost no fsync each: with ten
-	// entries per turn, about 3,000 entries/s in BenchmarkAppend.
+	// and waits for the user) or a compact boundary that cannot be redone
+	// for free (manual, a fork or rewind, a model's summary:
+	// session.SyncsAtTurn), and on [Store.Sync] and [Store.Close]. An
+	// operating-system crash then loses at most the turn in progress,
+	// which the agent would redo anyway, while the tool calls and results
+	// of a turn and its automatic local compactions cost no fsync each:
+	// with ten entries per turn, about 3,000 entries/s in BenchmarkAppend.
 	SyncTurn SyncPolicy = iota
 	// SyncAlways calls fsync after every Append.
 	SyncAlways

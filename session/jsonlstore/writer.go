@@ -374,12 +374,12 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 			boundary = true
 			w.idx.Boundaries = append(w.idx.Boundaries, offsets[i])
 		}
-		turn = turn || s.opts.Sync == SyncTurn && session.EndsTurn(&out[i])
+		turn = turn || s.opts.Sync == SyncTurn && session.SyncsAtTurn(&out[i])
 	}
 	w.unsynced = true
 	w.pending++
 	var serr error
-	if s.opts.Sync == SyncAlways || s.opts.Sync == SyncTurn && (boundary || turn) {
+	if s.opts.Sync == SyncAlways || turn {
 		if err := w.sync(); err != nil {
 			serr = fmt.Errorf("jsonlstore: append %s: written but not synced: %w", id, err)
 		}

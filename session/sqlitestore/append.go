@@ -20,8 +20,9 @@ import (
 //
 // Durability follows Options.Sync: the transaction is in the write-ahead
 // log (in the page cache) when Append returns; an append that must be
-// durable (under SyncTurn one that ends a turn or holds a compact
-// boundary, under SyncAlways every one) returns only once an fsync of
+// durable (under SyncTurn one that holds an entry session.SyncsAtTurn
+// names: a turn's end, a compact boundary not made locally and
+// automatically; under SyncAlways every one) returns only once an fsync of
 // the log that started after its commit has ended, an fsync shared with
 // the other Stores' writes committed meanwhile (group commit). Errors:
 // session.ErrInvalidID, session.ErrNotFound, session.ErrInvalidEntry
@@ -49,7 +50,7 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 	durable := false
 	if s.opts.Sync == jsonlstore.SyncTurn {
 		for i := range entries {
-			durable = durable || entries[i].IsBoundary() || session.EndsTurn(&entries[i])
+			durable = durable || session.SyncsAtTurn(&entries[i])
 		}
 	}
 	var out []session.Entry

@@ -157,6 +157,36 @@ func TestGroupSyncNotDurable(t *testing.T) {
 	}
 }
 
+// TestGroupSyncBoundaries: under SyncTurn an automatic compaction made
+// locally (its boundary and snapshot) waits for no fsync, a manual one
+// and a model's summary each for one (session.SyncsAtTurn).
+func TestGroupSyncBoundaries(t *testing.T) {
+	s := openTest(t)
+	id := newSessions(t, s, 1)[0]
+	note, err := session.NewMessageEntry(chat.NewText(chat.RoleUser, "compaction note"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		meta session.CompactMetadata
+		want int64
+	}{
+		{session.CompactMetadata{Trigger: "auto", Strategy: "tiered", Level: "L2", Messages: 1}, 0},
+		{session.CompactMetadata{Trigger: "auto", Level: "L3", Summarizer: "extractive", Messages: 1}, 0},
+		{session.CompactMetadata{Trigger: "manual", Level: "L1", Messages: 1}, 1},
+		{session.CompactMetadata{Trigger: "auto", Level: "L3", Summarizer: "llm:openai/gpt-5-mini", Messages: 1}, 1},
+	} {
+		before := s.fsyncs()
+		b := session.Entry{Type: session.TypeSystem, Subtype: session.SubtypeCompactBoundary, CompactMetadata: &c.meta}
+		if _, err := s.Append(t.Context(), id, b, note); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.fsyncs() - before; got != c.want {
+			t.Errorf("trigger %s, summarizer %q: %d fsyncs, want %d", c.meta.Trigger, c.meta.Summarizer, got, c.want)
+		}
+	}
+}
+
 // image is a copy of the database's files as an fsync of the log found
 // them when it started: what a power loss right after that fsync leaves.
 type image struct{ db, wal []byte }

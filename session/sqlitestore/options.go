@@ -39,8 +39,9 @@ type Options struct {
 	// that must also survive an operating-system crash or power loss
 	// return only once an fsync of the write-ahead log covers them, one
 	// fsync shared by the writes that end together (group commit): under
-	// SyncTurn (the default) the appends that end a turn or hold a
-	// compact boundary, and Create, Import, Update, Delete, Store.Sync
+	// SyncTurn (the default) the appends that hold an entry
+	// session.SyncsAtTurn names (a turn's end; a compact boundary that
+	// is manual, a fork or rewind, or a model's summary), and Create, Import, Update, Delete, Store.Sync
 	// and Close; under SyncAlways every write; under SyncNever Create,
 	// Update, Delete and Store.Sync only. Optional.
 	Sync jsonlstore.SyncPolicy
