@@ -18,10 +18,13 @@
 #             and one proxy SIGKILLed at 40 % of their steps
 #   paced     one server on an SQLite file, the sessions paced as their model
 #             paces them (0.5-1.5 s between a request and its reply), no kill:
-#             the table's "turn" row is the server's time for one model call
-#             (its messages, request and reply calls); the "turn + extras"
-#             row adds the inspections, recalls and manual compactions a
-#             session makes now and then after a reply
+#             the table's "turn" row is the time of one model call's three
+#             calls (messages, request, reply) as the client measured them;
+#             "turn, server's Server-Timing" the same turns as the server
+#             timed them (its Server-Timing header: without the network,
+#             the client and the wait for the client's cores); "turn +
+#             extras" adds the inspections, recalls and manual compactions
+#             a session makes now and then after a reply
 #
 # Each run prints its table: throughput (appends/s, requests/s) and per
 # route p50/p99 latency, retries and failed attempts; then every session is

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -460,6 +461,47 @@ func TestAccessLog(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), tokenA) || strings.Contains(buf.String(), tokenB) {
 		t.Error("a token is in the log")
+	}
+}
+
+// TestServerTiming: every response, an error's included, carries a
+// Server-Timing header "app;dur=D" whose D (milliseconds) is no more than
+// the duration the access log gives the same request.
+func TestServerTiming(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	ts := newTestServer(t, Options{Logger: newJSONLogger(&buf)}, true)
+	id := ts.createSession(t, tokenA, nil)
+	base := "/v1/sessions/" + id
+	rs := []result{
+		ts.call(t, "POST", base+"/messages", tokenA, `{"messages":[{"role":"user","content":"What is in main.go?"}]}`).must(t, 200),
+		ts.call(t, "POST", base+"/request", tokenA, nil).must(t, 200),
+		ts.call(t, "GET", "/v1/sessions/"+id, tokenB, nil).must(t, 404),
+		ts.call(t, "POST", base+"/messages", "", `{"messages":[]}`).must(t, 401),
+	}
+	var durs []float64
+	for line := range strings.Lines(buf.String()) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m["msg"] == "request" {
+			durs = append(durs, m["duration"].(float64)/1e6) // slog's JSON: nanoseconds
+		}
+	}
+	if len(durs) != len(rs)+1 { // and the session's creation
+		t.Fatalf("%d access records for %d calls:\n%s", len(durs), len(rs)+1, buf.String())
+	}
+	for i, r := range rs {
+		h := r.Header.Get("Server-Timing")
+		v, ok := strings.CutPrefix(h, ServerTimingMetric+";dur=")
+		if !ok {
+			t.Fatalf("call %d (%d): Server-Timing %q, want %s;dur=…", i, r.Status, h, ServerTimingMetric)
+		}
+		d, err := strconv.ParseFloat(v, 64)
+		if err != nil || d < 0 || d > durs[i+1]+0.001 {
+			t.Errorf("call %d (%d): Server-Timing %q (%v), access log %.3f ms", i, r.Status, h, err, durs[i+1])
+		}
 	}
 }
 

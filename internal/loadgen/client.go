@@ -8,8 +8,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentctx/agentctx/server"
 )
 
 // Pool is the servers a run sends its requests to, by base URL
@@ -61,11 +65,38 @@ type call struct {
 	accept404 bool
 }
 
-// response is what a call got.
+// response is what a call got: its status and body from server number
+// server of the pool; took is the answered attempt's time from sending
+// to the body read, serverTook what its Server-Timing header gives
+// (server.ServerTimingMetric; 0 without one).
 type response struct {
-	status int
-	body   []byte
-	server int
+	status     int
+	body       []byte
+	server     int
+	took       time.Duration
+	serverTook time.Duration
+}
+
+// serverTiming returns the duration of the service's metric
+// (server.ServerTimingMetric) in a Server-Timing header ("app;dur=1.234",
+// milliseconds; https://www.w3.org/TR/server-timing/), 0 when the header
+// has none.
+func serverTiming(h string) time.Duration {
+	for m := range strings.SplitSeq(h, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(m), ";")
+		if strings.TrimSpace(name) != server.ServerTimingMetric {
+			continue
+		}
+		for p := range strings.SplitSeq(params, ";") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "dur="); ok {
+				ms, err := strconv.ParseFloat(v, 64)
+				if err == nil && ms >= 0 {
+					return time.Duration(ms * float64(time.Millisecond))
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // client sends calls with retries and records their latency.
@@ -111,10 +142,10 @@ func (cl *client) once(ctx context.Context, rng *rand.Rand, c call, avoid int) (
 		cl.stats.failed(c.route, "conn")
 		return response{server: i}, outcomeUnknown, err
 	}
-	r := response{status: resp.StatusCode, body: body, server: i}
+	r := response{status: resp.StatusCode, body: body, server: i, took: time.Since(start), serverTook: serverTiming(resp.Header.Get("Server-Timing"))}
 	switch s := resp.StatusCode; {
 	case s >= 200 && s < 300, s == http.StatusNotFound && c.accept404:
-		cl.stats.ok(c.route, time.Since(start))
+		cl.stats.ok(c.route, r.took)
 		return r, outcomeOK, nil
 	case s == http.StatusConflict && bytes.Contains(body, []byte(`"session-busy"`)),
 		s == http.StatusTooManyRequests, s == http.StatusServiceUnavailable:

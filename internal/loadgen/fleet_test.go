@@ -57,7 +57,9 @@ func agentctxBin(t *testing.T) string {
 
 // runFleet runs cfg and checks its outcome: every session done, every
 // session equal to the reference Engine's.
-func runFleet(t *testing.T, cfg loadgen.FleetConfig) {
+// runFleet runs cfg at the test's size and returns its report (nil when
+// the run failed to start).
+func runFleet(t *testing.T, cfg loadgen.FleetConfig) *loadgen.Report {
 	t.Helper()
 	cfg.Bin = agentctxBin(t)
 	cfg.Data = sharedtest.Dir(t)
@@ -105,6 +107,7 @@ func runFleet(t *testing.T, cfg loadgen.FleetConfig) {
 	if t.Failed() {
 		t.Logf("servers' log: %s", logf.Name())
 	}
+	return rep
 }
 
 // pgStore returns the store URL of a fresh schema of the test database,
@@ -154,11 +157,21 @@ func TestFleetSQLite(t *testing.T) {
 // is the server's time for one model call (scripts/load.sh N paced).
 func TestFleetSQLitePaced(t *testing.T) {
 	sharedtest.SkipUnlessLong(t) // a load test
-	runFleet(t, loadgen.FleetConfig{
+	rep := runFleet(t, loadgen.FleetConfig{
 		Name:  "sqlite, 1 server, paced",
 		Store: "sqlite:" + filepath.Join(t.TempDir(), "sessions.db"), Servers: 1,
 		Think: [2]time.Duration{500 * time.Millisecond, 1500 * time.Millisecond},
 	})
+	// Each turn's server time (its answers' Server-Timing) is within what
+	// the client measured of it, so each of its quantiles is too.
+	rows := map[string]loadgen.RouteSummary{}
+	for _, r := range rep.Routes {
+		rows[r.Route] = r
+	}
+	c, s := rows[loadgen.TurnRoute], rows[loadgen.TurnServerRoute]
+	if c.Calls == 0 || s.Calls != c.Calls || s.P50 <= 0 || s.P50 > c.P50 || s.P99 > c.P99 {
+		t.Errorf("turn rows: client %d turns p50 %v p99 %v, server %d turns p50 %v p99 %v", c.Calls, c.P50, c.P99, s.Calls, s.P50, s.P99)
+	}
 }
 
 // TestFleetProduction is the fleet as an operator runs it: three

@@ -45,24 +45,37 @@ type Config struct {
 	Created func(id string)
 	// Think paces the sessions as agents are paced by their model: each
 	// waits a time drawn uniformly from [Think[0], Think[1]] between a
-	// model call's request and its reply, and the report gains a "turn"
-	// row: the server's time for one model call's three calls (the
-	// messages since the last reply, the request, the reply), the wait
-	// left out ([TurnRoute]; [TurnExtrasRoute] adds the other calls);
-	// each session starts after a wait drawn from [0, Think[1]].
+	// model call's request and its reply, and the report gains "turn"
+	// rows: the time of one model call's three calls (the messages since
+	// the last reply, the request, the reply), the wait left out, as the
+	// client measured them ([TurnRoute]; [TurnExtrasRoute] adds the other
+	// calls) and as the server did ([TurnServerRoute]); each session
+	// starts after a wait drawn from [0, Think[1]].
 	// Optional: zero runs the sessions back to back, all started at once.
 	Think [2]time.Duration
 }
 
 // TurnRoute names the report's row of whole turns ([Config].Think): the
-// three calls of one model call. TurnExtrasRoute names the row of the same
-// turns with the calls a session makes now and then after a reply (an
-// inspection, a recall, a manual compaction: [NewScript]) added to the
-// turn that follows them.
+// three calls of one model call, each from sending it to its answer read
+// (as each route's row measures it; the client's encoding of the bodies
+// and its reading of the answers are left out). TurnServerRoute names
+// the row of the same turns as the server timed them: the sum of the
+// three answers' Server-Timing (server.ServerTimingMetric), without the
+// network, the client and the queue for the client's cores.
+// TurnExtrasRoute names the row of the turns with the calls a session
+// makes now and then after a reply (an inspection, a recall, a manual
+// compaction: [NewScript]) added to the turn that follows them.
 const (
 	TurnRoute       = "turn (messages + request + reply)"
+	TurnServerRoute = "turn, server's Server-Timing"
 	TurnExtrasRoute = "turn + extras (inspect, recall, compact)"
 )
+
+// isTurnRow reports whether route names a row of whole turns, made of
+// other rows' calls, not calls of its own.
+func isTurnRow(route string) bool {
+	return route == TurnRoute || route == TurnServerRoute || route == TurnExtrasRoute
+}
 
 // Done is one step of a session that took effect.
 type Done struct {
@@ -195,7 +208,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Appends = int(appends.Load())
 	rep.Routes = cl.stats.Summary()
 	for _, r := range rep.Routes {
-		rep.Requests += r.Calls
+		if !isTurnRow(r.Route) {
+			rep.Requests += r.Calls
+		}
 	}
 	for _, l := range rep.Logs {
 		if l.Err == nil && len(l.Done) == len(l.Script.Ops) {
@@ -217,9 +232,11 @@ type driver struct {
 	think   [2]time.Duration
 	// entries is the session's entry count after the last step.
 	entries int
-	// turn is the server's time for the current turn's three calls so
-	// far, extra for the other calls since the last reply.
-	turn, extra time.Duration
+	// turn is the time of the current turn's three calls so far (their
+	// answered attempts, as the client measured them), turnServer the
+	// same as the server timed them, extra the time of the other calls
+	// since the last reply.
+	turn, turnServer, extra time.Duration
 }
 
 func (d *driver) path(suffix string) string {
@@ -273,21 +290,23 @@ func (d *driver) run(ctx context.Context) error {
 			case <-time.After(wait):
 			}
 		}
-		start := time.Now()
-		if err := d.step(ctx, i, op); err != nil {
+		r, err := d.step(ctx, i, op)
+		if err != nil {
 			return fmt.Errorf("step %d (%s): %w", i, op.Kind, err)
 		}
 		if d.think[1] > 0 {
 			switch op.Kind {
 			case OpMessages, OpRequest, OpReply:
-				d.turn += time.Since(start)
+				d.turn += r.took
+				d.turnServer += r.serverTook
 			default:
-				d.extra += time.Since(start)
+				d.extra += r.took
 			}
 			if op.Kind == OpReply {
 				d.cl.stats.ok(TurnRoute, d.turn)
+				d.cl.stats.ok(TurnServerRoute, d.turnServer)
 				d.cl.stats.ok(TurnExtrasRoute, d.turn+d.extra)
-				d.turn, d.extra = 0, 0
+				d.turn, d.turnServer, d.extra = 0, 0, 0
 			}
 		}
 		d.onStep()
@@ -332,8 +351,9 @@ func (d *driver) changed(ctx context.Context, now *int) func() (bool, error) {
 	}
 }
 
-// step does op i.
-func (d *driver) step(ctx context.Context, i int, op Op) error {
+// step does op i and returns the answer of its call (none when a retried
+// write was found landed).
+func (d *driver) step(ctx context.Context, i int, op Op) (response, error) {
 	var (
 		c     call
 		now   int
@@ -343,13 +363,13 @@ func (d *driver) step(ctx context.Context, i int, op Op) error {
 	case OpMessages:
 		body, err := json.Marshal(map[string]any{"format": "chat", "messages": op.Messages})
 		if err != nil {
-			return err
+			return response{}, err
 		}
 		c = call{method: "POST", path: d.path("/messages"), route: "POST /messages", body: body}
 	case OpReply:
 		body, err := json.Marshal(op.Messages[0])
 		if err != nil {
-			return err
+			return response{}, err
 		}
 		c = call{method: "POST", path: d.path("/reply?format=chat"), route: "POST /reply", body: body}
 	case OpRequest:
@@ -357,7 +377,7 @@ func (d *driver) step(ctx context.Context, i int, op Op) error {
 	case OpCompact:
 		body, err := json.Marshal(map[string]string{"instructions": op.Instructions})
 		if err != nil {
-			return err
+			return response{}, err
 		}
 		c = call{method: "POST", path: d.path("/compact"), route: "POST /compact", body: body}
 	case OpInspect:
@@ -373,7 +393,7 @@ func (d *driver) step(ctx context.Context, i int, op Op) error {
 	}
 	r, landed, err := d.cl.do(ctx, d.rng, c, resolve)
 	if err != nil {
-		return err
+		return response{}, err
 	}
 	done := Done{Op: i, Server: r.server, Landed: landed}
 	switch {
@@ -382,7 +402,7 @@ func (d *driver) step(ctx context.Context, i int, op Op) error {
 		d.entries = now
 	case after == "answer":
 		if d.entries, err = entriesOf(r.body); err != nil {
-			return err
+			return response{}, err
 		}
 	}
 	done.Entries = d.entries
@@ -390,5 +410,5 @@ func (d *driver) step(ctx context.Context, i int, op Op) error {
 		d.appends.Add(int64(len(op.Messages)))
 	}
 	d.log.Done = append(d.log.Done, done)
-	return nil
+	return r, nil
 }
