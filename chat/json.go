@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // ErrInvalid reports a message or a wire value that breaks the message
@@ -246,7 +247,7 @@ func marshalPart(p Part) ([]byte, error) {
 // index; unknown fields are ignored. It never panics.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var in jsonMessage
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := jsonx.Unmarshal(data, &in); err != nil {
 		return wrapf(ErrInvalid, err, "chat: message json")
 	}
 	if !in.Role.Valid() {
@@ -269,7 +270,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 
 func unmarshalPart(raw json.RawMessage) (Part, error) {
 	var p jsonPart
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := jsonx.Unmarshal(raw, &p); err != nil {
 		return nil, wrapf(ErrInvalid, err, "bad part")
 	}
 	switch p.Type {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentctx/agentctx/internal/jsonx"
 	"strings"
 	"testing"
 
@@ -225,8 +226,29 @@ func FuzzMessageJSON(f *testing.F) {
 	f.Add([]byte(`{"role":"assistant","parts":[{"type":"tool_call","arguments":{"a" : "\u003c\\u0026"}}]}`))
 	f.Add([]byte(`{"role":"assistant","parts":[{"type":"tool_call","raw_arguments":"x"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The fast decoder (internal/jsonx) reads what encoding/json alone
+		// reads, errors included: outside (jsonx.Unmarshal) and inside
+		// (UnmarshalJSON's own reading).
+		jsonx.StdOnly.Store(true)
+		var std Message
+		stdErr := json.Unmarshal(data, &std)
+		jsonx.StdOnly.Store(false)
+		var fast Message
+		fastErr := jsonx.Unmarshal(data, &fast)
 		var m Message
-		if err := json.Unmarshal(data, &m); err != nil {
+		err := json.Unmarshal(data, &m)
+		for name, got := range map[string]struct {
+			m   Message
+			err error
+		}{"jsonx.Unmarshal": {fast, fastErr}, "json.Unmarshal": {m, err}} {
+			if fmt.Sprint(got.err) != fmt.Sprint(stdErr) {
+				t.Fatalf("%s: error %v, encoding/json alone %v", name, got.err, stdErr)
+			}
+			if diff := cmp.Diff(std, got.m); diff != "" {
+				t.Fatalf("%s decoded otherwise than encoding/json alone (-std +got):\n%s", name, diff)
+			}
+		}
+		if err != nil {
 			return
 		}
 		for name, marshal := range encoders {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentctx/agentctx/internal/jsonx"
 	"io"
 	"maps"
 	"slices"
@@ -159,7 +160,7 @@ func decodeMessages(b messagesBody) ([]chat.Message, Format, error) {
 	case FormatChat:
 		msgs = make([]chat.Message, len(b.Messages))
 		for i, raw := range b.Messages {
-			if err := json.Unmarshal(raw, &msgs[i]); err != nil {
+			if err := jsonx.Unmarshal(raw, &msgs[i]); err != nil {
 				return nil, f, badMessage(i, err)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentctx/agentctx/internal/jsonx"
 	"strings"
 	"unicode/utf8"
 
@@ -261,7 +262,7 @@ func isNull(raw json.RawMessage) bool {
 // unexpected JSON type is skipped (json.Unmarshal fills the rest), only
 // broken JSON is an error.
 func decodeLoose(raw []byte, v any) error {
-	err := json.Unmarshal(raw, v)
+	err := jsonx.Unmarshal(raw, v)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return nil

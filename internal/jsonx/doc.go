@@ -1,6 +1,8 @@
 // Package jsonx decodes JSON as encoding/json does, faster: the one fast
-// path of the module, used by the transcript readers and by tooluse's
-// reading of tool-call arguments.
+// path of the module, used by the transcript readers, tooluse's reading
+// of tool-call arguments, chat's reading of its message JSON, session's
+// reading of entries (metadata, messages) and the service's reading of
+// chat-format messages.
 //
 // # Fast path and fallback
 //
