@@ -152,18 +152,39 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	if !m.Role.Valid() {
 		return nil, errorf(ErrInvalid, "chat: message json: role %q is not valid", m.Role)
 	}
-	out := jsonMessage{Role: m.Role, Name: m.Name, ID: m.ID, Model: m.Model, Usage: m.Usage}
-	if m.Parts != nil {
-		out.Parts = make([]json.RawMessage, 0, len(m.Parts))
+	// The head (every field but the parts) goes through encoding/json;
+	// the parts, each already compact JSON from marshalPart, are joined
+	// after it as they are: encoding/json would check and compact each of
+	// them once more (a third pass over every byte of a message's text,
+	// arguments and output; issue 29). The bytes are those of
+	// jsonMessage's encoding (TestMessageJSONBytes).
+	head, err := marshalNoEscape(jsonMessage{Role: m.Role, Name: m.Name, ID: m.ID, Model: m.Model, Usage: m.Usage})
+	if err != nil {
+		return nil, err
 	}
+	if m.Parts == nil {
+		return head, nil
+	}
+	parts := make([][]byte, len(m.Parts))
+	n := len(head) + len(`,"parts":[]`)
 	for i, p := range m.Parts {
 		b, err := marshalPart(p)
 		if err != nil {
 			return nil, fmt.Errorf("chat: message json: parts[%d]: %w", i, err)
 		}
-		out.Parts = append(out.Parts, b)
+		parts[i] = b
+		n += len(b) + 1
 	}
-	return marshalNoEscape(out)
+	out := make([]byte, 0, n)
+	out = append(out, head[:len(head)-1]...) // without its closing brace
+	out = append(out, `,"parts":[`...)
+	for i, b := range parts {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, b...)
+	}
+	return append(out, "]}"...), nil
 }
 
 func marshalPart(p Part) ([]byte, error) {

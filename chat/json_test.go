@@ -205,6 +205,55 @@ func TestMessageMarshalJSONErrors(t *testing.T) {
 	}
 }
 
+// referenceMessageJSON is MarshalJSON as it was before the parts were
+// joined by hand: jsonMessage, parts and all, through encoding/json.
+func referenceMessageJSON(m Message) ([]byte, error) {
+	out := jsonMessage{Role: m.Role, Name: m.Name, ID: m.ID, Model: m.Model, Usage: m.Usage}
+	if m.Parts != nil {
+		out.Parts = make([]json.RawMessage, 0, len(m.Parts))
+	}
+	for _, p := range m.Parts {
+		b, err := marshalPart(p)
+		if err != nil {
+			return nil, err
+		}
+		out.Parts = append(out.Parts, b)
+	}
+	return marshalNoEscape(out)
+}
+
+// checkMessageJSONBytes fails t when m's MarshalJSON differs from
+// referenceMessageJSON's bytes.
+func checkMessageJSONBytes(t *testing.T, m Message) {
+	t.Helper()
+	got, err := m.MarshalJSON()
+	want, werr := referenceMessageJSON(m)
+	if (err == nil) != (werr == nil) || !bytes.Equal(got, want) {
+		t.Fatalf("MarshalJSON = %s, %v\nwant %s, %v", got, err, want, werr)
+	}
+}
+
+// TestMessageJSONBytes: the message JSON is byte for byte encoding/json's
+// encoding of jsonMessage, with no parts, empty parts and every kind.
+func TestMessageJSONBytes(t *testing.T) {
+	t.Parallel()
+	for _, m := range []Message{
+		{Role: RoleUser},
+		{Role: RoleUser, Parts: []Part{}},
+		NewText(RoleUser, "a <b> & \u2028 \"c\"\n"),
+		{Role: RoleAssistant, Name: "n", ID: "msg_1", Model: "m", Usage: &Usage{InputTokens: 3, OutputTokens: 4}, Parts: []Part{
+			Thinking{Text: "t", Signature: "s"}, Text{Text: "x"},
+			ToolCall{ID: "1", Name: "bash", Arguments: raw(`{"command": "ls <a>"}`)},
+			ToolCall{ID: "2", Name: "bash", Arguments: raw(`not json`)},
+			Image{Source: "image/png", Width: 2, Height: 3, Bytes: 4},
+			Opaque{Wire: "anthropic", Kind: "server_tool_use", Raw: raw(`{"type":"server_tool_use"}`), Tokens: 5},
+		}},
+		NewToolResult("1", "bash", strings.Repeat("out\n", 100), true),
+	} {
+		checkMessageJSONBytes(t, m)
+	}
+}
+
 func FuzzMessageJSON(f *testing.F) {
 	seeds := []Message{
 		{Role: RoleAssistant, Usage: &Usage{InputTokens: 1}, Parts: []Part{
@@ -251,6 +300,7 @@ func FuzzMessageJSON(f *testing.F) {
 		if err != nil {
 			return
 		}
+		checkMessageJSONBytes(t, m)
 		for name, marshal := range encoders {
 			b, err := marshal(m)
 			if err != nil {
@@ -285,4 +335,38 @@ func ExampleMessage_MarshalJSON() {
 	// Output:
 	// {"role":"assistant","parts":[{"type":"text","text":"Listing."},{"type":"tool_call","id":"c1","name":"bash","arguments":{"command":"ls"}}]}
 	// {"command":"ls"}
+}
+
+// BenchmarkMessageJSON encodes a tool result of 16 KB and an assistant
+// message with 2 KB of text and a tool call with 4 KB of arguments: as
+// MarshalJSON does it, and as encoding/json did it whole
+// (referenceMessageJSON).
+func BenchmarkMessageJSON(b *testing.B) {
+	args, err := json.Marshal(map[string]string{"path": "main.go", "content": strings.Repeat("func main() { fmt.Println(\"<hi>\") }\n", 110)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	msgs := []Message{
+		NewToolResult("call_1", "read_file", strings.Repeat("12\tif err != nil { return err }\n", 500), false),
+		{Role: RoleAssistant, Parts: []Part{Text{Text: strings.Repeat("I will write the file. ", 90)}, ToolCall{ID: "call_2", Name: "write_file", Arguments: args}}},
+	}
+	for _, c := range []struct {
+		name string
+		enc  func(Message) ([]byte, error)
+	}{{"MarshalJSON", Message.MarshalJSON}, {"encoding/json", referenceMessageJSON}} {
+		b.Run(c.name, func(b *testing.B) {
+			var n int64
+			for b.Loop() {
+				n = 0
+				for _, m := range msgs {
+					out, err := c.enc(m)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n += int64(len(out))
+				}
+			}
+			b.SetBytes(n)
+		})
+	}
 }
