@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentctx/agentctx/internal/jsonx"
 	"io"
 	"reflect"
 	"time"
@@ -68,6 +69,20 @@ func MarshalLine(e Entry) ([]byte, error) {
 	if e.Type == "" {
 		return nil, fmt.Errorf("%w: entry %q has no type", ErrInvalidEntry, e.UUID)
 	}
+	w := toWire(e)
+	if line, ok := w.joined(); ok {
+		return line, nil
+	}
+	line, err := marshalNoEscape(w)
+	if err != nil {
+		return nil, fmt.Errorf("%w: entry %q: %w", ErrInvalidEntry, e.UUID, err)
+	}
+	return line, nil
+}
+
+// toWire returns e's wire shape: a null parentUuid when it has none, the
+// timestamp in TimeLayout ("" when zero).
+func toWire(e Entry) wireEntry {
 	w := wireEntry{
 		UUID:              e.UUID,
 		LogicalParentUUID: e.LogicalParentUUID,
@@ -93,14 +108,180 @@ func MarshalLine(e Entry) ([]byte, error) {
 	if !e.Timestamp.IsZero() {
 		w.Timestamp = e.Timestamp.UTC().Format(TimeLayout)
 	}
+	return w
+}
+
+// marshalNoEscape is v's JSON as a json.Encoder without HTML escaping
+// writes it, without the newline.
+func marshalNoEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(w); err != nil {
-		return nil, fmt.Errorf("%w: entry %q: %w", ErrInvalidEntry, e.UUID, err)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
+
+// joined returns w's JSON as marshalNoEscape writes it, with the raw
+// JSON values (the message, a tool's input, a result's output, the
+// state) placed as they are rather than checked and compacted by
+// encoding/json once more: the bulk of an entry is its message or
+// output, already compact JSON from chat's encoder, and that pass was
+// about half the time of an Append (issue 29: BenchmarkAppendSnapshot).
+// Every other field goes through encoding/json, in wireEntry's order. It
+// reports false, and the caller encodes w whole, when a raw value is not
+// compact valid JSON (encoding/json then compacts it, or fails) or a
+// field does not encode.
+func (w *wireEntry) joined() ([]byte, bool) {
+	if !compactJSON(w.Message) || !compactJSON(w.State) ||
+		w.Tool != nil && !compactJSON(w.Tool.Input) || w.ToolResult != nil && !compactJSON(w.ToolResult.Output) {
+		return nil, false
+	}
+	head, err := marshalNoEscape(struct {
+		UUID              string  `json:"uuid"`
+		ParentUUID        *string `json:"parentUuid"`
+		LogicalParentUUID string  `json:"logicalParentUuid,omitempty"`
+		SessionID         string  `json:"sessionId"`
+		Timestamp         string  `json:"timestamp"`
+		Type              string  `json:"type"`
+		Subtype           string  `json:"subtype,omitempty"`
+		CWD               string  `json:"cwd,omitempty"`
+		GitBranch         string  `json:"gitBranch,omitempty"`
+		Version           string  `json:"version,omitempty"`
+		IsSidechain       bool    `json:"isSidechain,omitempty"`
+	}{w.UUID, w.ParentUUID, w.LogicalParentUUID, w.SessionID, w.Timestamp, w.Type, w.Subtype, w.CWD, w.GitBranch, w.Version, w.IsSidechain})
+	if err != nil {
+		return nil, false
+	}
+	mid, err := marshalNoEscape(struct {
+		IsCompactSummary bool             `json:"isCompactSummary,omitempty"`
+		CompactMetadata  *CompactMetadata `json:"compactMetadata,omitempty"`
+	}{w.IsCompactSummary, w.CompactMetadata})
+	if err != nil {
+		return nil, false
+	}
+	tail, err := marshalNoEscape(struct {
+		Reminders []Reminder `json:"reminders,omitempty"`
+	}{w.Reminders})
+	if err != nil {
+		return nil, false
+	}
+	var tool, result []byte
+	if t := w.Tool; t != nil {
+		if tool, err = marshalNoEscape(struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		}{t.ID, t.Name}); err != nil {
+			return nil, false
+		}
+		tool = withMember(tool, "input", t.Input)
+	}
+	if r := w.ToolResult; r != nil {
+		if result, err = marshalNoEscape(struct {
+			ID   string `json:"id"`
+			Name string `json:"name,omitempty"`
+		}{r.ID, r.Name}); err != nil {
+			return nil, false
+		}
+		result = withMember(result, "output", r.Output)
+		if r.Error != nil {
+			msg, err := marshalNoEscape(*r.Error)
+			if err != nil {
+				return nil, false
+			}
+			result = withMember(result, "error", msg)
+		}
+	}
+	n := len(head) + len(mid) + len(tail) + len(w.Message) + len(tool) + len(result) + len(w.State) + 64
+	out := make([]byte, 0, n)
+	out = append(out, head[:len(head)-1]...) // never empty: uuid and the rest are always written
+	out = appendMember(out, "message", w.Message)
+	out = appendMember(out, "tool", tool)
+	out = appendMember(out, "toolResult", result)
+	out = appendInner(out, mid)
+	out = appendMember(out, "state", w.State)
+	out = appendInner(out, tail)
+	return append(out, '}'), true
+}
+
+// appendMember appends `,"name":value` to an object being written,
+// nothing for an empty value (omitempty).
+func appendMember(out []byte, name string, value []byte) []byte {
+	if len(value) == 0 {
+		return out
+	}
+	out = append(out, ',', '"')
+	out = append(out, name...)
+	out = append(out, '"', ':')
+	return append(out, value...)
+}
+
+// appendInner appends the members of the JSON object obj ("{…}") to an
+// object being written, nothing for "{}".
+func appendInner(out, obj []byte) []byte {
+	if len(obj) <= 2 {
+		return out
+	}
+	out = append(out, ',')
+	return append(out, obj[1:len(obj)-1]...)
+}
+
+// withMember returns the JSON object obj with `"name":value` added as
+// its last member, obj itself for an empty value (omitempty).
+func withMember(obj []byte, name string, value []byte) []byte {
+	if len(value) == 0 {
+		return obj
+	}
+	out := make([]byte, 0, len(obj)+len(name)+len(value)+4)
+	out = append(out, obj[:len(obj)-1]...)
+	if len(obj) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, '"')
+	out = append(out, name...)
+	out = append(out, '"', ':')
+	out = append(out, value...)
+	return append(out, '}')
+}
+
+// compactJSON reports whether raw is empty or valid JSON without white
+// space outside its strings: what encoding/json's compaction (without
+// HTML escaping) leaves as it is. The strings are skipped a run of plain
+// bytes at a time (stringStop); jsonx.Valid checks the rest.
+func compactJSON(raw []byte) bool {
+	n := len(raw)
+	for i := 0; i < n; i++ {
+		switch raw[i] {
+		case '"':
+			for i++; ; {
+				for i < n && !stringStop[raw[i]] {
+					i++
+				}
+				if i >= n || raw[i] < 0x20 {
+					return false // unterminated, or a control byte JSON does not allow
+				}
+				if raw[i] == '"' {
+					break
+				}
+				i += 2 // a backslash and the byte it escapes
+			}
+		case ' ', '\t', '\n', '\r':
+			return false
+		}
+	}
+	return n == 0 || jsonx.Valid(raw)
+}
+
+// stringStop marks the bytes that end a run of plain bytes in a JSON
+// string: the quote, the backslash and the control bytes.
+var stringStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 // DecodeLine decodes one transcript line (without its newline). The
 // returned entry's Raw is a copy of line. Unknown fields are ignored; a

@@ -116,3 +116,30 @@ func BenchmarkAppendTurnEnds(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "entries/s")
 }
+
+// BenchmarkAppendSnapshot measures the append a compaction makes: its
+// boundary and the window after it, 60 entries of turn's mix (about
+// 90 KB), as session.Recorder.Compacted writes them; each append goes to
+// the same session, as a session's compactions do.
+func BenchmarkAppendSnapshot(b *testing.B) {
+	s := open(b, sqlitestore.Options{Path: filepath.Join(b.TempDir(), "s.db"), Sync: jsonlstore.SyncNever})
+	sess := newSession(b, s)
+	var window []session.Entry
+	for i := 0; len(window) < 60; i++ {
+		window = append(window, turn(b, i)...)
+	}
+	snap := append([]session.Entry{boundaryEntry(60)}, window[:60]...)
+	size := 0
+	for _, e := range snap {
+		size += len(e.Message)
+		if e.ToolResult != nil {
+			size += len(e.ToolResult.Output)
+		}
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		if _, err := s.Append(b.Context(), sess.ID, snap...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
