@@ -78,20 +78,20 @@ func refuseNull(body []byte) error {
 		return nil
 	}
 	var top map[string]json.RawMessage
-	if json.Unmarshal(body, &top) != nil {
+	if jsonx.Unmarshal(body, &top) != nil {
 		return nil
 	}
 	if k := nullMember(top); k != "" {
 		return errorf(400, CodeBadRequest, "%s: null; give a value or leave the field out", k)
 	}
 	var meta map[string]json.RawMessage
-	if json.Unmarshal(top["metadata"], &meta) == nil {
+	if jsonx.Unmarshal(top["metadata"], &meta) == nil {
 		if k := nullMember(meta); k != "" {
 			return errorf(400, CodeBadRequest, "metadata.%s: null; give a string", k)
 		}
 	}
 	var tools []map[string]json.RawMessage
-	if json.Unmarshal(top["tools"], &tools) == nil {
+	if jsonx.Unmarshal(top["tools"], &tools) == nil {
 		for i, t := range tools {
 			if t == nil {
 				return errorf(400, CodeBadRequest, "tools[%d]: null; give a tool", i)
@@ -297,7 +297,7 @@ func decodeReply(data []byte, f Format) (chat.Message, Format, error) {
 			Parts   json.RawMessage `json:"parts"`
 			Content json.RawMessage `json:"content"`
 		}
-		if err := json.Unmarshal(data, &probe); err != nil {
+		if err := jsonx.Unmarshal(data, &probe); err != nil {
 			return chat.Message{}, "", jsonError(err)
 		}
 		switch {
@@ -318,7 +318,7 @@ func decodeReply(data []byte, f Format) (chat.Message, Format, error) {
 	switch f {
 	case FormatChat:
 		var m chat.Message
-		if err := json.Unmarshal(data, &m); err != nil {
+		if err := jsonx.Unmarshal(data, &m); err != nil {
 			return chat.Message{}, f, &apiError{status: 400, code: CodeBadRequest, detail: "body: " + err.Error(), err: err}
 		}
 		resp = &provider.Response{Message: m}
