@@ -40,14 +40,22 @@ func encodeState(state any) (json.RawMessage, error) {
 		}
 		b = buf.Bytes()
 	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, b); err != nil {
-		return nil, fmt.Errorf("%w: state is not valid JSON: %w", ErrInvalidEntry, err)
+	var out []byte
+	if compactJSON(b) {
+		// What json.Compact would return (an Engine's state, encoded
+		// compact, always is): no second pass over it.
+		out = bytes.Clone(b)
+	} else {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, b); err != nil {
+			return nil, fmt.Errorf("%w: state is not valid JSON: %w", ErrInvalidEntry, err)
+		}
+		out = buf.Bytes()
 	}
-	if out.Len() == 0 || isNull(out.Bytes()) {
+	if len(out) == 0 || isNull(out) {
 		return nil, fmt.Errorf("%w: state is null", ErrInvalidEntry)
 	}
-	return out.Bytes(), nil
+	return out, nil
 }
 
 // LastState returns the state of the last [TypeState] entry of entries
