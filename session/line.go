@@ -138,19 +138,11 @@ func (w *wireEntry) joined() ([]byte, bool) {
 		w.Tool != nil && !compactJSON(w.Tool.Input) || w.ToolResult != nil && !compactJSON(w.ToolResult.Output) {
 		return nil, false
 	}
-	head, err := marshalNoEscape(struct {
-		UUID              string  `json:"uuid"`
-		ParentUUID        *string `json:"parentUuid"`
-		LogicalParentUUID string  `json:"logicalParentUuid,omitempty"`
-		SessionID         string  `json:"sessionId"`
-		Timestamp         string  `json:"timestamp"`
-		Type              string  `json:"type"`
-		Subtype           string  `json:"subtype,omitempty"`
-		CWD               string  `json:"cwd,omitempty"`
-		GitBranch         string  `json:"gitBranch,omitempty"`
-		Version           string  `json:"version,omitempty"`
-		IsSidechain       bool    `json:"isSidechain,omitempty"`
-	}{w.UUID, w.ParentUUID, w.LogicalParentUUID, w.SessionID, w.Timestamp, w.Type, w.Subtype, w.CWD, w.GitBranch, w.Version, w.IsSidechain})
+	// The head: w without the members placed after it (all of them
+	// omitempty, so that none is written).
+	h := *w
+	h.Message, h.Tool, h.ToolResult, h.IsCompactSummary, h.CompactMetadata, h.State, h.Reminders = nil, nil, nil, false, nil, nil, nil
+	head, err := marshalNoEscape(h)
 	if err != nil {
 		return nil, false
 	}

@@ -69,17 +69,6 @@ func NewMessageEntry(m chat.Message) (Entry, error) {
 	return Entry{}, fmt.Errorf("session: message entry: %w: message role %q is not valid", ErrInvalidEntry, m.Role)
 }
 
-// marshalString encodes s as a JSON string without HTML escaping.
-func marshalString(s string) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // Messages decodes the messages e records, in order. It reads both forms
 // of [Entry.Message]:
 //

@@ -31,7 +31,7 @@ func toolResultField(r chat.ToolResult) (*ToolResult, error) {
 		tr.Error = &content
 		return tr, nil
 	}
-	out, err := marshalString(r.Content)
+	out, err := marshalNoEscape(r.Content)
 	if err != nil {
 		return nil, err
 	}

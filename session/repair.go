@@ -185,7 +185,7 @@ func fixIncomplete(entries []Entry) ([]Entry, []Problem) {
 
 // jsonString encodes s as a JSON string.
 func jsonString(s string) json.RawMessage {
-	b, _ := marshalString(s) // a string always encodes
+	b, _ := marshalNoEscape(s) // a string always encodes
 	return b
 }
 

@@ -32,13 +32,10 @@ func encodeState(state any) (json.RawMessage, error) {
 	case []byte:
 		b = s
 	default:
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(state); err != nil {
+		var err error
+		if b, err = marshalNoEscape(state); err != nil {
 			return nil, fmt.Errorf("%w: state: %w", ErrInvalidEntry, err)
 		}
-		b = buf.Bytes()
 	}
 	var out []byte
 	if compactJSON(b) {
