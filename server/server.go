@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/internal/guard"
+	"github.com/agentctx/agentctx/internal/jsonx"
 	"github.com/agentctx/agentctx/internal/telemetry"
 	"github.com/agentctx/agentctx/session"
 )
@@ -479,8 +480,12 @@ func readJSON(r *http.Request, v any, emptyOK bool) error {
 	if len(body) == 0 && emptyOK {
 		return nil
 	}
-	if err := decodeJSON(bytesReader(body), v); err != nil {
-		return err
+	// The fast decoder first; encoding/json's Decoder, which names the
+	// offset or the field, for a body it does not take.
+	if !jsonx.TryStrict(body, v) {
+		if err := decodeJSON(bytesReader(body), v); err != nil {
+			return err
+		}
 	}
 	return refuseNull(body)
 }

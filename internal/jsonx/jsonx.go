@@ -76,6 +76,31 @@ func fastUnmarshal(raw []byte, v any) (ok bool) {
 	return err == nil && len(rest) == 0
 }
 
+// TryStrict decodes raw into v, a pointer to a zero value, as an API
+// decodes a request body: as a json.Decoder with DisallowUnknownFields
+// decodes its one value, followed by nothing but JSON whitespace. It
+// reports whether it did; when it did not (an unknown field, broken
+// JSON, trailing data, a value of an unexpected type, nesting deeper
+// than [MaxFastDepth] into an interface value), v is zero again and the
+// caller decodes raw with encoding/json, whose error it reports: errors
+// cost a second pass and nothing else changes. A json.RawMessage in v
+// points into raw, as with [Unmarshal].
+func TryStrict(raw []byte, v any) (ok bool) {
+	if StdOnly.Load() || deeper(raw, depthLimit(v)) {
+		return false
+	}
+	defer func() {
+		if !ok {
+			if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+				rv.Elem().SetZero()
+			}
+		}
+	}()
+	defer func() { _ = recover() }()
+	rest, err := fastjson.Parse(raw, v, fastjson.DontCopyRawMessage|fastjson.DisallowUnknownFields)
+	return err == nil && len(bytes.TrimLeft(rest, " \t\r\n")) == 0
+}
+
 // Valid reports whether data is one valid JSON value, as json.Valid
 // does. A panic of the fast decoder is answered by json.Valid.
 func Valid(data []byte) (ok bool) {

@@ -1,7 +1,10 @@
 package jsonx
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -162,5 +165,102 @@ func FuzzUnmarshal(f *testing.F) {
 		check("any", &a1, &a2)
 		var v1, v2 shape
 		check("struct", &v1, &v2)
+	})
+}
+
+// strictStd decodes data as the server's request bodies were decoded
+// before TryStrict: one value, unknown fields refused, nothing after it.
+func strictStd(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data")
+	}
+	return nil
+}
+
+func TestTryStrict(t *testing.T) {
+	type body struct {
+		Format   string            `json:"format,omitempty"`
+		Messages []json.RawMessage `json:"messages"`
+		N        *int              `json:"n,omitempty"`
+		Inner    struct {
+			A string `json:"a"`
+		} `json:"inner"`
+	}
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{`{"format":"chat","messages":[{"role":"user","content":"hi"},null]}`, true},
+		{" {\"FORMAT\":\"x\",\"n\":3}\r\n\t ", true},
+		{`{"inner":{"a":"x"}}`, true},
+		{`{"format":"chat","extra":1}`, false},      // unknown field
+		{`{"inner":{"a":"x","b":2}}`, false},        // unknown nested field
+		{`{"format":"chat"} {"format":"x"}`, false}, // a second value
+		{`{"format":"chat"}x`, false},               // trailing data
+		{`{"format":7}`, false},                     // a value of another type
+		{`{"format":"chat"`, false},                 // cut short
+	} {
+		var got, want body
+		ok := TryStrict([]byte(c.in), &got)
+		if ok != c.ok {
+			t.Errorf("TryStrict(%s) = %v, want %v", c.in, ok, c.ok)
+		}
+		werr := strictStd([]byte(c.in), &want)
+		if ok && werr != nil {
+			t.Errorf("TryStrict(%s) decoded what encoding/json refuses: %v", c.in, werr)
+		}
+		if !ok && !reflect.DeepEqual(got, body{}) {
+			t.Errorf("TryStrict(%s) failed and left %+v", c.in, got)
+		}
+		if ok && !reflect.DeepEqual(got, want) {
+			t.Errorf("TryStrict(%s): (-encoding/json +TryStrict):\n%s", c.in, cmp.Diff(want, got))
+		}
+	}
+}
+
+// FuzzTryStrict checks that whatever TryStrict decodes, a strict
+// json.Decoder decodes too, to the same value, and that a failure leaves
+// the value zero.
+func FuzzTryStrict(f *testing.F) {
+	for _, s := range []string{
+		`{"s":"x","n":{"s":"t","i":7},"r":[1,{"a":null}]}`,
+		`{"S":"x","N":{"I":1e2}}`,
+		`{"s":"x","zz":1}`,
+		`{"s":"x"} `,
+		`{"s":"x"} {}`,
+		`{"n":{"i":"7"}}`,
+		"{\"s\":\"bad \xff utf-8\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	type shape struct {
+		S string `json:"s"`
+		N *struct {
+			S string `json:"s"`
+			I int    `json:"i"`
+		} `json:"n"`
+		R json.RawMessage `json:"r"`
+		M map[string]any  `json:"m"`
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got, want shape
+		ok := TryStrict(data, &got)
+		if !ok {
+			if !reflect.DeepEqual(got, shape{}) {
+				t.Fatalf("failed and left %+v", got)
+			}
+			return
+		}
+		if err := strictStd(data, &want); err != nil {
+			t.Fatalf("TryStrict decoded what encoding/json refuses: %v", err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("(-encoding/json +TryStrict):\n%s", cmp.Diff(want, got))
+		}
 	})
 }
