@@ -10,7 +10,8 @@ import (
 
 // rowCache keeps the rows of the sessions this Store holds the lease of,
 // as its own committed writes left them, so that Get answers them without
-// a query: while the lease is held no other Store or process can change
+// a query and an Append neither reads the row nor writes the lease again
+// (takeLease): while the lease is held no other Store or process can change
 // the row (Append, Update and Delete all take the lease), so the row read
 // back would be the one cached. Under the service's load (scripts/load.sh
 // 200 paced) Get was 6 % of all CPU, a point query through database/sql
@@ -28,16 +29,21 @@ type rowCache struct {
 	renewed time.Time // the start of the last renewal of every held lease that committed
 }
 
-// cachedRow is a session's row and when the write that left it began.
+// cachedRow is a session's row (as a write transaction reads it) and
+// when the lease was last written by a write of this Store: when the
+// transaction that took or renewed it began.
 type cachedRow struct {
-	sess   session.Session
+	st     state
 	leased time.Time
 }
 
-// put records ss as session id's row after a write that began at begun
-// and committed (the writer's lock held, so writes are put in commit
-// order). The times are stored as a read of the row returns them.
-func (c *rowCache) put(id string, ss session.Session, begun time.Time) {
+// put records st as session id's row after a write that committed (the
+// writer's lock held, so writes are put in commit order); leased is when
+// the transaction that last wrote the lease began (this one's start when
+// it took or renewed the lease, else the time the row cached before had).
+// The times are stored as a read of the row returns them.
+func (c *rowCache) put(id string, st state, leased time.Time) {
+	ss := &st.sess
 	ss.Metadata = maps.Clone(ss.Metadata)
 	ss.Created = time.Unix(0, nanos(ss.Created)).UTC()
 	ss.LastActivity = time.Unix(0, nanos(ss.LastActivity)).UTC()
@@ -45,29 +51,37 @@ func (c *rowCache) put(id string, ss session.Session, begun time.Time) {
 	if c.rows == nil {
 		c.rows = map[string]cachedRow{}
 	}
-	c.rows[id] = cachedRow{sess: ss, leased: begun}
+	c.rows[id] = cachedRow{st: st, leased: leased}
 	c.mu.Unlock()
 }
 
 // get returns session id's cached row (its own Metadata map) when its
 // lease, of lifetime ttl, is surely still held.
 func (c *rowCache) get(id string, ttl time.Duration) (session.Session, bool) {
+	st, _, ok := c.state(id, ttl)
+	return st.sess, ok
+}
+
+// state returns session id's cached row as a write transaction reads it
+// (its own Metadata map) and when its lease was last written, when the
+// lease, of lifetime ttl, is surely still held.
+func (c *rowCache) state(id string, ttl time.Duration) (state, time.Time, bool) {
 	c.mu.Lock()
 	r, ok := c.rows[id]
 	renewed := c.renewed
 	c.mu.Unlock()
 	if !ok {
-		return session.Session{}, false
+		return state{}, time.Time{}, false
 	}
 	since := r.leased
 	if renewed.After(since) {
 		since = renewed
 	}
 	if time.Since(since) >= ttl*2/3 {
-		return session.Session{}, false
+		return state{}, time.Time{}, false
 	}
-	r.sess.Metadata = maps.Clone(r.sess.Metadata)
-	return r.sess, true
+	r.st.sess.Metadata = maps.Clone(r.st.sess.Metadata)
+	return r.st, r.leased, true
 }
 
 // renewal records that a renewal of every held lease, begun at begun,

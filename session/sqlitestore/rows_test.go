@@ -110,3 +110,60 @@ func TestGetAfterLeaseLost(t *testing.T) {
 		t.Errorf("former holder's Append: %v, want ErrSessionBusy", err)
 	}
 }
+
+// TestAppendHeldLease: appends to a session whose lease the Store took
+// moments ago neither read the row nor write the lease again (its expiry
+// in the database stays the one the first append wrote), and still chain
+// their entries as a read of the row would: offsets, lines and parents
+// are those another Store loads, and the row's counts match.
+func TestAppendHeldLease(t *testing.T) {
+	t.Parallel()
+	path := dbPath(t)
+	a := open(t, sqlitestore.Options{Path: path, LeaseTTL: time.Minute})
+	b := open(t, sqlitestore.Options{Path: path})
+	ctx := t.Context()
+	sess := newSession(t, a)
+	db, err := sql.Open("sqlite", path+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	expiry := func() int64 {
+		t.Helper()
+		var n int64
+		if err := db.QueryRow(`SELECT lease_expires FROM sessions WHERE id = ?`, sess.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var written []session.Entry
+	written = append(written, mustAppend(t, a, sess.ID, userMsg(t, "fix the parser"))...)
+	first := expiry()
+	if first == 0 {
+		t.Fatal("no lease written by the first append")
+	}
+	time.Sleep(5 * time.Millisecond) // a lease written again would expire later
+	written = append(written, mustAppend(t, a, sess.ID, assistantMsg(t, "done"), userMsg(t, "and the tests"))...)
+	written = append(written, mustAppend(t, a, sess.ID, boundaryEntry(900), summaryEntry(t, "summary"))...)
+	if got := expiry(); got != first {
+		t.Errorf("lease expiry %d after appends under a held lease, want %d (not written again)", got, first)
+	}
+	loaded := mustLoad(t, b, sess.ID, true).Entries
+	if len(loaded) != len(written) {
+		t.Fatalf("loaded %d entries, wrote %d", len(loaded), len(written))
+	}
+	for i := range written {
+		w, l := written[i], loaded[i]
+		if w.Offset != l.Offset || w.Line != l.Line || w.UUID != l.UUID || w.ParentUUID != l.ParentUUID {
+			t.Errorf("entry %d: written offset %d line %d uuid %s parent %s, loaded %d %d %s %s",
+				i, w.Offset, w.Line, w.UUID, w.ParentUUID, l.Offset, l.Line, l.UUID, l.ParentUUID)
+		}
+	}
+	got, err := b.Get(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Entries != len(written) {
+		t.Errorf("row counts %d entries, want %d", got.Entries, len(written))
+	}
+}
