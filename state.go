@@ -83,7 +83,45 @@ func (e *Engine) state(withConfig bool) (json.RawMessage, error) {
 		es.Reminders = &ms
 	}
 	s.Engine = es
-	return json.Marshal(s)
+	return s.marshal()
+}
+
+// marshal returns json.Marshal(s), byte for byte, without passing the
+// working memory's JSON through encoding/json again: json.Marshal checks
+// and compacts a json.RawMessage member whole, and that was half of the
+// state's cost at each turn end and compaction under the service's load
+// (issue 29). s.Workmem is [workmem.ActiveContext.ToJSON]'s output,
+// json.Marshal's own, so already compact with HTML escaped: what
+// compacting it again would give. The members keep savedState's order.
+func (s savedState) marshal() (json.RawMessage, error) {
+	if s.Workmem == nil {
+		return json.Marshal(s)
+	}
+	raw := s.Workmem
+	s.Workmem = nil
+	var head []byte
+	if s.Tracker != nil {
+		t, err := json.Marshal(s.Tracker)
+		if err != nil {
+			return nil, err
+		}
+		head = append(append([]byte(`{"tracker":`), t...), ',')
+		s.Tracker = nil
+	} else {
+		head = []byte{'{'}
+	}
+	rest, err := json.Marshal(s) // {"engine":…,"config":…} or {}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(head)+len(`"workmem":`)+len(raw)+len(rest))
+	out = append(append(append(out, head...), `"workmem":`...), raw...)
+	if len(rest) > 2 {
+		out = append(append(out, ','), rest[1:]...)
+	} else {
+		out = append(out, '}')
+	}
+	return out, nil
 }
 
 // saveConfig appends the engine's state with its configuration.
