@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"time"
 
@@ -53,10 +54,27 @@ func (s *Store) Append(ctx context.Context, id string, entries ...session.Entry)
 			durable = durable || session.SyncsAtTurn(&entries[i])
 		}
 	}
+	// The lines are encoded before the writer's lock is taken, after the
+	// row this Store last wrote (the row cache), so that other sessions'
+	// writes do not wait for the encoding (issue 29: half of an append's
+	// time in the lock); in the transaction they are used when the row is
+	// still that one, as it is unless another write to the session came
+	// in between, and encoded again otherwise.
+	pre := s.prepare(id, entries)
 	var out []session.Entry
 	err := s.leased(ctx, id, durable, func(_ txn, st *state) error {
-		out = slices.Clone(entries)
 		w := s.newWriter(ctx, id, st)
+		if pre != nil && sameRow(&pre.from, st) {
+			out = pre.out
+			for i, line := range pre.lines {
+				if err := w.insert(&out[i], line); err != nil {
+					return fmt.Errorf("entry %d: %w", i, err)
+				}
+			}
+			*st = pre.to
+			return w.finish()
+		}
+		out = slices.Clone(entries)
 		for i := range out {
 			if err := w.add(&out[i]); err != nil {
 				return fmt.Errorf("entry %d: %w", i, err)
@@ -89,22 +107,77 @@ func (s *Store) newWriter(ctx context.Context, id string, st *state) *writer {
 
 // add fills and encodes e and inserts its row.
 func (w *writer) add(e *session.Entry) error {
-	st := w.st
-	line, err := session.EncodeAppend(e, session.AppendContext{ID: w.id, Prev: st.lastUUID, Now: w.now, Session: &st.sess, Version: w.vers})
+	line, err := w.encode(e)
 	if err != nil {
 		return err
 	}
+	return w.insert(e, line)
+}
+
+// encode fills and encodes e after the row w.st holds, numbers it
+// (Offset, Line) and advances the row past it; it returns the line.
+func (w *writer) encode(e *session.Entry) ([]byte, error) {
+	st := w.st
+	line, err := session.EncodeAppend(e, session.AppendContext{ID: w.id, Prev: st.lastUUID, Now: w.now, Session: &st.sess, Version: w.vers})
+	if err != nil {
+		return nil, err
+	}
 	e.Offset = st.size
 	e.Line = st.sess.Entries + 1
-	if _, err := w.ws.insert.ExecContext(w.ctx, w.id, st.sess.Entries, st.size, e.UUID, e.Type, e.IsBoundary(), line); err != nil {
-		return err
-	}
 	st.sess.Observe(*e)
 	st.size += int64(len(line)) + 1
 	if e.UUID != "" && !e.IsSidechain {
 		st.lastUUID = e.UUID
 	}
-	return nil
+	return line, nil
+}
+
+// insert inserts the row of e, encoded and numbered, as line.
+func (w *writer) insert(e *session.Entry, line []byte) error {
+	_, err := w.ws.insert.ExecContext(w.ctx, w.id, e.Line-1, e.Offset, e.UUID, e.Type, e.IsBoundary(), line)
+	return err
+}
+
+// prepared holds entries encoded outside the write transaction, after
+// the row from: their lines, the entries as stored, and the row after
+// them.
+type prepared struct {
+	from, to state
+	lines    [][]byte
+	out      []session.Entry
+}
+
+// prepare encodes entries after session id's row as this Store last
+// wrote it (rowCache), without the writer's lock, or returns nil when no
+// row is cached or an entry does not encode (the transaction then
+// encodes them, and reports the error).
+func (s *Store) prepare(id string, entries []session.Entry) *prepared {
+	from, _, ok := s.rows.state(id, s.ttl)
+	if !ok {
+		return nil
+	}
+	p := &prepared{from: from, to: from, out: slices.Clone(entries), lines: make([][]byte, len(entries))}
+	p.to.sess.Metadata = maps.Clone(from.sess.Metadata)
+	w := &writer{id: id, st: &p.to, now: s.now().UTC().Truncate(time.Millisecond), vers: s.opts.Version}
+	for i := range p.out {
+		line, err := w.encode(&p.out[i])
+		if err != nil {
+			return nil
+		}
+		p.lines[i] = line
+	}
+	return p
+}
+
+// sameRow reports whether a and b are the same row of a session.
+func sameRow(a, b *state) bool {
+	x, y := &a.sess, &b.sess
+	return a.size == b.size && a.lastUUID == b.lastUUID && a.gone == b.gone &&
+		x.ID == y.ID && x.Project == y.Project && x.Title == y.Title &&
+		x.Created.Equal(y.Created) && x.LastActivity.Equal(y.LastActivity) &&
+		x.GitBranch == y.GitBranch && x.Model == y.Model && x.Entries == y.Entries &&
+		x.Messages == y.Messages && x.PromptTokens == y.PromptTokens && x.Compactions == y.Compactions &&
+		x.Origin == y.Origin && maps.Equal(x.Metadata, y.Metadata)
 }
 
 // finish stores the session's row as the entries left it.

@@ -167,3 +167,52 @@ func TestAppendHeldLease(t *testing.T) {
 		t.Errorf("row counts %d entries, want %d", got.Entries, len(written))
 	}
 }
+
+// TestAppendRacingUpdate: appends whose lines are encoded outside the
+// writer's lock, racing metadata updates of the same session, lose
+// neither: the title is the last update's, every entry is stored once,
+// in order, each the parent of the next.
+func TestAppendRacingUpdate(t *testing.T) {
+	t.Parallel()
+	path := dbPath(t)
+	a := open(t, sqlitestore.Options{Path: path})
+	ctx := t.Context()
+	sess := newSession(t, a)
+	const n = 60
+	done := make(chan error, 1)
+	go func() {
+		for i := range n {
+			if _, err := a.Update(ctx, sess.ID, func(s *session.Session) error {
+				s.Title = fmt.Sprintf("title %d", i)
+				return nil
+			}); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := range n {
+		mustAppend(t, a, sess.ID, userMsg(t, fmt.Sprintf("message %d", i)))
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.Get(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Title != fmt.Sprintf("title %d", n-1) || got.Entries != n {
+		t.Errorf("title %q, %d entries; want the last update's title and %d entries", got.Title, got.Entries, n)
+	}
+	b := open(t, sqlitestore.Options{Path: path})
+	es := mustLoad(t, b, sess.ID, true).Entries
+	if len(es) != n {
+		t.Fatalf("loaded %d entries, want %d", len(es), n)
+	}
+	for i := 1; i < len(es); i++ {
+		if es[i].ParentUUID != es[i-1].UUID {
+			t.Errorf("entry %d: parent %s, want %s", i, es[i].ParentUUID, es[i-1].UUID)
+		}
+	}
+}
