@@ -97,7 +97,7 @@ func (e *Engine) Add(ctx context.Context, msgs ...chat.Message) error {
 		}
 		turnEnd = m.Role == chat.RoleAssistant && !m.HasToolCalls()
 	}
-	if turnEnd && e.rec != nil {
+	if turnEnd && e.rec != nil && e.stateDue(b.pending) {
 		// The state goes in the same append as the turn's messages: a
 		// crash leaves all of them or none (the fleet test's retries
 		// rely on it: internal/loadgen).
@@ -112,6 +112,31 @@ func (e *Engine) Add(ctx context.Context, msgs ...chat.Message) error {
 		b.pending = append(b.pending, en)
 	}
 	return b.flush(ctx)
+}
+
+// stateDue reports whether a turn's end, whose entries are pending, saves
+// the engine's state: when none was saved yet, or when the content
+// written since the last one (the Recorder's lag, pending included) is
+// at least the last state's size. A resume reads the last state and
+// observes what was written after it again (restore), so the state saved
+// at every turn's end only bounds that work, and it grows with the
+// session (the working memory keeps every round: 130-220 KB on a real
+// 1,100-call Claude Code session, where its messages were 1-4 KB each).
+// Saved this way, the states written cost at most as many bytes as the
+// messages, and a resume reads again at most a state's worth. The rule
+// depends only on what the session holds, so a resumed Engine saves at
+// the same turns as one that never stopped (restore sets the lag:
+// session.StateLag).
+func (e *Engine) stateDue(pending []session.Entry) bool {
+	last := e.rec.State()
+	if last == nil {
+		return true
+	}
+	lag := e.rec.Lag()
+	for i := range pending {
+		lag += session.ContentBytes(&pending[i])
+	}
+	return lag >= len(last)
 }
 
 // countCall counts one model call in a stateful strategy's state (the

@@ -174,6 +174,7 @@ func (e *Engine) restore(tr *session.Transcript) error {
 		}
 		e.rec.KeepState(tr.Entries[last].State)
 	}
+	e.rec.SetLag(session.StateLag(tr.Entries))
 	// The window, with the reserve the live engine had between requests
 	// (which depends on the rehydration block the state holds).
 	w, problems, err := session.Restore(tr.Entries, window.Options{

@@ -73,5 +73,6 @@ func (r *Recorder) AddToolOutput(ctx context.Context, full chat.ToolResult) erro
 	if _, err := r.store.Append(ctx, r.id, e); err != nil {
 		return fmt.Errorf("session: record %s: tool output: %w", r.id, err)
 	}
+	r.appended(e)
 	return nil
 }

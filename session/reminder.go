@@ -25,6 +25,7 @@ func (r *Recorder) AddReminders(ctx context.Context, rs ...Reminder) error {
 	if _, err := r.store.Append(ctx, r.id, e); err != nil {
 		return fmt.Errorf("session: record %s: reminders: %w", r.id, err)
 	}
+	r.appended(e)
 	return nil
 }
 

@@ -225,6 +225,37 @@ type Recorder struct {
 	// ([Recorder.SaveState], [Recorder.KeepState]), re-written after each
 	// snapshot; nil when there is none.
 	state json.RawMessage
+	// lag is the content of the entries appended since the last state
+	// entry, in bytes ([ContentBytes]; [Recorder.Lag]).
+	lag int
+}
+
+// Lag returns the content, in bytes ([ContentBytes]), of the entries the
+// Recorder appended since its last [TypeState] entry (or since the lag
+// [Recorder.SetLag] set): what a process resuming the session now would
+// read again past the last state. Stores count it the same way from
+// what they hold ([StateLag]).
+func (r *Recorder) Lag() int { return r.lag }
+
+// SetLag sets [Recorder.Lag], for a process that resumed a session: the
+// [StateLag] of the entries it loaded.
+func (r *Recorder) SetLag(n int) { r.lag = max(n, 0) }
+
+// State returns the state the Recorder remembers ([Recorder.SaveState],
+// [Recorder.KeepState]), nil when none. The bytes are the Recorder's: the
+// caller does not change them.
+func (r *Recorder) State() json.RawMessage { return r.state }
+
+// appended counts es, just appended, into the lag: a state entry resets
+// it.
+func (r *Recorder) appended(es ...Entry) {
+	for i := range es {
+		if es[i].Type == TypeState && !es[i].IsSidechain {
+			r.lag = 0
+			continue
+		}
+		r.lag += ContentBytes(&es[i])
+	}
 }
 
 // NewRecorder returns a Recorder that appends to session id of store,
@@ -252,6 +283,7 @@ func (r *Recorder) Add(ctx context.Context, msgs ...chat.Message) error {
 	if _, err := r.store.Append(ctx, r.id, es...); err != nil {
 		return fmt.Errorf("session: record %s: %w", r.id, err)
 	}
+	r.appended(es...)
 	return nil
 }
 
@@ -265,6 +297,7 @@ func (r *Recorder) AddEntries(ctx context.Context, es ...Entry) error {
 	if _, err := r.store.Append(ctx, r.id, es...); err != nil {
 		return fmt.Errorf("session: record %s: %w", r.id, err)
 	}
+	r.appended(es...)
 	for i := len(es) - 1; i >= 0; i-- {
 		if es[i].Type == TypeState {
 			r.state = slices.Clone(es[i].State)
@@ -295,6 +328,7 @@ func (r *Recorder) Compacted(ctx context.Context, w *window.Window, meta Compact
 	if _, err := r.store.Append(ctx, r.id, es...); err != nil {
 		return fmt.Errorf("session: record %s: compaction: %w", r.id, err)
 	}
+	r.appended(es...)
 	return nil
 }
 

@@ -88,7 +88,41 @@ func (r *Recorder) SaveState(ctx context.Context, state any) error {
 		return fmt.Errorf("session: record %s: state: %w", r.id, err)
 	}
 	r.state = e.State
+	r.lag = 0
 	return nil
+}
+
+// ContentBytes returns the bytes of content entry e holds: its message,
+// its tool call's input, its tool result's output and its state, as
+// JSON. It is the measure of [Recorder.Lag] and [StateLag].
+func ContentBytes(e *Entry) int {
+	n := len(e.Message) + len(e.State)
+	if e.Tool != nil {
+		n += len(e.Tool.Input)
+	}
+	if e.ToolResult != nil {
+		n += len(e.ToolResult.Output)
+	}
+	return n
+}
+
+// StateLag returns the content, in bytes ([ContentBytes]), of the
+// entries after the last [TypeState] entry among entries (all of them
+// when there is none), side chains aside: what [Recorder.Lag] counted
+// when the process that wrote them stopped.
+func StateLag(entries []Entry) int {
+	n := 0
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := &entries[i]
+		if e.IsSidechain {
+			continue
+		}
+		if e.Type == TypeState {
+			break
+		}
+		n += ContentBytes(e)
+	}
+	return n
 }
 
 // KeepState makes the Recorder remember state, as if [Recorder.SaveState]
