@@ -32,3 +32,32 @@ func BenchmarkObserveLargest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToJSONLargest encodes the working memory of the shared data's
+// largest Claude Code session once it has observed every message, as an
+// Engine saves it at a compaction: its settled rounds' JSON is kept
+// between two saves, as in a session, where one or two rounds close
+// between compactions.
+func BenchmarkToJSONLargest(b *testing.B) {
+	trs, err := transcript.ReadFile(filepath.Join(sharedtest.Dir(b), sharedtest.BigClaudeCode), transcript.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	msgs := trs[0].Messages
+	var uses tooluse.Recent
+	a := New(firstUser(msgs), Options{Classify: uses.Classify})
+	for _, m := range msgs {
+		a.ObserveMessage(m)
+	}
+	js, err := a.ToJSON()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := a.ToJSON(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -7,18 +7,107 @@ import (
 	"fmt"
 )
 
-// ToJSON encodes the whole state ([State]) as JSON. Options are not
-// written; pass them again to [FromJSON]. Errors: none in practice (the
-// state holds only JSON-encodable values); a non-nil error wraps the
-// encoder's.
+// ToJSON encodes the whole state ([State]) as JSON: json.Marshal's
+// bytes. Options are not written; pass them again to [FromJSON]. The
+// rounds that can no longer change (closed, older than the sliding
+// window, their observations compressed) are encoded once and their JSON
+// kept: the state is saved at each compaction, and its rounds, which
+// grow with the session, are most of it (issue 29). Errors: none in
+// practice (the state holds only JSON-encodable values); a non-nil error
+// wraps the encoder's.
 func (a *ActiveContext) ToJSON() ([]byte, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	b, err := json.Marshal(a.st)
+	b, err := a.encode()
 	if err != nil {
 		return nil, fmt.Errorf("workmem: encode state: %w", err)
 	}
 	return b, nil
+}
+
+// stateHead and stateTail are [State]'s members before and after Rounds,
+// in its order, for [ActiveContext.encode] (TestEncodeFields keeps them
+// in step with State).
+type (
+	stateHead struct {
+		Version    int       `json:"version"`
+		Task       string    `json:"task,omitempty"`
+		Scratchpad []Finding `json:"scratchpad,omitempty"`
+	}
+	stateTail struct {
+		Plan          *Plan  `json:"plan,omitempty"`
+		PlanHistory   []Plan `json:"plan_history,omitempty"`
+		ExpectingPlan bool   `json:"expecting_plan,omitempty"`
+	}
+)
+
+// settled reports whether round i can no longer change: closed, older
+// than the last RecentRounds, every observation compressed (slide).
+func (a *ActiveContext) settled(i int) bool {
+	r := &a.st.Rounds[i]
+	if r.Summary == nil || i >= len(a.st.Rounds)-a.opts.RecentRounds {
+		return false
+	}
+	for j := range r.Observations {
+		if !r.Observations[j].Compressed {
+			return false
+		}
+	}
+	return true
+}
+
+// encode returns json.Marshal(a.st), the JSON of its settled leading
+// rounds taken from a.enc (and added to it). a.mu is held.
+func (a *ActiveContext) encode() ([]byte, error) {
+	st := &a.st
+	if len(a.enc) > len(st.Rounds) {
+		a.enc = a.enc[:len(st.Rounds)]
+	}
+	for len(a.enc) < len(st.Rounds) && a.settled(len(a.enc)) {
+		b, err := json.Marshal(st.Rounds[len(a.enc)])
+		if err != nil {
+			return nil, err
+		}
+		a.enc = append(a.enc, b)
+	}
+	head, err := json.Marshal(stateHead{st.Version, st.Task, st.Scratchpad})
+	if err != nil {
+		return nil, err
+	}
+	tail, err := json.Marshal(stateTail{st.Plan, st.PlanHistory, st.ExpectingPlan})
+	if err != nil {
+		return nil, err
+	}
+	n := len(head) + len(tail) + 16
+	for _, b := range a.enc {
+		n += len(b) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, head[:len(head)-1]...)
+	if len(st.Rounds) > 0 {
+		out = append(out, `,"rounds":[`...)
+		for i := range st.Rounds {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			if i < len(a.enc) {
+				out = append(out, a.enc[i]...)
+				continue
+			}
+			b, err := json.Marshal(st.Rounds[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b...)
+		}
+		out = append(out, ']')
+	}
+	if len(tail) > 2 {
+		out = append(append(out, ','), tail[1:]...)
+	} else {
+		out = append(out, '}')
+	}
+	return out, nil
 }
 
 // FromJSON restores a working memory written by [ActiveContext.ToJSON]

@@ -183,9 +183,12 @@ const StateVersion = 1
 // [FromJSON]. All methods are safe for concurrent use; the memory grows with
 // the number of rounds (metadata only, outside the sliding window).
 type ActiveContext struct {
-	mu     sync.Mutex
-	opts   Options
-	st     State
+	mu   sync.Mutex
+	opts Options
+	st   State
+	// enc is the JSON of st's leading rounds that can no longer change
+	// (encode), one per round.
+	enc    [][]byte
 	seen   map[string]struct{} // digests of earlier results
 	byCall map[string]int      // tool-call id → action index in the open round
 	// uses holds the calls of the open round read as given (addAction),
