@@ -55,8 +55,6 @@ type BPE struct {
 	split func(s string, i int) int // end of the piece starting at s[i]
 	// counted sums the bytes Count was given (Counted).
 	counted atomic.Int64
-	// memo remembers the counts of the short pieces counted last.
-	memo *pieceMemo
 }
 
 // Counted returns the bytes of text [BPE.Count] and [BPE.CountContext]
@@ -89,26 +87,11 @@ func (b *BPE) Count(text string) int {
 	return n
 }
 
-// pieceTokens returns the number of tokens of one pre-tokenized piece:
-// pieces of up to memoBytes bytes through the memo, others as counted.
+// pieceTokens returns the number of tokens of one pre-tokenized piece.
 func (b *BPE) pieceTokens(p string) int {
 	if len(p) == 1 {
 		return 1 // every byte is a token
 	}
-	if len(p) > memoBytes || b.memo == nil {
-		return b.countPiece(p)
-	}
-	if n, ok := b.memo.get(p); ok {
-		return n
-	}
-	n := b.countPiece(p)
-	b.memo.put(p, n)
-	return n
-}
-
-// countPiece counts the tokens of one pre-tokenized piece of two bytes or
-// more by the vocabulary: one when it is a token, else by merging.
-func (b *BPE) countPiece(p string) int {
 	if b.v.rank(p) != noRank {
 		return 1
 	}
@@ -213,7 +196,7 @@ func ForEncoding(name string) (*BPE, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &BPE{name: name, v: v, split: split, memo: new(pieceMemo)}
+	b := &BPE{name: name, v: v, split: split}
 	bpeCache[name] = b
 	return b, nil
 }
