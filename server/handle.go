@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/session"
@@ -306,6 +307,7 @@ func (s *Server) engine(ctx context.Context, h *handle, sess session.Session) (*
 		s.log.Info("session changed in the store: resuming", "session", h.id, "entries", sess.Entries, "seen", h.entries)
 		_ = h.drop(false)
 	}
+	defer spent(ctx, phaseResume, time.Now())
 	eng, err := agentctx.Resume(ctx, h.id, s.engineOptions(h))
 	if err != nil {
 		return nil, err
@@ -349,6 +351,7 @@ type countingStore struct {
 
 // Append appends through the store and counts what was written.
 func (c *countingStore) Append(ctx context.Context, id string, es ...session.Entry) ([]session.Entry, error) {
+	defer spent(ctx, phaseStore, time.Now())
 	out, err := c.Store.Append(ctx, id, es...)
 	if err == nil && id == c.h.id {
 		c.h.entries += len(out)
@@ -372,7 +375,9 @@ func (s *Server) withSession(r *http.Request, fn func(ctx context.Context, h *ha
 	// retries finds the session as the store has it. The server's write
 	// timeout bounds it.
 	ctx := context.WithoutCancel(r.Context())
+	start := time.Now()
 	h, sess, err := s.acquire(ctx, r.PathValue("id"))
+	spent(ctx, phaseLock, start)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -267,8 +266,8 @@ func (s *Server) wrap(pattern string, jsonBody bool, h func(http.ResponseWriter,
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ctx, span := telemetry.StartRequest(s.tracer, r, pattern)
-		r = r.WithContext(ctx)
 		rec := &recorder{ResponseWriter: w, start: start}
+		r = r.WithContext(withTiming(ctx, &rec.timing))
 		tenant, ok := s.opts.Tokens.tenant(r)
 		var err error
 		switch {
@@ -332,7 +331,10 @@ type recorder struct {
 	http.ResponseWriter
 	// start is when the request came in: the response's Server-Timing
 	// header gives the time from it to the response's start.
-	start  time.Time
+	start time.Time
+	// timing is the request's time by phase, for the header's other
+	// metrics.
+	timing timing
 	status int
 	bytes  int64
 	err    error
@@ -344,7 +346,8 @@ type recorder struct {
 // request's headers read) to the response's start (its status line; for a
 // stream, the time to open it), reading the request's body included. A
 // client that subtracts it from what it measured learns the network's and
-// its own share of a call (the load generator's "turn, server" row).
+// its own share of a call (the load generator's "turn, server" row). The
+// phases the request spent time in follow it (TimingRead and the others).
 const ServerTimingMetric = "app"
 
 // started sets the Server-Timing header, once, as the response starts.
@@ -353,8 +356,7 @@ func (r *recorder) started(code int) {
 		return
 	}
 	r.status = code
-	ms := float64(time.Since(r.start).Microseconds()) / 1000
-	r.ResponseWriter.Header().Set("Server-Timing", ServerTimingMetric+";dur="+strconv.FormatFloat(ms, 'f', 3, 64))
+	r.ResponseWriter.Header().Set("Server-Timing", r.timing.header(time.Since(r.start)))
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -473,6 +475,7 @@ func writeRaw(w http.ResponseWriter, status int, b []byte) {
 // readJSON decodes r's JSON body into v; an empty body leaves v as it is
 // when empty is allowed. The Content-Type was checked by wrap (guard.JSON).
 func readJSON(r *http.Request, v any, emptyOK bool) error {
+	defer spent(r.Context(), phaseRead, time.Now())
 	body, err := readBody(r)
 	if err != nil {
 		return err

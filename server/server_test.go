@@ -466,18 +466,24 @@ func TestAccessLog(t *testing.T) {
 
 // TestServerTiming: every response, an error's included, carries a
 // Server-Timing header "app;dur=D" whose D (milliseconds) is no more than
-// the duration the access log gives the same request.
+// the duration the access log gives the same request, then the phases the
+// request spent time in, each no more than D: reading the body, waiting
+// for the session, the store's writes, a compaction.
 func TestServerTiming(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
 	ts := newTestServer(t, Options{Logger: newJSONLogger(&buf)}, true)
 	id := ts.createSession(t, tokenA, nil)
 	base := "/v1/sessions/" + id
-	rs := []result{
-		ts.call(t, "POST", base+"/messages", tokenA, `{"messages":[{"role":"user","content":"What is in main.go?"}]}`).must(t, 200),
-		ts.call(t, "POST", base+"/request", tokenA, nil).must(t, 200),
-		ts.call(t, "GET", "/v1/sessions/"+id, tokenB, nil).must(t, 404),
-		ts.call(t, "POST", base+"/messages", "", `{"messages":[]}`).must(t, 401),
+	calls := []struct {
+		r    result
+		want []string // the phases the call must name
+	}{
+		{ts.call(t, "POST", base+"/messages", tokenA, `{"messages":[{"role":"user","content":"What is in main.go?"}]}`).must(t, 200), []string{TimingRead, TimingLock, TimingStore}},
+		{ts.call(t, "POST", base+"/request", tokenA, nil).must(t, 200), []string{TimingLock}},
+		{ts.call(t, "GET", "/v1/sessions/"+id, tokenB, nil).must(t, 404), nil},
+		{ts.call(t, "POST", base+"/messages", "", `{"messages":[]}`).must(t, 401), nil},
+		{ts.call(t, "POST", base+"/compact", tokenA, `{}`).must(t, 200), []string{TimingRead, TimingLock, TimingCompact}},
 	}
 	var durs []float64
 	for line := range strings.Lines(buf.String()) {
@@ -489,20 +495,58 @@ func TestServerTiming(t *testing.T) {
 			durs = append(durs, m["duration"].(float64)/1e6) // slog's JSON: nanoseconds
 		}
 	}
-	if len(durs) != len(rs)+1 { // and the session's creation
-		t.Fatalf("%d access records for %d calls:\n%s", len(durs), len(rs)+1, buf.String())
+	if len(durs) != len(calls)+1 { // and the session's creation
+		t.Fatalf("%d access records for %d calls:\n%s", len(durs), len(calls)+1, buf.String())
 	}
-	for i, r := range rs {
-		h := r.Header.Get("Server-Timing")
-		v, ok := strings.CutPrefix(h, ServerTimingMetric+";dur=")
+	for i, c := range calls {
+		h := c.r.Header.Get("Server-Timing")
+		ms, err := parseServerTiming(h)
+		if err != nil {
+			t.Fatalf("call %d (%d): Server-Timing %q: %v", i, c.r.Status, h, err)
+		}
+		app, ok := ms[ServerTimingMetric]
+		if !ok || !strings.HasPrefix(h, ServerTimingMetric+";") {
+			t.Fatalf("call %d (%d): Server-Timing %q, want %s;dur=… first", i, c.r.Status, h, ServerTimingMetric)
+		}
+		if app < 0 || app > durs[i+1]+0.001 {
+			t.Errorf("call %d (%d): Server-Timing %q, access log %.3f ms", i, c.r.Status, h, durs[i+1])
+		}
+		for name, d := range ms {
+			if name != ServerTimingMetric && (d <= 0 || d > app+0.001) {
+				t.Errorf("call %d (%d): Server-Timing %q: %s %.3f ms, want in (0, %.3f]", i, c.r.Status, h, name, d, app)
+			}
+		}
+		for _, name := range c.want {
+			if _, ok := ms[name]; !ok {
+				t.Errorf("call %d (%d): Server-Timing %q has no %s", i, c.r.Status, h, name)
+			}
+		}
+		if len(c.want) == 0 && len(ms) != 1 {
+			t.Errorf("call %d (%d): Server-Timing %q, want %s alone", i, c.r.Status, h, ServerTimingMetric)
+		}
+	}
+}
+
+// parseServerTiming returns the metrics of a Server-Timing header by
+// name, each its dur in milliseconds; an error for a metric without one
+// or named twice.
+func parseServerTiming(h string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for m := range strings.SplitSeq(h, ",") {
+		name, param, ok := strings.Cut(strings.TrimSpace(m), ";dur=")
 		if !ok {
-			t.Fatalf("call %d (%d): Server-Timing %q, want %s;dur=…", i, r.Status, h, ServerTimingMetric)
+			return nil, fmt.Errorf("metric %q has no dur", m)
 		}
-		d, err := strconv.ParseFloat(v, 64)
-		if err != nil || d < 0 || d > durs[i+1]+0.001 {
-			t.Errorf("call %d (%d): Server-Timing %q (%v), access log %.3f ms", i, r.Status, h, err, durs[i+1])
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("metric %q twice", name)
 		}
+		d, err := strconv.ParseFloat(param, 64)
+		if err != nil {
+			return nil, fmt.Errorf("metric %q: %w", m, err)
+		}
+		out[name] = d
 	}
+	return out, nil
 }
 
 // TestParseTokens checks the tokens file's rules.

@@ -230,6 +230,9 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		telemetry.Compaction(ctx, s.tracer, start, req.Compactions)
+		if len(req.Compactions) > 0 {
+			spent(ctx, phaseCompact, start)
+		}
 		pr := req.Provider()
 		var body []byte
 		var enc [][]byte
@@ -446,6 +449,7 @@ func (s *Server) compactNow(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		telemetry.Compaction(ctx, s.tracer, start, recs)
+		spent(ctx, phaseCompact, start)
 		s.metrics.Compacted(recs)
 		if recs != nil {
 			out.Compactions = recs

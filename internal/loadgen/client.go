@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,36 +68,46 @@ type call struct {
 
 // response is what a call got: its status and body from server number
 // server of the pool; took is the answered attempt's time from sending
-// to the body read, serverTook what its Server-Timing header gives
-// (server.ServerTimingMetric; 0 without one).
+// to the body read, timing what its Server-Timing header gives (zeros
+// without one).
 type response struct {
-	status     int
-	body       []byte
-	server     int
-	took       time.Duration
-	serverTook time.Duration
+	status int
+	body   []byte
+	server int
+	took   time.Duration
+	timing timings
 }
 
-// serverTiming returns the duration of the service's metric
-// (server.ServerTimingMetric) in a Server-Timing header ("app;dur=1.234",
-// milliseconds; https://www.w3.org/TR/server-timing/), 0 when the header
-// has none.
-func serverTiming(h string) time.Duration {
+// timingMetrics are the Server-Timing metrics the load generator reads:
+// the service's total (server.ServerTimingMetric) then its phases.
+var timingMetrics = [...]string{server.ServerTimingMetric, server.TimingRead, server.TimingLock, server.TimingResume, server.TimingStore, server.TimingCompact}
+
+// timings are a response's Server-Timing durations, indexed as
+// timingMetrics: [0] is the server's whole time.
+type timings [len(timingMetrics)]time.Duration
+
+// serverTiming returns the durations of timingMetrics in a Server-Timing
+// header ("app;dur=1.234, store;dur=0.5", milliseconds;
+// https://www.w3.org/TR/server-timing/), 0 for a metric the header does
+// not have or gives no valid dur.
+func serverTiming(h string) timings {
+	var out timings
 	for m := range strings.SplitSeq(h, ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(m), ";")
-		if strings.TrimSpace(name) != server.ServerTimingMetric {
+		i := slices.Index(timingMetrics[:], strings.TrimSpace(name))
+		if i < 0 {
 			continue
 		}
 		for p := range strings.SplitSeq(params, ";") {
 			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "dur="); ok {
 				ms, err := strconv.ParseFloat(v, 64)
 				if err == nil && ms >= 0 {
-					return time.Duration(ms * float64(time.Millisecond))
+					out[i] = time.Duration(ms * float64(time.Millisecond))
 				}
 			}
 		}
 	}
-	return 0
+	return out
 }
 
 // client sends calls with retries and records their latency.
@@ -142,7 +153,7 @@ func (cl *client) once(ctx context.Context, rng *rand.Rand, c call, avoid int) (
 		cl.stats.failed(c.route, "conn")
 		return response{server: i}, outcomeUnknown, err
 	}
-	r := response{status: resp.StatusCode, body: body, server: i, took: time.Since(start), serverTook: serverTiming(resp.Header.Get("Server-Timing"))}
+	r := response{status: resp.StatusCode, body: body, server: i, took: time.Since(start), timing: serverTiming(resp.Header.Get("Server-Timing"))}
 	switch s := resp.StatusCode; {
 	case s >= 200 && s < 300, s == http.StatusNotFound && c.accept404:
 		cl.stats.ok(c.route, r.took)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/internal/loadgen"
+	"github.com/agentctx/agentctx/server"
 	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/internal/sharedtest"
 )
@@ -171,6 +172,25 @@ func TestFleetSQLitePaced(t *testing.T) {
 	c, s := rows[loadgen.TurnRoute], rows[loadgen.TurnServerRoute]
 	if c.Calls == 0 || s.Calls != c.Calls || s.P50 <= 0 || s.P50 > c.P50 || s.P99 > c.P99 {
 		t.Errorf("turn rows: client %d turns p50 %v p99 %v, server %d turns p50 %v p99 %v", c.Calls, c.P50, c.P99, s.Calls, s.P50, s.P99)
+	}
+	// The slowest turns' breakdown: the server's time within the
+	// client's, each phase within the server's, and every turn wrote to
+	// the store (the messages and the reply are appended).
+	tail := rep.Tail
+	if tail == nil || tail.Turns < 1 || tail.From < c.P99 || tail.Client < tail.From || len(tail.Server) != len(tail.Metrics) {
+		t.Fatalf("tail %+v, turn p99 %v", tail, c.P99)
+	}
+	app := tail.Server[0]
+	if app <= 0 || app > tail.Client {
+		t.Errorf("tail: server %v, client %v", app, tail.Client)
+	}
+	for i, name := range tail.Metrics[1:] {
+		if d := tail.Server[i+1]; d > app || (name == server.TimingStore && d <= 0) {
+			t.Errorf("tail: %s %v, server %v", name, d, app)
+		}
+	}
+	if tail.Compacted > tail.Turns {
+		t.Errorf("tail: %d compacted of %d turns", tail.Compacted, tail.Turns)
 	}
 }
 

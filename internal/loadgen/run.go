@@ -120,7 +120,10 @@ type Report struct {
 	Appends  int
 	Requests int
 	Routes   []RouteSummary
-	Logs     []*SessionLog
+	// Tail is where the slowest turns' time went (Config.Think runs;
+	// nil otherwise).
+	Tail *TailSummary
+	Logs []*SessionLog
 	// Subscribers, Events and Reconnects: the SSE subscribers (one per
 	// session), the events they received and the streams they opened
 	// again after losing one (FleetConfig.Events).
@@ -208,6 +211,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Wall = time.Since(start)
 	rep.Appends = int(appends.Load())
 	rep.Routes = cl.stats.Summary()
+	rep.Tail = cl.stats.tail(0.99)
 	for _, r := range rep.Routes {
 		if !isTurnRow(r.Route) {
 			rep.Requests += r.Calls
@@ -235,9 +239,10 @@ type driver struct {
 	entries int
 	// turn is the time of the current turn's three calls so far (their
 	// answered attempts, as the client measured them), turnServer the
-	// same as the server timed them, extra the time of the other calls
-	// since the last reply.
-	turn, turnServer, extra time.Duration
+	// same as the server timed them (each Server-Timing metric summed),
+	// extra the time of the other calls since the last reply.
+	turn, extra time.Duration
+	turnServer  timings
 }
 
 func (d *driver) path(suffix string) string {
@@ -299,15 +304,18 @@ func (d *driver) run(ctx context.Context) error {
 			switch op.Kind {
 			case OpMessages, OpRequest, OpReply:
 				d.turn += r.took
-				d.turnServer += r.serverTook
+				for i, v := range r.timing {
+					d.turnServer[i] += v
+				}
 			default:
 				d.extra += r.took
 			}
 			if op.Kind == OpReply {
 				d.cl.stats.ok(TurnRoute, d.turn)
-				d.cl.stats.ok(TurnServerRoute, d.turnServer)
+				d.cl.stats.ok(TurnServerRoute, d.turnServer[0])
 				d.cl.stats.ok(TurnExtrasRoute, d.turn+d.extra)
-				d.turn, d.turnServer, d.extra = 0, 0, 0
+				d.cl.stats.turnDone(d.turn, d.turnServer)
+				d.turn, d.turnServer, d.extra = 0, timings{}, 0
 			}
 		}
 		d.onStep()

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/agentctx/agentctx/server"
 )
 
 // Stats counts a run's calls by route: the latency of each answered
@@ -18,6 +21,69 @@ import (
 type Stats struct {
 	mu     sync.Mutex
 	routes map[string]*routeStats
+	// turns are the whole turns' times (paced runs): the client's and
+	// the server's Server-Timing metrics.
+	turns []turnTimes
+}
+
+type turnTimes struct {
+	client time.Duration
+	server timings
+}
+
+// turnDone notes one whole turn: client as the client measured its
+// three calls, server their Server-Timing metrics summed.
+func (s *Stats) turnDone(client time.Duration, server timings) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turns = append(s.turns, turnTimes{client, server})
+}
+
+// TailSummary is where the slowest turns' time went: the turns at or
+// above the client's q-quantile, each figure their mean.
+type TailSummary struct {
+	// Quantile is q; Turns counts the turns at or above it, From is the
+	// quantile's latency (the client's).
+	Quantile float64
+	Turns    int
+	From     time.Duration
+	// Client is the turns' mean as the client measured them; Server the
+	// mean of each Server-Timing metric, indexed as Metrics.
+	Client  time.Duration
+	Metrics []string
+	Server  []time.Duration
+	// Compacted counts the turns whose request compacted.
+	Compacted int
+}
+
+// tail returns the summary of the turns at or above the client's
+// q-quantile; nil without turns.
+func (s *Stats) tail(q float64) *TailSummary {
+	s.mu.Lock()
+	turns := slices.Clone(s.turns)
+	s.mu.Unlock()
+	if len(turns) == 0 {
+		return nil
+	}
+	slices.SortFunc(turns, func(a, b turnTimes) int { return cmp.Compare(a.client, b.client) })
+	i := min(max(int(float64(len(turns))*q+0.5)-1, 0), len(turns)-1)
+	slow := turns[i:]
+	out := &TailSummary{Quantile: q, Turns: len(slow), From: turns[i].client, Metrics: timingMetrics[:], Server: make([]time.Duration, len(timingMetrics))}
+	compacted := slices.Index(timingMetrics[:], server.TimingCompact)
+	for _, t := range slow {
+		out.Client += t.client
+		for j, v := range t.server {
+			out.Server[j] += v
+		}
+		if t.server[compacted] > 0 {
+			out.Compacted++
+		}
+	}
+	out.Client /= time.Duration(len(slow))
+	for j := range out.Server {
+		out.Server[j] /= time.Duration(len(slow))
+	}
+	return out
 }
 
 type routeStats struct {
@@ -117,6 +183,14 @@ func (r *Report) Print(w io.Writer) error {
 	if r.Proxies > 0 {
 		fmt.Fprintf(w, "proxies: %d processes, %d sessions (%d finished), %d requests upstream, %d over the budget of %d tokens (largest %d)\n",
 			r.Proxies, r.ProxySessions, r.ProxyFinished, r.ProxyUpstream, r.ProxyOver, r.ProxyBudget, r.ProxyMaxPrompt)
+	}
+	if t := r.Tail; t != nil {
+		var parts []string
+		for j, name := range t.Metrics[1:] {
+			parts = append(parts, fmt.Sprintf("%s %.2f", name, ms(t.Server[j+1])))
+		}
+		fmt.Fprintf(w, "slowest turns (%d at or above the p%g, %.1f ms): client %.2f ms, server %s %.2f ms (%s), %d compacted\n",
+			t.Turns, t.Quantile*100, ms(t.From), ms(t.Client), t.Metrics[0], ms(t.Server[0]), strings.Join(parts, ", "), t.Compacted)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "route\tcalls\tp50 ms\tp99 ms\tretries\tlanded\tfailed attempts\t")
