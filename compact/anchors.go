@@ -104,7 +104,7 @@ func (o spanSummary) run(ctx context.Context, w *window.Window, units []window.U
 	s := &Summarize{Summarizer: o.summarizer, Logger: o.logger}
 	text := ""
 	var reasons []string
-	for _, sum := range s.chain(w) {
+	for _, sum := range s.chain(w, nil) {
 		t, reason, err := s.attempt(ctx, w, sum, req, prevTokens+removedTokens, &rec)
 		if err != nil {
 			return nil, err

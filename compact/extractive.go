@@ -3,6 +3,7 @@ package compact
 import (
 	"context"
 	"fmt"
+	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/tooluse"
 	"regexp"
 	"slices"
@@ -84,6 +85,9 @@ type Extractive struct {
 	// Counter counts the summary's tokens. Optional. Defaults to the exact
 	// o200k_base counter ([token.ForEncoding]).
 	Counter token.Counter
+	// classify reads the tool calls ([tooluse.Classify] when nil):
+	// [Summarize] gives the compaction's, which reads each call once.
+	classify func(chat.ToolCall) tooluse.Use
 }
 
 // Name returns "extractive".
@@ -116,7 +120,7 @@ func (e Extractive) Summarize(ctx context.Context, req SummaryRequest) (SummaryR
 	if err != nil {
 		return SummaryResult{}, fmt.Errorf("compact: extractive summary: %w", err)
 	}
-	d := buildDigest(req)
+	d := buildDigest(req, e.classify)
 	d.carried = req.Carried
 	if d.carried == nil {
 		d.carried = CarriedInstructions(req, c)
@@ -153,7 +157,7 @@ type digestFile struct {
 	content string
 }
 
-func buildDigest(req SummaryRequest) *digest {
+func buildDigest(req SummaryRequest, classify func(chat.ToolCall) tooluse.Use) *digest {
 	d := &digest{
 		userRunes:       extractiveUserRunes,
 		lineRunes:       extractiveLineRunes,
@@ -164,7 +168,7 @@ func buildDigest(req SummaryRequest) *digest {
 	if prev := strings.TrimSpace(req.Previous); prev != "" {
 		d.absorb(prev)
 	}
-	h := scanHistory(req.Messages)
+	h := scanHistory(req.Messages, classify)
 	for _, u := range h.users {
 		d.users = append(d.users, u.text)
 	}

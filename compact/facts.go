@@ -68,8 +68,12 @@ var metaPrefixes = []string{
 // the history is matched as its marker, and never listed among the facts
 // a compaction lost ([Retention].Missing). ExtractFacts never panics on
 // any input and is safe for concurrent use.
-func ExtractFacts(msgs []chat.Message) Facts {
-	s := scanHistory(msgs)
+func ExtractFacts(msgs []chat.Message) Facts { return extractFacts(msgs, nil) }
+
+// extractFacts is ExtractFacts with the tool calls read by classify
+// (nil: [tooluse.Classify]).
+func extractFacts(msgs []chat.Message, classify func(chat.ToolCall) tooluse.Use) Facts {
+	s := scanHistory(msgs, classify)
 	var f Facts
 	for _, u := range s.users {
 		f.UserMessages = append(f.UserMessages, tooluse.HeadRunes(normalizeSpace(secret.Redact(u.text)), FactUserRunes))
@@ -114,6 +118,8 @@ type history struct {
 	lastTextAt int
 	// todos are the open items of the last TodoWrite / update_plan call.
 	todos []string
+	// classifyFn reads a tool call ([tooluse.Classify] when nil).
+	classifyFn func(chat.ToolCall) tooluse.Use
 }
 
 type userText struct {
@@ -177,11 +183,15 @@ func (h *history) use(p string, at int, tool string, write bool) {
 	}
 }
 
-// scanHistory walks msgs once. Tool results are paired with the most
-// recent unanswered call of the same id (FORMATS.md: ids repeat), by a
+// scanHistory walks msgs once, each tool call read by classify (nil:
+// [tooluse.Classify]). Tool results are paired with the most recent
+// unanswered call of the same id (FORMATS.md: ids repeat), by a
 // [tooluse.Pairer].
-func scanHistory(msgs []chat.Message) *history {
-	h := &history{byPath: map[string]*fileUse{}, lastTextAt: -1}
+func scanHistory(msgs []chat.Message, classify func(chat.ToolCall) tooluse.Use) *history {
+	if classify == nil {
+		classify = tooluse.Classify
+	}
+	h := &history{byPath: map[string]*fileUse{}, lastTextAt: -1, classifyFn: classify}
 	var open tooluse.Pairer[int] // call id -> event index
 	openFile := ""               // SWE-agent's currently open file
 	var calls []chat.ToolCall    // the call of each event
@@ -246,12 +256,12 @@ func isMeta(t string) bool {
 }
 
 // classify records the files a tool call reads and writes
-// ([tooluse.Classify]) and returns its command (normalized, redacted,
+// (h.classifyFn) and returns its command (normalized, redacted,
 // cut), or "". openFile is SWE-agent's open file: an open or create sets
 // it, and an edit or insert that names no file ([tooluse.Use.OpenFile])
 // writes it.
 func (h *history) classify(c chat.ToolCall, at int, openFile *string) string {
-	u := tooluse.Classify(c)
+	u := h.classifyFn(c)
 	tool := c.Name
 	if u.Action != "" && u.Action != c.Name {
 		tool += " " + u.Action

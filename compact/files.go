@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentctx/agentctx/internal/safefile"
+	"github.com/agentctx/agentctx/tooluse"
 
 	"github.com/agentctx/agentctx/chat"
 )
@@ -69,7 +70,13 @@ type FileAnalyzer struct {
 // read. Unreadable files are listed without content; Analyze returns no
 // error and never panics.
 func (a FileAnalyzer) Analyze(msgs []chat.Message) []FileContext {
-	h := scanHistory(msgs)
+	return a.analyze(msgs, nil)
+}
+
+// analyze is Analyze with the tool calls read by classify (nil:
+// [tooluse.Classify]).
+func (a FileAnalyzer) analyze(msgs []chat.Message, classify func(chat.ToolCall) tooluse.Use) []FileContext {
+	h := scanHistory(msgs, classify)
 	// A name without a slash in prose ("models.py", but also
 	// "os.path.exists", "models.ForeignKey", "hex.pm") is a file only when
 	// the tool calls touched a file of that name, a path in prose ends in

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/secret"
+	"github.com/agentctx/agentctx/tooluse"
 	"github.com/agentctx/agentctx/window"
 )
 
@@ -227,7 +228,7 @@ func (s *Summarize) Compact(ctx context.Context, w *window.Window) ([]Record, er
 		}
 	}
 	if len(removed) == 0 {
-		return s.escalate(ctx, w, nil)
+		return s.escalate(ctx, w, nil, nil)
 	}
 	if !s.Force {
 		if why := s.guard(w, removedTokens); why != "" {
@@ -241,7 +242,10 @@ func (s *Summarize) Compact(ctx context.Context, w *window.Window) ([]Record, er
 		prevTokens = w.TokensAt(n)
 	}
 	rec := Record{Strategy: s.Name(), Level: LevelSummary, TokensBefore: w.Size(), Budget: budget}
-	files := s.Files.Analyze(removed)
+	// The scans of the removed part (files, summary, retention) read each
+	// tool call once, through the Engine's reading when it has one.
+	classify := classifyOnce(w.Classify)
+	files := s.Files.analyze(removed, classify)
 	for _, f := range files {
 		rec.FilesIncluded = append(rec.FilesIncluded, f.Path)
 	}
@@ -259,7 +263,7 @@ func (s *Summarize) Compact(ctx context.Context, w *window.Window) ([]Record, er
 	replaced := prevTokens + removedTokens
 	var reasons []string
 	text := ""
-	for i, sum := range s.chain(w) {
+	for i, sum := range s.chain(w, classify) {
 		if i == 0 && s.breakerOpen() {
 			s.State.Skipped++
 			reasons = append(reasons, fmt.Sprintf("the summarizer %s is skipped after %d failures in a row (the last: %s)", sum.Name(), s.State.Failures, s.State.LastFailure))
@@ -305,13 +309,14 @@ func (s *Summarize) Compact(ctx context.Context, w *window.Window) ([]Record, er
 	s.State.Summaries++
 	rec.TokensAfter = w.Size()
 	rec.OverBudget = !w.Fits()
-	return s.escalate(ctx, w, &rec, removed...)
+	return s.escalate(ctx, w, &rec, classify, removed...)
 }
 
 // chain returns the summarizers to try, in order: Summarizer, then
-// FallbackSummarizer (the extractive one by default).
-func (s *Summarize) chain(w *window.Window) []Summarizer {
-	ext := &Extractive{Counter: w.Counter()}
+// FallbackSummarizer (the extractive one by default, reading tool calls
+// by classify: nil for [tooluse.Classify]).
+func (s *Summarize) chain(w *window.Window, classify func(chat.ToolCall) tooluse.Use) []Summarizer {
+	ext := &Extractive{Counter: w.Counter(), classify: classify}
 	if s.Summarizer == nil {
 		return []Summarizer{ext}
 	}
@@ -427,8 +432,10 @@ func (s *Summarize) attempt(ctx context.Context, w *window.Window, sum Summarize
 }
 
 // escalate runs Escalation when w is over budget, measures the summary's
-// retention on the window as it is left, logs and returns the records.
-func (s *Summarize) escalate(ctx context.Context, w *window.Window, rec *Record, removed ...chat.Message) ([]Record, error) {
+// retention on the window as it is left (the removed part's tool calls
+// read by classify, nil for [tooluse.Classify]), logs and returns the
+// records.
+func (s *Summarize) escalate(ctx context.Context, w *window.Window, rec *Record, classify func(chat.ToolCall) tooluse.Use, removed ...chat.Message) ([]Record, error) {
 	var recs []Record
 	if rec != nil {
 		recs = append(recs, *rec)
@@ -445,7 +452,7 @@ func (s *Summarize) escalate(ctx context.Context, w *window.Window, rec *Record,
 		recs = append(recs, more...)
 	}
 	if rec != nil {
-		r := MeasureRetention(ExtractFacts(removed), w.Messages())
+		r := MeasureRetention(extractFacts(removed, classify), w.Messages())
 		recs[0].Retention = &r
 		s.log(recs[0])
 	}
@@ -580,4 +587,23 @@ func removeUnits(w *window.Window, us []window.Unit) (msgs, rounds int) {
 	}
 	flush()
 	return msgs, rounds
+}
+
+// classifyOnce returns classify remembered for the scans of one
+// compaction: each tool call (its id, name and arguments) is read once,
+// whichever scan reads it first ([FileAnalyzer], the extractive summary,
+// the retention's facts). A window's classify is the Engine's cached
+// reading while the call is in the window; after the compaction removed
+// it, this remembers it.
+func classifyOnce(classify func(chat.ToolCall) tooluse.Use) func(chat.ToolCall) tooluse.Use {
+	seen := map[string]tooluse.Use{}
+	return func(c chat.ToolCall) tooluse.Use {
+		k := c.ID + "\x00" + c.Name + "\x00" + string(c.Arguments)
+		if u, ok := seen[k]; ok {
+			return u
+		}
+		u := classify(c)
+		seen[k] = u
+		return u
+	}
 }

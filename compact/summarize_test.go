@@ -2,6 +2,7 @@ package compact_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/tooluse"
 	"github.com/agentctx/agentctx/window"
 )
 
@@ -399,5 +401,46 @@ func TestParseStrategySummarize(t *testing.T) {
 	}
 	if _, ok := s.(*compact.Summarize); !ok || s.Name() != "summarize" {
 		t.Fatalf("ParseStrategy(summarize) = %T %q", s, s.Name())
+	}
+}
+
+// TestSummarizeReadsEachCallOnce: a summarizing compaction's scans of the
+// removed part (its files, the extractive summary, the retention's facts)
+// read each removed tool call through the window's reading (the
+// Engine's cache), once: none of them parses a call again.
+func TestSummarizeReadsEachCallOnce(t *testing.T) {
+	t.Parallel()
+	peeks := map[string]int{}
+	peek := func(c chat.ToolCall) tooluse.Use {
+		peeks[c.ID]++
+		return tooluse.Classify(c)
+	}
+	msgs := []chat.Message{sys("you are a coding agent"), user("fix the failing tests in the parser")}
+	for i := range 12 {
+		id := fmt.Sprintf("call_%d", i)
+		args, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("go test ./pkg%d/... && sed -n 1,40p pkg%d/parse.go", i, i)})
+		msgs = append(msgs,
+			chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: "Running the tests."}, chat.ToolCall{ID: id, Name: "bash", Arguments: args}}},
+			chat.NewToolResult(id, "bash", "--- FAIL: TestParse (0.00s)\n"+lines(400), false))
+	}
+	w := newWindow(t, window.Options{Budget: 1500, Peek: peek}, msgs...)
+	recs, err := (&compact.Summarize{}).Compact(t.Context(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) == 0 || recs[0].Level != compact.LevelSummary || recs[0].Retention == nil || len(recs[0].SpanMessages) == 0 {
+		t.Fatalf("no summary with its retention: %+v", recs)
+	}
+	removed := 0
+	for _, m := range recs[0].SpanMessages {
+		for _, c := range m.ToolCalls() {
+			removed++
+			if peeks[c.ID] != 1 {
+				t.Errorf("removed call %s read %d times through the window, want 1", c.ID, peeks[c.ID])
+			}
+		}
+	}
+	if removed == 0 {
+		t.Fatal("the compaction removed no tool call")
 	}
 }
