@@ -23,17 +23,6 @@ const (
 	// FileName is the database's file name under the data folder
 	// ([DefaultPath]).
 	FileName = "sessions.db"
-	// PageSize is the page size, in bytes, of a database file the Store
-	// creates (PRAGMA page_size; SQLite's default is 4,096). A commit
-	// writes each page it changes to the write-ahead log, checksummed,
-	// and an append changes about six (the entry's row and its index,
-	// the session's row and its two activity indexes): half-size pages
-	// halve those bytes. BenchmarkAppend (one entry) 89–96 → 75–76 µs,
-	// a replay saved into a store 0.84–0.91 → 0.75–0.80 s; a compaction's
-	// snapshot (BenchmarkAppendSnapshot) and a load (BenchmarkLoad10k)
-	// cost the same, and 16,384-byte pages cost 1.5x (issue 29). A file
-	// that exists keeps its page size: SQLite fixes it once in WAL mode.
-	PageSize = 2048
 )
 
 // Options configures a [Store]. The zero value is usable: the default

@@ -145,9 +145,6 @@ func Open(opts Options) (*Store, error) {
 	// durable wait for an fsync of it shared with others (groupSync).
 	wq.Set("_synchronous", "NORMAL")
 	wq.Set("_txlock", "immediate")
-	// A new file gets PageSize pages (set before WAL mode, which fixes
-	// the page size); an existing one keeps its own.
-	wq.Add("_pragma", "page_size("+strconv.Itoa(PageSize)+")")
 	s.wdb, err = sql.Open("sqlite", path+"?"+wq.Encode())
 	if err != nil {
 		return fail(err)

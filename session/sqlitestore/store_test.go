@@ -226,62 +226,10 @@ func corruptDB(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every page but the first (the header's page size: bytes 16–17,
-	// big-endian).
-	for i := int(b[16])<<8 | int(b[17]); i < len(b); i++ {
+	for i := 4096; i < len(b); i++ {
 		b[i] = 0xa5
 	}
 	return b
-}
-
-// TestPageSize: a file the Store creates has PageSize pages; a file made
-// before with SQLite's default 4,096 keeps them, and the Store writes and
-// reads it.
-func TestPageSize(t *testing.T) {
-	t.Parallel()
-	pageSize := func(path string) int {
-		t.Helper()
-		db, err := sql.Open("sqlite", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		var n int
-		if err := db.QueryRow("PRAGMA page_size").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	fresh := dbPath(t)
-	s := open(t, sqlitestore.Options{Path: fresh})
-	mustAppend(t, s, newSession(t, s).ID, userMsg(t, "x"))
-	if got := pageSize(fresh); got != sqlitestore.PageSize {
-		t.Errorf("new file: page size %d, want %d", got, sqlitestore.PageSize)
-	}
-
-	old := dbPath(t)
-	db, err := sql.Open("sqlite", old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{"PRAGMA page_size = 4096", "PRAGMA journal_mode = WAL", "CREATE TABLE other (a)"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = open(t, sqlitestore.Options{Path: old})
-	sess := newSession(t, s)
-	text := strings.Repeat("a line that spills over a page. ", 400) // 12.8 KB
-	mustAppend(t, s, sess.ID, userMsg(t, text))
-	if got := pageSize(old); got != 4096 {
-		t.Errorf("existing file: page size %d, want 4096 kept", got)
-	}
-	if tr := mustLoad(t, s, sess.ID, true); len(tr.Entries) != 1 || !strings.Contains(string(tr.Entries[0].Message), text) {
-		t.Errorf("existing file: loaded %d entries", len(tr.Entries))
-	}
 }
 
 // TestNewerSchema: a database written by a later version is refused.
