@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/internal/loadgen"
-	"github.com/agentctx/agentctx/server"
 	"github.com/agentctx/agentctx/internal/pgtest"
 	"github.com/agentctx/agentctx/internal/sharedtest"
+	"github.com/agentctx/agentctx/server"
 )
 
 // The size of a run: CI's by default; scripts/load.sh sets the full
