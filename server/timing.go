@@ -25,7 +25,9 @@ const (
 	// session this server had not cached, or one another server wrote).
 	TimingResume = "resume"
 	// TimingStore is the Engine's writes to the store: encoding the
-	// entries, the store's writer lock and its transaction.
+	// entries, the store's writer lock, its transaction and, for a turn's
+	// end, the wait for its fsync (a resume's writes are in TimingResume
+	// too).
 	TimingStore = "store"
 	// TimingCompact is a next-request call's compactions: from the
 	// Engine's start on the request to its end, when it compacted (the

@@ -66,7 +66,7 @@ func (s *Stats) tail(q float64) *TailSummary {
 		return nil
 	}
 	slices.SortFunc(turns, func(a, b turnTimes) int { return cmp.Compare(a.client, b.client) })
-	i := min(max(int(float64(len(turns))*q+0.5)-1, 0), len(turns)-1)
+	i := rank(len(turns), q)
 	slow := turns[i:]
 	out := &TailSummary{Quantile: q, Turns: len(slow), From: turns[i].client, Metrics: timingMetrics[:], Server: make([]time.Duration, len(timingMetrics))}
 	compacted := slices.Index(timingMetrics[:], server.TimingCompact)
@@ -167,8 +167,13 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 	if len(sorted) == 0 {
 		return 0
 	}
-	i := int(float64(len(sorted))*q+0.5) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
+	return sorted[rank(len(sorted), q)]
+}
+
+// rank returns the index of the q-quantile (nearest rank) among n > 0
+// sorted values.
+func rank(n int, q float64) int {
+	return min(max(int(float64(n)*q+0.5)-1, 0), n-1)
 }
 
 // Print writes the report as a table: the run's throughput, then one
