@@ -18,8 +18,10 @@
 #             and one proxy SIGKILLed at 40 % of their steps
 #   paced     one server on an SQLite file, the sessions paced as their model
 #             paces them (0.5-1.5 s between a request and its reply), no kill:
-#             the table's "turn" row is the time of one model call's three
-#             calls (messages, request, reply) as the client measured them;
+#             the table's "turn" row is the time of one model call's calls
+#             (its messages sent with its request, then the reply: two
+#             calls; SPLIT=1 sends the messages apart, three calls) as the
+#             client measured them;
 #             "turn, server's Server-Timing" the same turns as the server
 #             timed them (its Server-Timing header: without the network,
 #             the client and the wait for the client's cores); "turn +
@@ -50,5 +52,5 @@ fi
 echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(go version | cut -d' ' -f3-)"
 echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)  commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 AGENTCTX_LONG_TESTS=1 AGENTCTX_LOAD_SESSIONS="$sessions" AGENTCTX_LOAD_TURNS="${TURNS:-30}" AGENTCTX_LOAD_SEED="${SEED:-1}" \
-AGENTCTX_LOAD_SECONDS="${SECONDS_MAX:-900}" \
+AGENTCTX_LOAD_SECONDS="${SECONDS_MAX:-900}" AGENTCTX_LOAD_SPLIT="${SPLIT:-0}" \
   go test ./internal/loadgen -run "$run" -count=1 -v -timeout 60m

@@ -394,6 +394,8 @@ func TestNullRefused(t *testing.T) {
 		{base + "/messages", `{"format":null,"messages":[{"role":"user","content":"x"}]}`, "format"},
 		{base + "/messages", `{"system":null,"messages":[{"role":"user","content":"x"}]}`, "system"},
 		{base + "/request", `{"format":null}`, "format"},
+		{base + "/request", `{"add":null}`, "add"},
+		{base + "/request", `{"add":{"system":null,"messages":[{"role":"user","content":"x"}]}}`, "add.system"},
 		{base + "/compact", `{"instructions":null}`, "instructions"},
 		{"/v1/sessions", `{"metadata":{"k":null}}`, "metadata.k"},
 		{"/v1/sessions", `{"tools":[{"name":"t","description":null}]}`, "tools[0].description"},

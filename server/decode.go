@@ -50,6 +50,18 @@ type messagesBody struct {
 	Messages []json.RawMessage `json:"messages"`
 }
 
+// within returns err, a bad request about a body's fields (as
+// decodeMessages returns them), about the same fields within member name
+// of the body: "add.messages[2]: …", "add: chat: openai: messages[1]…".
+func within(name string, err error) error {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return &apiError{status: ae.status, code: ae.code, detail: name + "." + ae.detail, err: ae.err}
+	}
+	ae = classify(err)
+	return &apiError{status: ae.status, code: ae.code, detail: name + ": " + ae.detail, err: err}
+}
+
 // decodeJSON decodes one JSON value from r into v, rejecting unknown
 // fields and trailing data; the error names the offset or the field.
 func decodeJSON(r io.Reader, v any) error {
@@ -83,6 +95,12 @@ func refuseNull(body []byte) error {
 	}
 	if k := nullMember(top); k != "" {
 		return errorf(400, CodeBadRequest, "%s: null; give a value or leave the field out", k)
+	}
+	var add map[string]json.RawMessage
+	if jsonx.Unmarshal(top["add"], &add) == nil {
+		if k := nullMember(add); k != "" {
+			return errorf(400, CodeBadRequest, "add.%s: null; give a value or leave the field out", k)
+		}
 	}
 	var meta map[string]json.RawMessage
 	if jsonx.Unmarshal(top["metadata"], &meta) == nil {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -650,4 +651,70 @@ func TestEngineKeptAcrossTurns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRequestAdd: POST .../request with "add" adds the messages first, in
+// the same call, and hands out what POST .../messages then POST
+// .../request would have: the same request body byte for byte, the same
+// entry count, the same limiter cut; a bad message there answers 400
+// naming it under add, and adds nothing.
+func TestRequestAdd(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, Options{}, false)
+	create := map[string]any{"model": "gpt-4o", "budget": 4000, "tools": []any{readFileTool}}
+	two, one := ts.createSession(t, "", create), ts.createSession(t, "", create)
+	user := `{"messages":[{"role":"user","content":"What is in main.go?"}]}`
+	for _, id := range []string{two, one} {
+		ts.call(t, "POST", "/v1/sessions/"+id+"/messages", "", user).must(t, 200)
+		ts.call(t, "POST", "/v1/sessions/"+id+"/request", "", nil).must(t, 200)
+		ts.call(t, "POST", "/v1/sessions/"+id+"/reply", "", replyToolCall).must(t, 200)
+	}
+	// A result the limiter cuts at this budget.
+	output := strings.Repeat("func f() { return 42 } // main.go line\n", 1200)
+	tool, err := json.Marshal(map[string]any{"messages": []any{map[string]any{"role": "tool", "tool_call_id": "call_1", "content": output}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added addedBody
+	ts.call(t, "POST", "/v1/sessions/"+two+"/messages", "", tool).must(t, 200).decode(t, &added)
+	var want, got requestView
+	ts.call(t, "POST", "/v1/sessions/"+two+"/request", "", `{"format":"anthropic"}`).must(t, 200).decode(t, &want)
+	before := ts.entries(t, one)
+	ts.call(t, "POST", "/v1/sessions/"+one+"/request", "", `{"format":"anthropic","add":`+string(tool)+`}`).must(t, 200).decode(t, &got)
+	if added.Limited != 1 || got.Added != 1 || got.Limited != added.Limited {
+		t.Errorf("messages route: %d added, %d limited; request with add: %d added, %d limited", added.Added, added.Limited, got.Added, got.Limited)
+	}
+	if !bytes.Equal(got.Body, want.Body) || got.Tokens != want.Tokens || got.Entries != want.Entries || got.Entries <= before {
+		t.Errorf("request with add: %d tokens, %d entries (%d before); in two calls: %d tokens, %d entries\n%s\n%s", got.Tokens, got.Entries, before, want.Tokens, want.Entries, got.Body, want.Body)
+	}
+	if n := ts.entries(t, one); n != got.Entries {
+		t.Errorf("the session has %d entries, the answer says %d", n, got.Entries)
+	}
+	// A bad message: 400 naming it, nothing added, no request recorded.
+	before = ts.entries(t, one)
+	for body, field := range map[string]string{
+		`{"add":{"messages":[{"role":"user","content":"ok"},{"role":"boss","content":"x"}]}}`: "add: chat: openai: messages[1]",
+		`{"add":{"format":"chat","messages":[{"role":"user","parts":7}]}}`:                    "add.messages[0]",
+		`{"add":{"messages":[]}}`:                                                             "add.messages",
+		`{"add":{"format":"xml","messages":[{"role":"user"}]}}`:                               "add.format",
+		`{"add":{"system":"s","messages":[{"role":"user","content":"x"}],"format":"openai"}}`: "add.system",
+	} {
+		p := ts.call(t, "POST", "/v1/sessions/"+one+"/request", "", body).problem(t, 400, CodeBadRequest)
+		if !strings.HasPrefix(p.Detail, field) {
+			t.Errorf("%s: detail %q does not name %s", body, p.Detail, field)
+		}
+	}
+	if n := ts.entries(t, one); n != before {
+		t.Errorf("bad adds changed the session: %d entries, %d before", n, before)
+	}
+}
+
+// entries is session id's entry count, as a read of the session gives it.
+func (ts *testServer) entries(t testing.TB, id string) int {
+	t.Helper()
+	var sess struct {
+		Entries int `json:"entries"`
+	}
+	ts.call(t, "GET", "/v1/sessions/"+id, "", nil).must(t, 200).decode(t, &sess)
+	return sess.Entries
 }

@@ -58,22 +58,32 @@ func (s *Server) addMessages(w http.ResponseWriter, r *http.Request) error {
 	var key string
 	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
 		key = h.id
-		if f == FormatAnthropic && len(b.System) > 0 {
-			msgs = dropRepeatedSystem(eng.Messages(), msgs)
-		}
-		nameResults(eng, msgs)
-		before, _ := eng.Limited()
-		if err := eng.Add(ctx, msgs...); err != nil {
-			return err
-		}
-		after, _ := eng.Limited()
-		out = addedBody{Added: len(msgs), Format: f, Limited: after - before}
-		return nil
+		limited, err := addTo(ctx, eng, msgs, f, len(b.System) > 0)
+		out = addedBody{Added: len(msgs), Format: f, Limited: limited}
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	return s.writeAdded(w, r, key, out)
+}
+
+// addTo adds msgs, read in format f, to eng as POST .../messages does:
+// an Anthropic body's top-level system (system) is not added again when
+// the window's latest system message says the same, and tool results
+// get their call's tool name. It returns how many tool results the
+// limiter cut; errors are eng.Add's.
+func addTo(ctx context.Context, eng *agentctx.Engine, msgs []chat.Message, f Format, system bool) (int, error) {
+	if f == FormatAnthropic && system {
+		msgs = dropRepeatedSystem(eng.Messages(), msgs)
+	}
+	nameResults(eng, msgs)
+	before, _ := eng.Limited()
+	if err := eng.Add(ctx, msgs...); err != nil {
+		return 0, err
+	}
+	after, _ := eng.Limited()
+	return after - before, nil
 }
 
 // writeAdded fills the entry count of the session stored as key and
@@ -159,6 +169,11 @@ type requestBody struct {
 	// Format is the shape of the body to send: openai (default),
 	// anthropic or chat.
 	Format string `json:"format,omitempty"`
+	// Add, when present, is a POST .../messages body whose messages are
+	// added before the request is built, under the same hold of the
+	// session: the tool results of the last reply and the request for
+	// the next model call in one round trip instead of two (issue 29).
+	Add *messagesBody `json:"add,omitempty"`
 }
 
 // requestView is the response of POST .../request: the next model call,
@@ -193,6 +208,11 @@ type requestView struct {
 	// to tell whether a retried write landed needs no read of the
 	// session after each request.
 	Entries int `json:"entries"`
+	// Added counts the messages of the body's "add", added before the
+	// request was built; Limited the tool results among them the limiter
+	// cut (as POST .../messages answers them).
+	Added   int `json:"added,omitempty"`
+	Limited int `json:"limited,omitempty"`
 }
 
 // chatBody is the body of a request in the chat format.
@@ -214,11 +234,25 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f = cmp.Or(f, FormatOpenAI)
+	var add []chat.Message
+	var addFormat Format
+	if b.Add != nil {
+		if add, addFormat, err = decodeMessages(*b.Add); err != nil {
+			return within("add", err)
+		}
+	}
 	var out requestView
 	var evs []Event
 	var key, name string
 	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
 		key, name = h.id, h.name
+		if b.Add != nil {
+			limited, err := addTo(ctx, eng, add, addFormat, len(b.Add.System) > 0)
+			if err != nil {
+				return err
+			}
+			out.Added, out.Limited = len(add), limited
+		}
 		start := time.Now()
 		req, err := eng.Request(ctx)
 		// The encodings kept are those of the request before this one
@@ -263,6 +297,7 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 			Format: f, Body: body, Tokens: req.Tokens, Budget: req.Budget, Over: req.Over,
 			CachedTokens: req.CachedTokens, Rows: req.Rows, Compactions: req.Compactions, Dropped: req.Dropped,
 			Entries: h.entries, // the Engine's appends are counted into it (countingStore)
+			Added:   out.Added, Limited: out.Limited,
 		}
 		for _, c := range req.Interrupted {
 			out.Interrupted = append(out.Interrupted, c.ID)

@@ -52,6 +52,9 @@ type FleetConfig struct {
 	Log io.Writer
 	// Think paces the sessions ([Config].Think). Optional.
 	Think [2]time.Duration
+	// Combine sends each turn's messages with its request
+	// ([Config].Combine). Optional.
+	Combine bool
 	// Balance puts a [Balancer] in front of the servers (and one in
 	// front of the proxies): the client sends every call to it, and it
 	// spreads them at random. Optional.
@@ -134,7 +137,7 @@ func Fleet(ctx context.Context, cfg FleetConfig) (*Report, []error, error) {
 		return nil, nil, err
 	}
 	defer pf.close()
-	run := Config{Name: cfg.Name, Pool: pool, Scripts: scripts, Seed: cfg.Seed, Duration: cfg.Duration, Think: cfg.Think}
+	run := Config{Name: cfg.Name, Pool: pool, Scripts: scripts, Seed: cfg.Seed, Duration: cfg.Duration, Think: cfg.Think, Combine: cfg.Combine}
 	// The subscribers, one per session, until the run's checks are done.
 	fctx, stopFollowing := context.WithCancel(ctx)
 	defer stopFollowing()

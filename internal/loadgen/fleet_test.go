@@ -23,6 +23,9 @@ var (
 	turns    = envInt("AGENTCTX_LOAD_TURNS", 6)
 	seed     = envInt("AGENTCTX_LOAD_SEED", 1)
 	duration = time.Duration(envInt("AGENTCTX_LOAD_SECONDS", 60)) * time.Second
+	// split sends the paced sessions' messages apart from their request
+	// (three calls a turn; scripts/load.sh's SPLIT=1).
+	split = envInt("AGENTCTX_LOAD_SPLIT", 0) == 1
 )
 
 func envInt(name string, def int) int {
@@ -134,9 +137,9 @@ func pgStore(t *testing.T) string {
 func TestFleetPostgres(t *testing.T) {
 	sharedtest.SkipUnlessLong(t) // a load test
 	runFleet(t, loadgen.FleetConfig{
-		Name:  "postgres, 2 servers",
+		Name:  "postgres, 2 servers, messages sent with their request",
 		Store: pgStore(t), Servers: 2,
-		Kill: true, KillAfter: 0.4,
+		Kill: true, KillAfter: 0.4, Combine: true,
 	})
 }
 
@@ -158,10 +161,15 @@ func TestFleetSQLite(t *testing.T) {
 // is the server's time for one model call (scripts/load.sh N paced).
 func TestFleetSQLitePaced(t *testing.T) {
 	sharedtest.SkipUnlessLong(t) // a load test
+	name := "sqlite, 1 server, paced, messages sent with their request (two calls a turn)"
+	if split {
+		name = "sqlite, 1 server, paced, three calls a turn"
+	}
 	rep := runFleet(t, loadgen.FleetConfig{
-		Name:  "sqlite, 1 server, paced",
+		Name:  name,
 		Store: "sqlite:" + filepath.Join(t.TempDir(), "sessions.db"), Servers: 1,
-		Think: [2]time.Duration{500 * time.Millisecond, 1500 * time.Millisecond},
+		Think:   [2]time.Duration{500 * time.Millisecond, 1500 * time.Millisecond},
+		Combine: !split,
 	})
 	// Each turn's server time (its answers' Server-Timing) is within what
 	// the client measured of it, so each of its quantiles is too.

@@ -54,10 +54,18 @@ type Config struct {
 	// starts after a wait drawn from [0, Think[1]].
 	// Optional: zero runs the sessions back to back, all started at once.
 	Think [2]time.Duration
+	// Combine sends each turn's messages with its request, in one call
+	// (POST .../request with "add"), as a client that has the tool
+	// results in hand when it asks for the next request does: a turn is
+	// then two calls, not three. A combined call whose answer was lost
+	// is resolved by the session's entry count (its messages landed or
+	// not) and the request asked for again without them. Optional.
+	Combine bool
 }
 
 // TurnRoute names the report's row of whole turns ([Config].Think): the
-// three calls of one model call, each from sending it to its answer read
+// calls of one model call (the messages, the request, the reply: three
+// calls, two with [Config].Combine), each from sending it to its answer read
 // (as each route's row measures it; the client's encoding of the bodies
 // and its reading of the answers are left out). TurnServerRoute names
 // the row of the same turns as the server timed them: the sum of the
@@ -84,7 +92,8 @@ type Done struct {
 	Op int
 	// Entries is the session's entry count in the store after the step
 	// (its last sequence number), as the server answered it or the
-	// client read it next.
+	// client read it next; -1 when not observed (messages sent with
+	// their request: [Config].Combine).
 	Entries int
 	// Server is the index of the server that answered; -1 when the answer
 	// was lost and the step was found in the store instead (Landed).
@@ -203,7 +212,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d := &driver{cl: cl, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), log: l, stop: stop, onStep: onStep, appends: &appends, created: cfg.Created, think: cfg.Think}
+			d := &driver{cl: cl, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), log: l, stop: stop, onStep: onStep, appends: &appends, created: cfg.Created, think: cfg.Think, combine: cfg.Combine, held: -1}
 			l.Err = d.run(ctx)
 		}()
 	}
@@ -235,6 +244,11 @@ type driver struct {
 	appends *atomic.Int64
 	created func(string)
 	think   [2]time.Duration
+	// combine sends a turn's messages with its request ([Config].Combine);
+	// held is then the index of the messages step waiting for its
+	// request, -1 when none is.
+	combine bool
+	held    int
 	// entries is the session's entry count after the last step.
 	entries int
 	// turn is the time of the current turn's three calls so far (their
@@ -296,6 +310,11 @@ func (d *driver) run(ctx context.Context) error {
 			case <-time.After(wait):
 			}
 		}
+		if d.combine && op.Kind == OpMessages && i+1 < len(s.Ops) && s.Ops[i+1].Kind == OpRequest {
+			d.held = i // sent with the request, next
+			d.onStep()
+			continue
+		}
 		r, err := d.step(ctx, i, op)
 		if err != nil {
 			return fmt.Errorf("step %d (%s): %w", i, op.Kind, err)
@@ -321,6 +340,42 @@ func (d *driver) run(ctx context.Context) error {
 		d.onStep()
 	}
 	return nil
+}
+
+// combined does the held messages step and request step i in one call
+// (POST .../request with "add") and returns its answer. The messages
+// step is logged without an entry count (the answer gives the count
+// after the request; the messages' own is not observed). When the
+// answer was lost and the count found the messages landed, the request
+// is asked for again, alone, and its answer returned.
+func (d *driver) combined(ctx context.Context, i int) (response, error) {
+	held := d.held
+	d.held = -1
+	msgs := d.log.Script.Ops[held].Messages
+	body, err := json.Marshal(map[string]any{"format": "chat", "add": map[string]any{"format": "chat", "messages": msgs}})
+	if err != nil {
+		return response{}, err
+	}
+	var now int
+	c := call{method: "POST", path: d.path("/request"), route: "POST /request with add", body: body}
+	r, landed, err := d.cl.do(ctx, d.rng, c, d.changed(ctx, &now))
+	if err != nil {
+		return response{}, err
+	}
+	d.appends.Add(int64(len(msgs)))
+	if landed {
+		// The count may include the request's own entries (its
+		// reminders) when the whole call landed: not the messages'.
+		d.entries = now
+		d.log.Done = append(d.log.Done, Done{Op: held, Entries: -1, Server: -1, Landed: true})
+		return d.step(ctx, i, d.log.Script.Ops[i])
+	}
+	d.log.Done = append(d.log.Done, Done{Op: held, Entries: -1, Server: r.server})
+	if d.entries, err = entriesOf(r.body); err != nil {
+		return response{}, err
+	}
+	d.log.Done = append(d.log.Done, Done{Op: i, Entries: d.entries, Server: r.server})
+	return r, nil
 }
 
 // count reads the session's entry count (GET /v1/sessions/{id}), retried
@@ -385,6 +440,9 @@ func (d *driver) step(ctx context.Context, i int, op Op) (response, error) {
 		}
 		c = call{method: "POST", path: d.path("/reply?format=chat"), route: "POST /reply", body: body}
 	case OpRequest:
+		if d.held >= 0 {
+			return d.combined(ctx, i)
+		}
 		c = call{method: "POST", path: d.path("/request"), route: "POST /request", body: []byte(`{"format":"chat"}`)}
 	case OpCompact:
 		body, err := json.Marshal(map[string]string{"instructions": op.Instructions})

@@ -196,7 +196,9 @@ class NextRequest:
     provider (OpenAI /v1/chat/completions, Anthropic /v1/messages or the
     chat form), tokens its prompt size and budget the token budget it was
     fitted to; rows sum to tokens; entries is the session's entry count
-    afterwards."""
+    afterwards; added counts the messages of next_request's add (added
+    first, in the same call), limited the tool results among them the
+    limiter cut."""
 
     format: str
     body: dict[str, Any]
@@ -210,6 +212,8 @@ class NextRequest:
     reminders: list[str] = field(default_factory=list)
     interrupted: list[str] = field(default_factory=list)
     entries: int = 0
+    added: int = 0
+    limited: int = 0
 
 
 @dataclass
@@ -442,11 +446,31 @@ class Client:
             body["system"] = system
         return _from_dict(Added, self._json("addMessages", body, id=id))
 
-    def next_request(self, id: str, format: Format | None = None) -> NextRequest:
+    def next_request(
+        self,
+        id: str,
+        format: Format | None = None,
+        add: list[dict[str, Any]] | None = None,
+        add_format: Format | None = None,
+        system: str | list[Any] | None = None,
+    ) -> NextRequest:
         """POST /v1/sessions/{id}/request: the next request in format's
-        shape (default: the shape the session's messages came in)."""
-        body = {"format": format} if format is not None else None
-        return _from_dict(NextRequest, self._json("nextRequest", body, id=id))
+        shape (default: the shape the session's messages came in). With
+        add, those messages (in add_format's shape, with Anthropic's
+        top-level system) are added first, as add_messages adds them, in
+        the same call: the tool results and the next request in one round
+        trip."""
+        body: dict[str, Any] = {}
+        if format is not None:
+            body["format"] = format
+        if add is not None:
+            more: dict[str, Any] = {"messages": add}
+            if add_format is not None:
+                more["format"] = add_format
+            if system is not None:
+                more["system"] = system
+            body["add"] = more
+        return _from_dict(NextRequest, self._json("nextRequest", body or None, id=id))
 
     def add_reply(self, id: str, reply: dict[str, Any], format: Format | None = None) -> Added:
         """POST /v1/sessions/{id}/reply: the provider's reply as it came (an

@@ -93,8 +93,11 @@ class LiveTest(unittest.TestCase):
             self.assertEqual(usage.usage["prompt_tokens"], 120)
             self.assertEqual(usage.usage["output_tokens"], 20)
 
-        self.c.add_messages(s.id, [{"role": "tool", "tool_call_id": "call_1", "content": OUTPUT}])
-        req = self.c.next_request(s.id)
+        # The tool's result and the next request in one call.
+        before = self.c.get_session(s.id).entries
+        req = self.c.next_request(s.id, add=[{"role": "tool", "tool_call_id": "call_1", "content": OUTPUT}])
+        self.assertEqual(req.added, 1)
+        self.assertGreater(req.entries, before)
         self.assertIn('"tool_call_id": "call_1"', json.dumps(req.body))
         turn = self.c.add_reply(s.id, openai_completion(2, {"role": "assistant", "content": "main.go is 40 lines."}, 400))
         self.assertEqual(turn.text, "main.go is 40 lines.")

@@ -152,7 +152,7 @@ export interface paths {
         put?: never;
         /**
          * Get the next request
-         * @description Compacts the context window when needed and assembles the next model call's request, ready to post to the provider, with its token table. Called again before a reply (a retry), it returns the same request.
+         * @description Compacts the context window when needed and assembles the next model call's request, ready to post to the provider, with its token table. Called again before a reply (a retry), it returns the same request. With add in the body, the messages are added first, in the same call.
          */
         post: operations["nextRequest"];
         delete?: never;
@@ -551,6 +551,8 @@ export interface components {
         /** @description null is refused for every field (400); omit a field instead. */
         RequestOptions: {
             format?: components["schemas"]["Format"];
+            /** @description Messages to add before the request is built, as POST /v1/sessions/{id}/messages adds them (the same body), under the same hold of the session: the last reply's tool results and the next request in one round trip. A bad message answers 400 naming it (add.messages[i]) and nothing is added. The messages are added even when building the request then fails: a client that retries after a lost answer reads the session's entry count first, as after a lost POST .../messages. */
+            add?: components["schemas"]["AddMessages"];
         } & {
             [key: string]: unknown;
         };
@@ -579,6 +581,10 @@ export interface components {
             body: Record<string, unknown>;
             /** @description The session's entry count afterwards: the request's reminders and any compaction are recorded before it is handed out. */
             entries: number;
+            /** @description The messages of the body's add, added before the request was built (absent without add). */
+            added?: number;
+            /** @description The tool results among add's messages the limiter cut (absent when none). */
+            limited?: number;
             tokens: number;
             budget: number;
             over: number;
