@@ -91,6 +91,14 @@ func TestTurn(t *testing.T) {
 	if added.Text != "main.go is empty." || len(added.ToolCalls) != 0 {
 		t.Errorf("final reply: %+v", added)
 	}
+	// The turn's end (its state saved, when due) is in the answer's count.
+	var sess struct {
+		Entries int `json:"entries"`
+	}
+	ts.call(t, "GET", base, tokenA, nil).must(t, 200).decode(t, &sess)
+	if added.Entries != sess.Entries {
+		t.Errorf("final reply: %d entries, the session %d", added.Entries, sess.Entries)
+	}
 
 	var in inspectView
 	ts.call(t, "GET", base+"/inspect", tokenA, nil).must(t, 200).decode(t, &in)
@@ -665,9 +673,18 @@ func TestRequestAdd(t *testing.T) {
 	two, one := ts.createSession(t, "", create), ts.createSession(t, "", create)
 	user := `{"messages":[{"role":"user","content":"What is in main.go?"}]}`
 	for _, id := range []string{two, one} {
-		ts.call(t, "POST", "/v1/sessions/"+id+"/messages", "", user).must(t, 200)
+		// The messages and reply routes answer the entry count as a read
+		// of the session gives it.
+		var msgs, reply addedBody
+		ts.call(t, "POST", "/v1/sessions/"+id+"/messages", "", user).must(t, 200).decode(t, &msgs)
+		if n := ts.entries(t, id); msgs.Entries != n {
+			t.Errorf("messages: %d entries, the session %d", msgs.Entries, n)
+		}
 		ts.call(t, "POST", "/v1/sessions/"+id+"/request", "", nil).must(t, 200)
-		ts.call(t, "POST", "/v1/sessions/"+id+"/reply", "", replyToolCall).must(t, 200)
+		ts.call(t, "POST", "/v1/sessions/"+id+"/reply", "", replyToolCall).must(t, 200).decode(t, &reply)
+		if n := ts.entries(t, id); reply.Entries != n || n <= msgs.Entries {
+			t.Errorf("reply: %d entries, the session %d (%d after the messages)", reply.Entries, n, msgs.Entries)
+		}
 	}
 	// A result the limiter cuts at this budget.
 	output := strings.Repeat("func f() { return 42 } // main.go line\n", 1200)

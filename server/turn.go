@@ -55,17 +55,15 @@ func (s *Server) addMessages(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var out addedBody
-	var key string
 	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
-		key = h.id
 		limited, err := addTo(ctx, eng, msgs, f, len(b.System) > 0)
-		out = addedBody{Added: len(msgs), Format: f, Limited: limited}
+		out = addedBody{Added: len(msgs), Format: f, Limited: limited, Entries: h.entries}
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return s.writeAdded(w, r, key, out)
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // addTo adds msgs, read in format f, to eng as POST .../messages does:
@@ -84,15 +82,6 @@ func addTo(ctx context.Context, eng *agentctx.Engine, msgs []chat.Message, f For
 	}
 	after, _ := eng.Limited()
 	return after - before, nil
-}
-
-// writeAdded fills the entry count of the session stored as key and
-// writes out.
-func (s *Server) writeAdded(w http.ResponseWriter, r *http.Request, key string, out addedBody) error {
-	if sess, err := s.store.Get(context.WithoutCancel(r.Context()), key); err == nil {
-		out.Entries = sess.Entries
-	}
-	return writeJSON(w, http.StatusOK, out)
 }
 
 // dropRepeatedSystem returns msgs without its first message when that is
@@ -442,13 +431,14 @@ func (s *Server) addReply(w http.ResponseWriter, r *http.Request) error {
 			evs = append(evs, Event{Event: agent.Event{Kind: agent.EventUsage, Usage: ev}})
 		}
 		h.pending = nil
+		out.Entries = h.entries // the Engine's appends are counted into it (countingStore)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	s.publish(r.Context(), key, name, evs...)
-	return s.writeAdded(w, r, key, out)
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // compactBody is the body of POST .../compact.
