@@ -105,9 +105,18 @@ export function agentctxMiddleware(opts: AgentctxMiddlewareOptions) {
       if (from > messages.length) {
         throw new Error(`agentctx middleware: the state holds ${messages.length} messages, fewer than the ${from} already added to session ${id}: another middleware removed messages (drop it: this one compacts)`);
       }
-      await add(id, messages.slice(from));
+      // The messages since the last call and the next request in one
+      // round trip: the request's "add" is a messages body.
+      const fresh = messages.slice(from);
+      const c = fresh.length > 0 ? toChat(fresh) : undefined;
+      const req = await ok(
+        client.api.POST("/v1/sessions/{id}/request", {
+          params: { path: { id } },
+          body: c === undefined ? { format: "openai" } : { format: "openai", add: { format: "openai", messages: c.messages } },
+        }),
+      );
+      if (c !== undefined) carried += c.carried;
       synced.set(id, messages.length);
-      const req = await ok(client.api.POST("/v1/sessions/{id}/request", { params: { path: { id } }, body: { format: "openai" } }));
       opts.onRequest?.(req, id);
       const window = ((req.body as { messages?: unknown[] }).messages ?? []).slice();
       const first = window[0] as ChatMessage | undefined;
