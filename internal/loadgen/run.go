@@ -47,8 +47,9 @@ type Config struct {
 	// Think paces the sessions as agents are paced by their model: each
 	// waits a time drawn uniformly from [Think[0], Think[1]] between a
 	// model call's request and its reply, and the report gains "turn"
-	// rows: the time of one model call's three calls (the messages since
-	// the last reply, the request, the reply), the wait left out, as the
+	// rows: the time of one model call's calls (the messages since the
+	// last reply, the request, the reply; the first two in one call with
+	// Combine), the wait left out, as the
 	// client measured them ([TurnRoute]; [TurnExtrasRoute] adds the other
 	// calls) and as the server did ([TurnServerRoute]); each session
 	// starts after a wait drawn from [0, Think[1]].
@@ -251,7 +252,7 @@ type driver struct {
 	held    int
 	// entries is the session's entry count after the last step.
 	entries int
-	// turn is the time of the current turn's three calls so far (their
+	// turn is the time of the current turn's calls so far (their
 	// answered attempts, as the client measured them), turnServer the
 	// same as the server timed them (each Server-Timing metric summed),
 	// extra the time of the other calls since the last reply.

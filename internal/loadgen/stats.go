@@ -32,7 +32,8 @@ type turnTimes struct {
 }
 
 // turnDone notes one whole turn: client as the client measured its
-// three calls, server their Server-Timing metrics summed.
+// calls (three, two with [Config].Combine), server their Server-Timing
+// metrics summed.
 func (s *Stats) turnDone(client time.Duration, server timings) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
