@@ -57,8 +57,11 @@ func (s *Server) addMessages(w http.ResponseWriter, r *http.Request) error {
 	var out addedBody
 	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
 		limited, err := addTo(ctx, eng, msgs, f, len(b.System) > 0)
+		if err != nil {
+			return err
+		}
 		out = addedBody{Added: len(msgs), Format: f, Limited: limited, Entries: h.entries}
-		return err
+		return nil
 	})
 	if err != nil {
 		return err
