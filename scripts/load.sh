@@ -26,7 +26,9 @@
 #             timed them (its Server-Timing header: without the network,
 #             the client and the wait for the client's cores); "turn +
 #             extras" adds the inspections, recalls and manual compactions
-#             a session makes now and then after a reply
+#             a session makes now and then after a reply; the "machine:"
+#             line is how late a 1 ms sleep of the load generator woke,
+#             idle (3 s before the sessions) and during the run
 #
 # Each run prints its table: throughput (appends/s, requests/s) and per
 # route p50/p99 latency, retries and failed attempts; then every session is

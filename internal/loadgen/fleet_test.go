@@ -171,6 +171,12 @@ func TestFleetSQLitePaced(t *testing.T) {
 		Think:   [2]time.Duration{500 * time.Millisecond, 1500 * time.Millisecond},
 		Combine: !split,
 	})
+	// The machine's scheduling delay was probed idle, then under the run.
+	for _, st := range []*loadgen.Stalls{rep.IdleStalls, rep.Stalls} {
+		if st == nil || st.Sleeps == 0 || st.Span <= 0 || st.Late3ms > st.Late1ms || st.Late1ms > st.Sleeps {
+			t.Errorf("stalls %+v", st)
+		}
+	}
 	// Each turn's server time (its answers' Server-Timing) is within what
 	// the client measured of it, so each of its quantiles is too.
 	rows := map[string]loadgen.RouteSummary{}

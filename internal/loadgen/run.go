@@ -133,7 +133,11 @@ type Report struct {
 	// Tail is where the slowest turns' time went (Config.Think runs;
 	// nil otherwise).
 	Tail *TailSummary
-	Logs []*SessionLog
+	// IdleStalls and Stalls are the machine's scheduling delay (see
+	// [Stalls]) with the servers idle before the sessions started and
+	// during them (Config.Think runs; nil otherwise).
+	IdleStalls, Stalls *Stalls
+	Logs               []*SessionLog
 	// Subscribers, Events and Reconnects: the SSE subscribers (one per
 	// session), the events they received and the streams they opened
 	// again after losing one (FleetConfig.Events).
@@ -199,6 +203,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		kill    sync.Once
 		wg      sync.WaitGroup
 	)
+	// probe ends the run's probe of the machine's scheduling delay and
+	// returns it (paced runs).
+	var probe func() *Stalls
+	if cfg.Think[1] > 0 {
+		pctx, cancel := context.WithTimeout(ctx, idleProbe)
+		rep.IdleStalls = probeStalls(pctx)
+		cancel()
+		pctx, cancel = context.WithCancel(ctx)
+		ch := make(chan *Stalls, 1)
+		go func() { ch <- probeStalls(pctx) }()
+		probe = func() *Stalls { cancel(); return <-ch }
+	}
 	stop := time.Now().Add(cfg.Duration)
 	start := time.Now()
 	onStep := func() {
@@ -219,6 +235,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	wg.Wait()
 	rep.Wall = time.Since(start)
+	if probe != nil {
+		rep.Stalls = probe()
+	}
 	rep.Appends = int(appends.Load())
 	rep.Routes = cl.stats.Summary()
 	rep.Tail = cl.stats.tail(0.99)

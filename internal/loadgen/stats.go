@@ -198,6 +198,9 @@ func (r *Report) Print(w io.Writer) error {
 		fmt.Fprintf(w, "slowest turns (%d at or above the p%g, %.1f ms): client %.2f ms, server %s %.2f ms (%s), %d compacted\n",
 			t.Turns, t.Quantile*100, ms(t.From), ms(t.Client), t.Metrics[0], ms(t.Server[0]), strings.Join(parts, ", "), t.Compacted)
 	}
+	if r.IdleStalls != nil && r.Stalls != nil {
+		fmt.Fprintf(w, "machine: 1 ms sleeps of the load generator woke %s with the servers idle; %s during the run\n", r.IdleStalls, r.Stalls)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "route\tcalls\tp50 ms\tp99 ms\tretries\tlanded\tfailed attempts\t")
 	for _, s := range r.Routes {
