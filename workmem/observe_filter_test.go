@@ -2,7 +2,7 @@ package workmem
 
 import (
 	"fmt"
-	"hash/fnv"
+	"github.com/cespare/xxhash/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -248,15 +248,20 @@ func keyFactsUnfiltered(content string, o Observation) []string {
 	return facts
 }
 
-// TestDigest: digest is hash/fnv's 64-bit FNV-1a of the tool, a zero
-// byte and the content.
+// TestDigest: digest is XXH64 (seed 0) of the tool, a zero byte and the
+// content, as the library's one-shot hash of the joined bytes gives it;
+// the library's is XXH64's reference value for the empty input.
 func TestDigest(t *testing.T) {
 	t.Parallel()
-	for _, c := range [][2]string{{"", ""}, {"Bash", "ok\n"}, {"Read", "上下文\x00\xff"}} {
-		h := fnv.New64a()
-		h.Write([]byte(c[0] + "\x00" + c[1]))
-		if got, want := digest(c[0], c[1]), h.Sum64(); got != want {
-			t.Errorf("digest(%q, %q) = %x, want %x", c[0], c[1], got, want)
+	if got := xxhash.Sum64String(""); got != 0xef46db3751d8e999 {
+		t.Fatalf("XXH64(\"\") = %x, want ef46db3751d8e999", got)
+	}
+	for _, c := range [][2]string{{"", ""}, {"Bash", "ok\n"}, {"Read", "上下文\x00\xff"}, {"Bash", strings.Repeat("x", 1000)}} {
+		if got, want := digest(c[0], c[1]), xxhash.Sum64String(c[0]+"\x00"+c[1]); got != want {
+			t.Errorf("digest(%q, %.20q) = %x, want %x", c[0], c[1], got, want)
 		}
+	}
+	if digest("a", "b") == digest("a\x00b", "") {
+		t.Error("the tool and the content are not kept apart")
 	}
 }

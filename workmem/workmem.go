@@ -130,7 +130,8 @@ type Observation struct {
 	// always "" in lightweight mode.
 	Raw        string `json:"raw,omitempty"`
 	Compressed bool   `json:"compressed,omitempty"`
-	// Digest is a 64-bit FNV-1a hash of the full result, in hex; it is how
+	// Digest is the 64-bit xxHash (XXH64) of the tool's name, a zero byte
+	// and the full result, in hex; it is how
 	// GotNewInfo recognizes a repeated result.
 	Digest string `json:"digest,omitempty"`
 }
