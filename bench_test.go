@@ -122,3 +122,52 @@ func callCostStep(b *testing.B, e *agentctx.Engine, add func()) {
 		b.Fatal(vs)
 	}
 }
+
+// BenchmarkAddLargeResult is a model call whose tool result is large (a
+// log of 20, 100 or 500 KiB, new each time, as a `cat` of a growing log
+// gives): the call and its result added (the limiter counting the result
+// whole to cut it to the window's room, the working memory describing it,
+// the secrets scan), then the next request, at a 12,000-token budget.
+// Counting the result dominates; CountLines counts a large text on
+// several goroutines (GOMAXPROCS 2 or more), the other steps on one.
+func BenchmarkAddLargeResult(b *testing.B) {
+	logText := func(step, size int) string {
+		var sb strings.Builder
+		for i := 0; sb.Len() < size; i++ {
+			fmt.Fprintf(&sb, "2026-11-29T10:%02d:%02d INFO server handled request id=%d path=/api/v1/items/%d status=200 took=%dms\n",
+				i/60%60, i%60, i+step*100_000, i*7%1000, i%97)
+		}
+		return sb.String()[:size]
+	}
+	for _, size := range []int{20 << 10, 100 << 10, 500 << 10} {
+		b.Run(fmt.Sprintf("KiB=%d", size>>10), func(b *testing.B) {
+			ctx := context.Background()
+			e, err := agentctx.Open(ctx, agentctx.Options{Model: "claude-sonnet-4-5", Budget: 12_000, NoWorkspace: true,
+				Tools: []chat.ToolDef{{Name: "Bash"}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			if err := e.Add(ctx, chat.NewText(chat.RoleUser, "Look at the server log.")); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(size))
+			step := 0
+			for b.Loop() {
+				b.StopTimer()
+				out := logText(step, size)
+				id := fmt.Sprintf("c%d", step)
+				step++
+				b.StartTimer()
+				if err := e.Add(ctx, chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: "Reading the log."},
+					chat.ToolCall{ID: id, Name: "Bash", Arguments: []byte(`{"command":"cat /var/log/server.log"}`)}}},
+					chat.NewToolResult(id, "Bash", out, false)); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := e.Request(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,5 +1,10 @@
 package token
 
+import (
+	"runtime"
+	"sync"
+)
+
 // Memo remembers the counts of the texts a caller counted in its current
 // round of work (a request, a render) and the round before, for a caller
 // that counts mostly the same texts round after round: a text counted in
@@ -53,10 +58,18 @@ const memoReuse = 1024
 // character other than whitespace or "/", where an exact tiktoken counter
 // splits anyway: [JoinCount]), each remembered as Count remembers texts:
 // a text that grew or changed in a few lines since the last round is
-// counted only there. Other counters count the whole text.
+// counted only there. Other counters count the whole text. When the lines
+// not remembered come to [parallelMin] bytes or more and GOMAXPROCS is 2
+// or more, they are counted on several goroutines (a large tool result
+// counted in a fraction of the time; c is safe for concurrent use, as
+// every [Counter] is), with the same result and the same lines
+// remembered.
 func (m *Memo) CountLines(c Counter, text string) int {
 	if !Joinable(c) {
 		return m.Count(c, text)
+	}
+	if procs := runtime.GOMAXPROCS(0); procs > 1 && len(text) >= parallelMin {
+		return m.countLinesParallel(c, text, procs)
 	}
 	n, last := 0, 0
 	forCleanLineStarts(text, func(i int) {
@@ -64,4 +77,93 @@ func (m *Memo) CountLines(c Counter, text string) int {
 		last = i
 	})
 	return n + m.Count(c, text[last:])
+}
+
+// parallelMin is the text, in bytes, that CountLines counts on more than
+// one goroutine when it is not remembered, and parallelShare the least
+// each goroutine then counts: below them a goroutine costs more than it
+// saves.
+const (
+	parallelMin   = 64 << 10
+	parallelShare = 32 << 10
+)
+
+// sharesHook, when set (tests), is called after countLinesParallel
+// counted lines on several goroutines, with the lines and bytes counted.
+var sharesHook func(lines, bytes int)
+
+// countLinesParallel is CountLines for a large text: the lines
+// remembered are taken from the memo, the others (each distinct line
+// once) counted on up to procs goroutines, in contiguous shares of about
+// equal bytes, then remembered.
+func (m *Memo) countLinesParallel(c Counter, text string, procs int) int {
+	type line struct {
+		text string
+		n    int // -1 until counted
+	}
+	var (
+		lines     []line
+		todo      []int // indexes in lines of the lines to count, each text once
+		todoBytes int
+	)
+	if m.cur == nil {
+		m.cur = map[string]int{}
+	}
+	add := func(s string) {
+		n, ok := m.cur[s] // -1: a line already in todo
+		if !ok {
+			if n, ok = m.prev[s]; ok {
+				m.cur[s] = n
+			} else {
+				n = -1
+				m.cur[s] = -1
+				todo = append(todo, len(lines))
+				todoBytes += len(s)
+			}
+		}
+		lines = append(lines, line{s, n})
+	}
+	last := 0
+	forCleanLineStarts(text, func(i int) {
+		add(text[last:i])
+		last = i
+	})
+	add(text[last:])
+	count := func(js []int) {
+		for _, j := range js {
+			lines[j].n = c.Count(lines[j].text)
+		}
+	}
+	workers := min(procs, todoBytes/parallelShare)
+	if workers < 2 || todoBytes < parallelMin {
+		count(todo)
+	} else {
+		var wg sync.WaitGroup
+		share, from, got := todoBytes/workers, 0, 0
+		for k, j := range todo {
+			got += len(lines[j].text)
+			if got >= share && k+1 < len(todo) && workers > 1 {
+				js := todo[from : k+1]
+				wg.Go(func() { count(js) })
+				from, got = k+1, 0
+				workers--
+			}
+		}
+		count(todo[from:]) // the last share, on this goroutine
+		wg.Wait()
+		if sharesHook != nil {
+			sharesHook(len(todo), todoBytes)
+		}
+	}
+	for _, j := range todo {
+		m.cur[lines[j].text] = lines[j].n
+	}
+	n := 0
+	for _, l := range lines {
+		if l.n < 0 {
+			l.n = m.cur[l.text] // a repeat of a line counted above
+		}
+		n += l.n
+	}
+	return n
 }

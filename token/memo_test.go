@@ -1,6 +1,8 @@
 package token
 
 import (
+	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -109,6 +111,63 @@ func TestMemoCountLines(t *testing.T) {
 	}
 }
 
+// TestMemoCountLinesParallel: texts of 64 KiB and more, of awkward lines
+// with repeats and of unique ones, count on several goroutines as whole
+// and leave the memo as counting them on one does, cold and warm (half
+// their lines remembered from the round before), both encodings.
+func TestMemoCountLinesParallel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	split := 0
+	sharesHook = func(lines, bytes int) {
+		if lines < 2 || bytes < parallelMin {
+			t.Errorf("split %d lines of %d bytes", lines, bytes)
+		}
+		split++
+	}
+	defer func() { sharesHook = nil }()
+	for _, c := range []*BPE{mustBPE(t, O200kBase), mustBPE(t, Cl100kBase)} {
+		for i := range 6 {
+			var sb strings.Builder
+			for k := 0; sb.Len() < parallelMin+i*60_000; k++ {
+				if rng.IntN(3) != 0 {
+					fmt.Fprintf(&sb, "line %d of %d: ok\n", k, i)
+				} else {
+					sb.WriteString(appendTexts[rng.IntN(len(appendTexts))])
+				}
+			}
+			text := sb.String()
+			var serial, parallel Memo
+			if i%2 == 1 { // warm: the first half remembered from the last round
+				serial.CountLines(c, text[:len(text)/2])
+				parallel.CountLines(c, text[:len(text)/2])
+				serial.Turn()
+				parallel.Turn()
+			}
+			want := c.Count(text)
+			n, last := 0, 0
+			forCleanLineStarts(text, func(j int) {
+				n += serial.Count(c, text[last:j])
+				last = j
+			})
+			n += serial.Count(c, text[last:])
+			if n != want {
+				t.Fatalf("%s: serial %d, want %d", c.Name(), n, want)
+			}
+			if got := parallel.countLinesParallel(c, text, 2+i%3); got != want {
+				t.Fatalf("%s: text %d (%d bytes): countLinesParallel = %d, want %d", c.Name(), i, len(text), got, want)
+			}
+			if !maps.Equal(serial.cur, parallel.cur) || !maps.Equal(serial.prev, parallel.prev) {
+				t.Fatalf("%s: text %d: the memo differs from the serial one's (%d/%d lines this round, %d/%d the last)",
+					c.Name(), i, len(parallel.cur), len(serial.cur), len(parallel.prev), len(serial.prev))
+			}
+		}
+	}
+	// The cold texts of 64 KiB and more of new lines were split.
+	if split < 4 {
+		t.Fatalf("%d texts counted on several goroutines, want 4 or more", split)
+	}
+}
+
 // FuzzCountLines: any text counts line by line as whole, both encodings,
 // with the memo cold and then warm from a text that shares its lines.
 func FuzzCountLines(f *testing.F) {
@@ -123,6 +182,10 @@ func FuzzCountLines(f *testing.F) {
 			for _, s := range []string{text, text + other, other + text} {
 				if got, want := m.CountLines(c, s), c.Count(s); got != want {
 					t.Fatalf("%s: CountLines(%q) = %d, want %d", c.Name(), s, got, want)
+				}
+				var p Memo
+				if got, want := p.countLinesParallel(c, s, 3), c.Count(s); got != want {
+					t.Fatalf("%s: countLinesParallel(%q) = %d, want %d", c.Name(), s, got, want)
 				}
 			}
 		}
