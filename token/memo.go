@@ -129,7 +129,23 @@ func (m *Memo) countLinesParallel(c Counter, text string, procs int) int {
 		last = i
 	})
 	add(text[last:])
+	// A counter's panic (none is known: the counters are fuzzed) goes to
+	// the caller as it would from the serial path, after the placeholders
+	// are taken out of the memo and the other goroutines are done.
+	var (
+		mu     sync.Mutex
+		failed any
+	)
 	count := func(js []int) {
+		defer func() {
+			if r := recover(); r != nil {
+				mu.Lock()
+				if failed == nil {
+					failed = r
+				}
+				mu.Unlock()
+			}
+		}()
 		for _, j := range js {
 			lines[j].n = c.Count(lines[j].text)
 		}
@@ -154,6 +170,12 @@ func (m *Memo) countLinesParallel(c Counter, text string, procs int) int {
 		if sharesHook != nil {
 			sharesHook(len(todo), todoBytes)
 		}
+	}
+	if failed != nil {
+		for _, j := range todo {
+			delete(m.cur, lines[j].text)
+		}
+		panic(failed)
 	}
 	for _, j := range todo {
 		m.cur[lines[j].text] = lines[j].n

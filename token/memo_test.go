@@ -168,6 +168,51 @@ func TestMemoCountLinesParallel(t *testing.T) {
 	}
 }
 
+// panicCounter panics on a text that holds its word, and counts others
+// as c does.
+type panicCounter struct {
+	c    Counter
+	word string
+}
+
+func (p panicCounter) Count(text string) int {
+	if strings.Contains(text, p.word) {
+		panic("count: " + p.word)
+	}
+	return p.c.Count(text)
+}
+
+func (p panicCounter) Name() string { return p.c.Name() }
+
+// TestMemoCountLinesParallelPanic: a counter's panic on one goroutine
+// reaches the caller, and the memo keeps only what it had: no line of
+// the text is remembered half counted.
+func TestMemoCountLinesParallelPanic(t *testing.T) {
+	o := mustBPE(t, O200kBase)
+	var sb strings.Builder
+	for k := 0; sb.Len() < 4*parallelMin; k++ {
+		fmt.Fprintf(&sb, "line %d: ok\n", k)
+	}
+	text := "the first line: boom\n" + sb.String() // in the first share, counted on another goroutine
+	var m Memo
+	m.Count(o, "kept\n")
+	func() {
+		defer func() {
+			if r := recover(); r != "count: boom" {
+				t.Errorf("recovered %v, want the counter's panic", r)
+			}
+		}()
+		m.countLinesParallel(panicCounter{o, "boom"}, text, 4)
+		t.Error("no panic")
+	}()
+	if len(m.cur) != 1 || m.cur["kept\n"] != o.Count("kept\n") {
+		t.Fatalf("memo after the panic holds %d texts, want the one counted before", len(m.cur))
+	}
+	if got, want := m.CountLines(o, text), o.Count(text); got != want {
+		t.Fatalf("CountLines after the panic = %d, want %d", got, want)
+	}
+}
+
 // FuzzCountLines: any text counts line by line as whole, both encodings,
 // with the memo cold and then warm from a text that shares its lines.
 func FuzzCountLines(f *testing.F) {
