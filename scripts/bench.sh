@@ -47,7 +47,7 @@ run() { # PACKAGE REGEXP
 } >> "$out"
 
 run ./token 'Count|LoadVocab'
-run . 'EngineStep|CallCost'
+run . 'EngineStep|CallCost|AddLargeResult'
 run ./replay 'Replay(Files|Largest|10k|TenThousand|Reads|Floor|Concat)'
 run ./transcript 'Read(ClaudeCode|Files|Concat)'
 run ./transcript 'ReadHuge/^100MB$'
