@@ -92,51 +92,19 @@ const (
 // counted lines on several goroutines, with the lines and bytes counted.
 var sharesHook func(lines, bytes int)
 
-// countLinesParallel is CountLines for a large text: the lines
-// remembered are taken from the memo, the others (each distinct line
-// once) counted on up to procs goroutines, in contiguous shares of about
-// equal bytes, then remembered.
-func (m *Memo) countLinesParallel(c Counter, text string, procs int) int {
-	type line struct {
-		text string
-		n    int // -1 until counted
-	}
-	var (
-		lines     []line
-		todo      []int // indexes in lines of the lines to count, each text once
-		todoBytes int
-	)
-	if m.cur == nil {
-		m.cur = map[string]int{}
-	}
-	add := func(s string) {
-		n, ok := m.cur[s] // -1: a line already in todo
-		if !ok {
-			if n, ok = m.prev[s]; ok {
-				m.cur[s] = n
-			} else {
-				n = -1
-				m.cur[s] = -1
-				todo = append(todo, len(lines))
-				todoBytes += len(s)
-			}
-		}
-		lines = append(lines, line{s, n})
-	}
-	last := 0
-	forCleanLineStarts(text, func(i int) {
-		add(text[last:i])
-		last = i
-	})
-	add(text[last:])
-	// A counter's panic (none is known: the counters are fuzzed) goes to
-	// the caller as it would from the serial path, after the placeholders
-	// are taken out of the memo and the other goroutines are done.
-	var (
-		mu     sync.Mutex
-		failed any
-	)
-	count := func(js []int) {
+// line is a line countLinesParallel counts: its text and its count.
+type line struct {
+	text string
+	n    int
+}
+
+// countShares counts each line of todo (their texts todoBytes bytes in
+// all) into its n, on up to procs goroutines when there is enough to
+// share ([parallelMin], [parallelShare]), and returns the first panic a
+// count raised (the other goroutines done), nil when none did.
+func countShares(c Counter, todo []line, procs, todoBytes int) (failed any) {
+	var mu sync.Mutex
+	count := func(ls []line) {
 		defer func() {
 			if r := recover(); r != nil {
 				mu.Lock()
@@ -146,46 +114,90 @@ func (m *Memo) countLinesParallel(c Counter, text string, procs int) int {
 				mu.Unlock()
 			}
 		}()
-		for _, j := range js {
-			lines[j].n = c.Count(lines[j].text)
+		for i := range ls {
+			ls[i].n = c.Count(ls[i].text)
 		}
 	}
 	workers := min(procs, todoBytes/parallelShare)
 	if workers < 2 || todoBytes < parallelMin {
 		count(todo)
-	} else {
-		var wg sync.WaitGroup
-		share, from, got := todoBytes/workers, 0, 0
-		for k, j := range todo {
-			got += len(lines[j].text)
-			if got >= share && k+1 < len(todo) && workers > 1 {
-				js := todo[from : k+1]
-				wg.Go(func() { count(js) })
-				from, got = k+1, 0
-				workers--
-			}
-		}
-		count(todo[from:]) // the last share, on this goroutine
-		wg.Wait()
-		if sharesHook != nil {
-			sharesHook(len(todo), todoBytes)
+		return failed
+	}
+	var wg sync.WaitGroup
+	share, from, got := todoBytes/workers, 0, 0
+	for k := range todo {
+		got += len(todo[k].text)
+		if got >= share && k+1 < len(todo) && workers > 1 {
+			ls := todo[from : k+1]
+			wg.Go(func() { count(ls) })
+			from, got = k+1, 0
+			workers--
 		}
 	}
-	if failed != nil {
-		for _, j := range todo {
-			delete(m.cur, lines[j].text)
+	count(todo[from:]) // the last share, on this goroutine
+	wg.Wait()
+	if sharesHook != nil {
+		sharesHook(len(todo), todoBytes)
+	}
+	return failed
+}
+
+// countLinesParallel is CountLines for a large text: the lines
+// remembered are taken from the memo, the others (each distinct line
+// once) counted on up to procs goroutines, in contiguous shares of about
+// equal bytes, then remembered. It allocates only for the lines it
+// counts: a text remembered whole costs what the serial path does.
+func (m *Memo) countLinesParallel(c Counter, text string, procs int) int {
+	var (
+		n         int
+		todo      []line   // the lines to count, each text once
+		repeats   []string // later occurrences of lines in todo
+		todoBytes int
+	)
+	if m.cur == nil {
+		m.cur = map[string]int{}
+	}
+	add := func(s string) {
+		if k, ok := m.cur[s]; ok {
+			if k < 0 { // in todo: counted below
+				repeats = append(repeats, s)
+			}
+			n += max(k, 0)
+			return
+		}
+		if k, ok := m.prev[s]; ok {
+			m.cur[s] = k
+			n += k
+			return
+		}
+		m.cur[s] = -1
+		todo = append(todo, line{text: s})
+		todoBytes += len(s)
+	}
+	last := 0
+	forCleanLineStarts(text, func(i int) {
+		add(text[last:i])
+		last = i
+	})
+	add(text[last:])
+	if len(todo) == 0 {
+		return n
+	}
+	if failed := countShares(c, todo, procs, todoBytes); failed != nil {
+		// A counter's panic (none is known: the counters are fuzzed) goes
+		// to the caller as it would from the serial path, the
+		// placeholders taken out of the memo.
+		for _, l := range todo {
+			delete(m.cur, l.text)
 		}
 		panic(failed)
 	}
-	for _, j := range todo {
-		m.cur[lines[j].text] = lines[j].n
-	}
-	n := 0
-	for _, l := range lines {
-		if l.n < 0 {
-			l.n = m.cur[l.text] // a repeat of a line counted above
-		}
+	for _, l := range todo {
+		m.cur[l.text] = l.n
 		n += l.n
+	}
+	for _, s := range repeats {
+		n += m.cur[s]
 	}
 	return n
 }

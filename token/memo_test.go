@@ -162,6 +162,22 @@ func TestMemoCountLinesParallel(t *testing.T) {
 			}
 		}
 	}
+	// A text remembered whole is counted without allocating.
+	var warm Memo
+	o := mustBPE(t, O200kBase)
+	var sb strings.Builder
+	for k := 0; sb.Len() < 2*parallelMin; k++ {
+		fmt.Fprintf(&sb, "remembered line %d\n", k)
+	}
+	text := sb.String()
+	want := warm.countLinesParallel(o, text, 4)
+	if allocs := testing.AllocsPerRun(5, func() {
+		if got := warm.countLinesParallel(o, text, 4); got != want {
+			t.Fatalf("warm count %d, want %d", got, want)
+		}
+	}); allocs != 0 {
+		t.Errorf("a text remembered whole: %v allocations, want 0", allocs)
+	}
 	// The cold texts of 64 KiB and more of new lines were split.
 	if split < 4 {
 		t.Fatalf("%d texts counted on several goroutines, want 4 or more", split)
