@@ -228,6 +228,45 @@ func forbidden(p string) bool {
 // with a letter. Boundaries are checked in TextPaths.
 var textPathRe = regexp.MustCompile(`(?:~/|\.{1,2}/|/)?(?:[\w@+\-][\w.@+\-]*/)*[\w@+\-][\w@+\-]*(?:\.[\w\-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}`)
 
+// pathByte marks the bytes a match of textPathRe is made of: ASCII
+// letters and digits, '_' (\w is ASCII in RE2), '.', '@', '+', '-', '/'
+// and '~'.
+var pathByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("_.@+-/~", byte(c)) >= 0
+	}
+	return t
+}()
+
+// textPathCandidates returns what textPathRe.FindAllStringIndex(text, n)
+// does, running the regexp only on the runs of pathByte bytes that hold
+// a '.' followed by an ASCII letter: a match is made of those bytes and
+// ends with such an extension, the regexp has no anchor or word
+// boundary, so a run's matches are the whole text's there, and the runs
+// without one (most of a text) need not be read by the regexp.
+func textPathCandidates(text string, n int) [][]int {
+	var out [][]int
+	for i := 0; i < len(text) && len(out) < n; {
+		if !pathByte[text[i]] {
+			i++
+			continue
+		}
+		j, ext := i, false
+		for ; j < len(text) && pathByte[text[j]]; j++ {
+			if text[j] == '.' && j+1 < len(text) && ('a' <= text[j+1]|0x20 && text[j+1]|0x20 <= 'z') {
+				ext = true
+			}
+		}
+		if ext {
+			for _, l := range textPathRe.FindAllStringIndex(text[i:j], n-len(out)) {
+				out = append(out, []int{i + l[0], i + l[1]})
+			}
+		}
+		i = j
+	}
+	return out
+}
+
 // bareTLDs are extensions that make a slash-less name a domain, not a
 // file ("example.com").
 var bareTLDs = map[string]bool{"com": true, "org": true, "net": true, "io": true, "dev": true, "ai": true, "edu": true, "gov": true}
@@ -241,8 +280,7 @@ var bareTLDs = map[string]bool{"com": true, "org": true, "net": true, "io": true
 // examined.
 func TextPaths(text string) []string {
 	var out []string
-	locs := textPathRe.FindAllStringIndex(text, maxTextPathCandidates)
-	for _, l := range locs {
+	for _, l := range textPathCandidates(text, maxTextPathCandidates) {
 		s, e := l[0], l[1]
 		p := text[s:e]
 		if s > 0 {
