@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/agentctx/agentctx/token"
@@ -86,22 +87,34 @@ const (
 // A name that matches no entry gets the fallback — [FallbackContextWindow],
 // [FallbackMaxOutput], [FallbackEncoding] estimated — with Fallback set; it
 // is never an error. Show [Warning] to the user in that case. Lookup is safe
-// for concurrent use. The last name looked up is remembered: a process
-// looks the same model up several times (a replay: its budget, the
-// Engine, the cost), and each lookup runs the catalog's patterns.
+// for concurrent use. The first [lookupsKept] names looked up are
+// remembered with their row: a process looks the same models up many
+// times (a replay: its budget, the Engine, the cost; a service: each
+// session's price at each call), and each lookup runs the catalog's
+// patterns.
 func Lookup(name string) Info {
-	if last := lastLookup.Load(); last != nil && last.Name == name {
-		return *last
+	if v, ok := looked.Load(name); ok {
+		return v.(Info)
 	}
 	info := lookup(name)
-	lastLookup.Store(&info)
+	if lookedN.Load() < lookupsKept && lookedN.Add(1) <= lookupsKept {
+		looked.Store(name, info)
+	}
 	return info
 }
 
-// lastLookup is the last [Lookup]'s result.
-var lastLookup atomic.Pointer[Info]
+// looked holds the names [Lookup] remembers (name → Info), lookedN how
+// many it took, at most lookupsKept: names come from clients, so the
+// memory is bounded whatever they send.
+var (
+	looked  sync.Map
+	lookedN atomic.Int64
+)
 
-// lookup is [Lookup] without the memory of the last name.
+// lookupsKept is the most names [Lookup] remembers.
+const lookupsKept = 256
+
+// lookup is [Lookup] without its memory.
 func lookup(name string) Info {
 	s := strings.ToLower(strings.TrimSpace(name))
 	if s != "" {

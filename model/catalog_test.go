@@ -2,7 +2,10 @@ package model
 
 import (
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentctx/agentctx/token"
@@ -251,5 +254,34 @@ func TestCounter(t *testing.T) {
 	_, err := Counter(Info{Name: "x", Encoding: "p50k_base"})
 	if !errors.Is(err, token.ErrUnknownEncoding) {
 		t.Errorf("Counter(p50k_base) error = %v, want ErrUnknownEncoding", err)
+	}
+}
+
+// TestLookupRemembers: a remembered name gives the row a fresh lookup
+// gives, for the catalog's names and past the most it remembers, from
+// goroutines at once; and what it remembers stays bounded.
+func TestLookupRemembers(t *testing.T) {
+	names := []string{"claude-sonnet-4-5", "gpt-4o-2024-08-06", "gemini-2.5-pro", "not-a-model", ""}
+	for i := range lookupsKept + 50 {
+		names = append(names, fmt.Sprintf("custom-model-%d", i))
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 2 {
+				for _, n := range names {
+					if got, want := Lookup(n), lookup(n); !reflect.DeepEqual(got, want) {
+						t.Errorf("Lookup(%q) = %+v, want %+v", n, got, want)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	kept := 0
+	looked.Range(func(any, any) bool { kept++; return true })
+	if kept > lookupsKept {
+		t.Fatalf("%d names remembered, want at most %d", kept, lookupsKept)
 	}
 }
