@@ -193,9 +193,13 @@ func lineAt(s string, i int) (string, int) {
 // firstErrorLine returns the first line of s that errorWordRe matches,
 // trimmed; "" when none does. It scans s once for the places where one
 // of errorWords, in any ASCII case, ends a word (a match of errorWordRe
-// ends at one) and runs the regexp around each (errorAt), in order, so
-// that it never runs on a whole line; when s holds a letter that folds
-// to ASCII (foldsToASCII) it runs on every line instead.
+// ends at one: a byte that is not a word byte, or the end, after a
+// letter that ends one of the words) and runs the regexp around each
+// (errorAt), so that it never runs on a whole line. The matches are
+// taken in the order of their ends, which is the order of their lines
+// (a match does not span lines), and every match of a line gives that
+// line. When s holds a letter that folds to ASCII (foldsToASCII) it runs
+// the regexp on every line instead.
 func firstErrorLine(s string) string {
 	if foldsToASCII(s) {
 		for line := range strings.Lines(s) {
@@ -205,12 +209,12 @@ func firstErrorLine(s string) string {
 		}
 		return ""
 	}
-	for i := 0; i+1 < len(s); i++ {
-		if k := uint16(s[i]|0x20)<<8 | uint16(s[i+1]|0x20); errorPairs[k>>6]&(1<<(k&63)) == 0 {
+	for e := 1; e <= len(s); e++ {
+		if e < len(s) && wordBytes[s[e]] {
 			continue
 		}
-		for _, w := range errorWords {
-			if e := i + len(w); e <= len(s) && (e == len(s) || !wordByte(s[e])) && equalFoldASCII(s[i:e], w) && errorAt(s, i, e) {
+		for _, w := range errorEnds[s[e-1]] {
+			if i := e - len(w); i >= 0 && equalFoldASCII(s[i:e], w) && errorAt(s, i, e) {
 				l, _ := lineAt(s, i)
 				return l
 			}
@@ -219,15 +223,23 @@ func firstErrorLine(s string) string {
 	return ""
 }
 
-// errorPairs is the set of the first two bytes of errorWords, as k =
-// b0<<8 | b1 with both bytes ORed with 0x20 (ASCII letters in lower case;
-// other bytes may alias, which only lets a few more places be checked).
-var errorPairs = func() (set [1 << 16 / 64]uint64) {
+// errorEnds lists, for each byte, the errorWords that end with it in
+// either ASCII case.
+var errorEnds = func() (t [256][]string) {
 	for _, w := range errorWords {
-		k := uint16(w[0]|0x20)<<8 | uint16(w[1]|0x20)
-		set[k>>6] |= 1 << (k & 63)
+		c := w[len(w)-1]
+		t[c] = append(t[c], w)
+		t[c-'a'+'A'] = append(t[c-'a'+'A'], w)
 	}
-	return set
+	return t
+}()
+
+// wordBytes is wordByte as a table.
+var wordBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = wordByte(byte(c))
+	}
+	return t
 }()
 
 // equalFoldASCII reports whether s equals lower, a lower-case ASCII
