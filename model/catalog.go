@@ -87,7 +87,8 @@ const (
 // A name that matches no entry gets the fallback — [FallbackContextWindow],
 // [FallbackMaxOutput], [FallbackEncoding] estimated — with Fallback set; it
 // is never an error. Show [Warning] to the user in that case. Lookup is safe
-// for concurrent use. The first [lookupsKept] names looked up are
+// for concurrent use. The first [lookupsKept] names of at most
+// [lookupNameMax] bytes looked up are
 // remembered with their row: a process looks the same models up many
 // times (a replay: its budget, the Engine, the cost; a service: each
 // session's price at each call), and each lookup runs the catalog's
@@ -97,7 +98,7 @@ func Lookup(name string) Info {
 		return v.(Info)
 	}
 	info := lookup(name)
-	if lookedN.Load() < lookupsKept && lookedN.Add(1) <= lookupsKept {
+	if len(name) <= lookupNameMax && lookedN.Load() < lookupsKept && lookedN.Add(1) <= lookupsKept {
 		looked.Store(name, info)
 	}
 	return info
@@ -111,8 +112,12 @@ var (
 	lookedN atomic.Int64
 )
 
-// lookupsKept is the most names [Lookup] remembers.
-const lookupsKept = 256
+// lookupsKept is the most names [Lookup] remembers, lookupNameMax the
+// longest, in bytes (a model's name is tens of bytes).
+const (
+	lookupsKept   = 256
+	lookupNameMax = 256
+)
 
 // lookup is [Lookup] without its memory.
 func lookup(name string) Info {

@@ -261,7 +261,7 @@ func TestCounter(t *testing.T) {
 // gives, for the catalog's names and past the most it remembers, from
 // goroutines at once; and what it remembers stays bounded.
 func TestLookupRemembers(t *testing.T) {
-	names := []string{"claude-sonnet-4-5", "gpt-4o-2024-08-06", "gemini-2.5-pro", "not-a-model", ""}
+	names := []string{"claude-sonnet-4-5", "gpt-4o-2024-08-06", "gemini-2.5-pro", "not-a-model", "", strings.Repeat("gpt-4o", 100)}
 	for i := range lookupsKept + 50 {
 		names = append(names, fmt.Sprintf("custom-model-%d", i))
 	}
@@ -283,5 +283,8 @@ func TestLookupRemembers(t *testing.T) {
 	looked.Range(func(any, any) bool { kept++; return true })
 	if kept > lookupsKept {
 		t.Fatalf("%d names remembered, want at most %d", kept, lookupsKept)
+	}
+	if _, ok := looked.Load(strings.Repeat("gpt-4o", 100)); ok {
+		t.Fatalf("a name of %d bytes remembered, want at most %d", 600, lookupNameMax)
 	}
 }
