@@ -2,11 +2,12 @@ package workmem
 
 import (
 	"fmt"
-	"github.com/cespare/xxhash/v2"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/internal/jsonx"

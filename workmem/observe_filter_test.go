@@ -2,11 +2,12 @@ package workmem
 
 import (
 	"fmt"
-	"github.com/cespare/xxhash/v2"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/agentctx/agentctx/tooluse"
 )
