@@ -8,12 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/internal/pgtest"
@@ -33,7 +36,8 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("helper for the multi-process tests")
 	}
 	ctx := context.Background()
-	s, err := pgstore.Open(ctx, pgstore.Options{DSN: pgtest.DSN(), Schema: os.Getenv("PGSTORE_TEST_SCHEMA"), LeaseTTL: leaseTTL, LockTimeout: time.Minute})
+	schema := os.Getenv("PGSTORE_TEST_SCHEMA")
+	s, err := pgstore.Open(ctx, pgstore.Options{DSN: childDSN(schema), Schema: schema, LeaseTTL: leaseTTL, LockTimeout: time.Minute})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -93,6 +97,9 @@ func TestCrash(t *testing.T) {
 		}
 		delay := time.Duration(50+r.IntN(250)) * time.Millisecond
 		time.Sleep(delay)
+		if k == kills-1 && childSessions(t, schema) == 0 {
+			t.Fatal("the appending child has no database session named for this test: waitChildrenGone would not wait for it")
+		}
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -109,6 +116,11 @@ func TestCrash(t *testing.T) {
 	if len(acked) < kills {
 		t.Fatalf("only %d acknowledged entries", len(acked))
 	}
+	// A killed child's last COMMIT may still be in its server process,
+	// which ends it (an append not acknowledged, allowed to land) before
+	// it sees the client gone: read the session once no child's server
+	// process is left, so that the checks below see one state.
+	waitChildrenGone(t, schema)
 	tr := mustLoad(t, s, sess.ID, true)
 	loaded := map[string]bool{}
 	for _, e := range tr.Entries {
@@ -150,6 +162,51 @@ func TestCrash(t *testing.T) {
 		t.Errorf("live part does not end with the new entry: %v", uuidsOf(live.Entries))
 	}
 	t.Logf("%d entries acknowledged, %d loaded", len(acked), len(tr.Entries))
+}
+
+// childDSN is the test database's DSN with an application_name naming
+// the children of the test that uses schema (pg_stat_activity shows it).
+func childDSN(schema string) string {
+	d := pgtest.DSN()
+	if u, err := url.Parse(d); err == nil && u.Scheme != "" {
+		q := u.Query()
+		q.Set("application_name", "crash-"+schema)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return d + " application_name=crash-" + schema
+}
+
+// childSessions returns how many database sessions the children of the
+// test that uses schema have open (childDSN names them).
+func childSessions(t *testing.T, schema string) int {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), pgtest.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, "crash-"+schema).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitChildrenGone waits, up to 30 s, until the children of the test
+// that uses schema have no database session left.
+func waitChildrenGone(t *testing.T, schema string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		n := childSessions(t, schema)
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d database sessions of the killed children still open after 30 s", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func mustGet(t testing.TB, s session.Store, id string) session.Session {
