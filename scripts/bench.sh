@@ -16,6 +16,10 @@
 #               (x-ten: 1 when the per-call cost does not grow)
 #   transcript  reading real transcripts (MB/s, B/op against the file size)
 #   jsonlstore  loading a 100 MB session (MB/s, peak heap)
+#   provider    a request body for OpenAI and Anthropic from 100 rounds, the
+#               messages encoded once (spliced) against the SDK's json.Marshal
+#   server      the service's turn on SQLite, 200 sessions served in turn
+#               (turns/s, p50 and p99 in µs)
 #   cmd         start-up: whole processes of the built binary
 #
 # The raw output is kept in $BENCH_OUT (default: a file in a temporary
@@ -53,6 +57,9 @@ run ./transcript 'Read(ClaudeCode|Files|Concat)'
 run ./transcript 'ReadHuge/^100MB$'
 run ./session/jsonlstore 'Load100MB'
 run ./proxy 'ProxyLatency'
+run ./provider/openai 'Body'
+run ./provider/anthropic 'Body'
+run ./server 'TurnSQLite'
 run ./cmd/agentctx 'Startup'
 
 benchstat "$out"

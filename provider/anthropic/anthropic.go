@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/provider"
+	"github.com/agentctx/agentctx/provider/internal/splice"
 )
 
 // DefaultModel is the model used when neither [Options.Model] nor
@@ -233,11 +234,34 @@ func Body(req provider.Request) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: body: %w", err)
 	}
-	b, err := json.Marshal(p)
+	b, err := marshalBody(p)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: body: %w", err)
 	}
 	return b, nil
+}
+
+// marshalBody returns json.Marshal(p), the messages (the raw JSON params
+// put in) encoded once (package splice).
+func marshalBody(p anthropic.MessageNewParams) ([]byte, error) {
+	items := make([]json.RawMessage, len(p.Messages))
+	for i := range p.Messages {
+		raw, ok := p.Messages[i].Overrides()
+		if items[i], _ = raw.(json.RawMessage); !ok || items[i] == nil {
+			return json.Marshal(p)
+		}
+	}
+	whole := p.Messages
+	p.Messages = []anthropic.MessageParam{param.Override[anthropic.MessageParam](splice.Placeholder)}
+	skeleton, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	if b, ok := splice.Body(skeleton, items); ok {
+		return b, nil
+	}
+	p.Messages = whole
+	return json.Marshal(p)
 }
 
 // params builds the request body.
