@@ -57,3 +57,31 @@ func Body(skeleton []byte, items []json.RawMessage) (body []byte, ok bool) {
 	out = append(out, skeleton[at+len(marker):]...)
 	return out, true
 }
+
+// Marshal returns json.Marshal(p), p a pointer to an SDK's request params
+// whose messages, *msgs (a field of *p), were each set to raw JSON with
+// the SDK's param.Override: the params are marshaled with placeholder
+// (param.Override of [Placeholder]) as their only message and the raw
+// messages spliced in ([Body]). A message not set to raw JSON, or the
+// placeholder found elsewhere, marshals the whole params instead. *msgs
+// is as it was on return. Errors: json.Marshal's.
+func Marshal[M interface{ Overrides() (any, bool) }](p any, msgs *[]M, placeholder M) ([]byte, error) {
+	whole := *msgs
+	items := make([]json.RawMessage, len(whole))
+	for i := range whole {
+		raw, ok := whole[i].Overrides()
+		if items[i], _ = raw.(json.RawMessage); !ok || items[i] == nil {
+			return json.Marshal(p)
+		}
+	}
+	*msgs = []M{placeholder}
+	skeleton, err := json.Marshal(p)
+	*msgs = whole
+	if err != nil {
+		return nil, err
+	}
+	if b, ok := Body(skeleton, items); ok {
+		return b, nil
+	}
+	return json.Marshal(p)
+}
