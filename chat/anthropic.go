@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"reflect"
 	"strings"
 )
 
@@ -38,11 +39,36 @@ type AnthropicMessage struct {
 type AnthropicContent []AnthropicBlock
 
 // MarshalJSON writes c as an array of blocks.
+//
+// The blocks are joined as their MarshalJSON writes them, compact (a
+// block kept as read, Raw, is compacted here as encoding/json would):
+// encoding/json would check and compact each once more, a pass over
+// every byte of a conversation's text and tool output at each level of
+// nesting (issue 29). The bytes are those of encoding/json's array
+// (TestAnthropicContentJSONBytes), and so are the errors: a block's,
+// wrapped in a *json.MarshalerError.
 func (c AnthropicContent) MarshalJSON() ([]byte, error) {
 	if c == nil {
 		return []byte("[]"), nil
 	}
-	return marshalNoEscape([]AnthropicBlock(c))
+	out := []byte{'['}
+	for i := range c {
+		b, err := c[i].MarshalJSON()
+		if err == nil && c[i].Raw != nil && !modeledBlock(c[i].Type) {
+			var buf bytes.Buffer
+			if err = json.Compact(&buf, b); err == nil {
+				b = buf.Bytes()
+			}
+		}
+		if err != nil {
+			return nil, &json.MarshalerError{Type: reflect.TypeFor[AnthropicBlock](), Err: err}
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, b...)
+	}
+	return append(out, ']'), nil
 }
 
 // UnmarshalJSON reads an array of blocks, a string (one text block) or null.
