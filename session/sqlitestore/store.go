@@ -151,7 +151,7 @@ func Open(opts Options) (*Store, error) {
 	}
 	s.wdb.SetMaxOpenConns(1)
 	ctx := context.Background()
-	if s.wconn, err = s.wdb.Conn(ctx); err != nil {
+	if s.wconn, err = connect(ctx, s.wdb, busy); err != nil {
 		_ = s.wdb.Close()
 		return fail(dbError(err))
 	}
@@ -211,11 +211,39 @@ func Open(opts Options) (*Store, error) {
 	return s, nil
 }
 
-// SQLite's primary result codes that say the file is not a database.
+// SQLite's primary result codes: busy, and those that say the file is
+// not a database.
 const (
+	sqliteBusy    = 5
 	sqliteCorrupt = 11
 	sqliteNotADB  = 26
 )
+
+// connect returns a connection of db, asking again while SQLite answers
+// SQLITE_BUSY at once, for up to busy. Opening the writer's connection
+// switches a new file to WAL (the DSN's journal_mode), which takes an
+// exclusive lock: two processes or stores opening the same new file
+// together each hold the shared lock the other waits for, and SQLite
+// answers one of them SQLITE_BUSY rather than call its busy handler
+// ("if SQLite determines that invoking the busy handler could result in
+// a deadlock, it will go ahead and return SQLITE_BUSY",
+// https://sqlite.org/c3ref/busy_handler.html). Errors: the last
+// attempt's.
+func connect(ctx context.Context, db *sql.DB, busy time.Duration) (*sql.Conn, error) {
+	deadline := time.Now().Add(busy)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		c, err := db.Conn(ctx)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqliteBusy || time.Now().Add(wait).After(deadline) {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+	}
+}
 
 // dbError wraps an SQLite error saying that the file is not a database
 // or is corrupt with [ErrNotDatabase].
