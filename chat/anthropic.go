@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // This file follows the Anthropic Messages API reference
@@ -71,7 +73,11 @@ func (c AnthropicContent) MarshalJSON() ([]byte, error) {
 	return append(out, ']'), nil
 }
 
-// UnmarshalJSON reads an array of blocks, a string (one text block) or null.
+// UnmarshalJSON reads an array of blocks, a string (one text block) or
+// null, as encoding/json reads them, with internal/jsonx's fast path:
+// encoding/json checks each nested value again before an UnmarshalJSON
+// method decodes it, a pass over the whole text at each level (a block,
+// a tool result's content; issue 29).
 func (c *AnthropicContent) UnmarshalJSON(data []byte) error {
 	*c = nil
 	switch t := bytes.TrimLeft(data, " \t\r\n"); {
@@ -79,14 +85,14 @@ func (c *AnthropicContent) UnmarshalJSON(data []byte) error {
 		return nil // null
 	case len(t) > 0 && t[0] == '"':
 		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
+		if err := jsonx.Unmarshal(data, &s); err != nil {
 			return err
 		}
 		*c = AnthropicContent{{Type: "text", Text: s}}
 		return nil
 	}
 	var blocks []AnthropicBlock
-	if err := json.Unmarshal(data, &blocks); err != nil {
+	if err := jsonx.Unmarshal(data, &blocks); err != nil {
 		return err
 	}
 	if blocks == nil {
@@ -233,20 +239,23 @@ func (b *AnthropicBlock) UnmarshalJSON(data []byte) error {
 		plain
 		Content json.RawMessage `json:"content"`
 	}
-	if err := json.Unmarshal(data, &v); err != nil {
+	if err := jsonx.Unmarshal(data, &v); err != nil {
 		// A block of a type the model does not interpret may use the
 		// field names of others with other types ("source" as a string
 		// in a search result): it is carried as it is.
 		var probe struct {
 			Type string `json:"type"`
 		}
-		if json.Unmarshal(data, &probe) != nil || modeledBlock(probe.Type) || probe.Type == "image" {
+		if jsonx.Unmarshal(data, &probe) != nil || modeledBlock(probe.Type) || probe.Type == "image" {
 			return err
 		}
 		*b = AnthropicBlock{Type: probe.Type, Raw: append(json.RawMessage(nil), bytes.TrimSpace(data)...)}
 		return nil
 	}
 	*b = AnthropicBlock(v.plain)
+	// The fast decoder's json.RawMessage points into data, which the
+	// caller may reuse: the block keeps a copy.
+	b.Input = bytes.Clone(b.Input)
 	if !modeledBlock(b.Type) {
 		b.Raw = append(json.RawMessage(nil), bytes.TrimSpace(data)...)
 		return nil // its "content", if any, is not a tool_result's
@@ -254,9 +263,9 @@ func (b *AnthropicBlock) UnmarshalJSON(data []byte) error {
 	switch t := bytes.TrimLeft(v.Content, " \t\r\n"); {
 	case len(t) == 0 || t[0] == 'n':
 	case t[0] == '"':
-		return json.Unmarshal(v.Content, &b.Content)
+		return jsonx.Unmarshal(v.Content, &b.Content)
 	case t[0] == '[':
-		if err := json.Unmarshal(v.Content, &b.ContentBlocks); err != nil {
+		if err := jsonx.Unmarshal(v.Content, &b.ContentBlocks); err != nil {
 			return err
 		}
 		if b.ContentBlocks == nil {

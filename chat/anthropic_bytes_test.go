@@ -1,8 +1,12 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // oldContentJSON is AnthropicContent's encoding by encoding/json's array
@@ -77,17 +81,36 @@ func TestAnthropicContentJSONBytes(t *testing.T) {
 }
 
 // FuzzAnthropicContentJSON reads arbitrary content (blocks of unknown
-// types are kept as read) and checks the joined encoding against
-// encoding/json's.
+// types are kept as read) with internal/jsonx's fast path and with
+// encoding/json alone, and checks that they agree and that the joined
+// encoding is encoding/json's.
 func FuzzAnthropicContentJSON(f *testing.F) {
 	f.Add([]byte(`[{"type":"text","text":"a<b>"},{"type":"tool_use","id":"1","name":"n","input":{"a" : 1}}]`))
 	f.Add([]byte(`[{"type":"tool_result","tool_use_id":"1","content":[{"type":"text","text":"c"},{ "type" : "x", "y" : [ 1 ] }]}]`))
 	f.Add([]byte(`"plain \u2028 text"`))
 	f.Add([]byte(`[{"type":"server_tool_use","input":{"q":"&"}},{"type":"image","source":{"type":"url","url":"https://a/b.png"}}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Read with the fast path from a buffer then overwritten, and with
+		// encoding/json alone: the same content and error, and nothing
+		// of the buffer kept.
+		buf := bytes.Clone(data)
 		var c AnthropicContent
-		if json.Unmarshal(data, &c) != nil {
+		err := json.Unmarshal(buf, &c)
+		for i := range buf {
+			buf[i] = 'x'
+		}
+		jsonx.StdOnly.Store(true)
+		var std AnthropicContent
+		stdErr := json.Unmarshal(data, &std)
+		jsonx.StdOnly.Store(false)
+		if (err == nil) != (stdErr == nil) || (err != nil && err.Error() != stdErr.Error()) {
+			t.Fatalf("error %v, encoding/json's %v", err, stdErr)
+		}
+		if err != nil {
 			return
+		}
+		if !reflect.DeepEqual(c, std) {
+			t.Fatalf("read as\n%#v\nencoding/json reads\n%#v", c, std)
 		}
 		checkContentJSONBytes(t, c)
 	})

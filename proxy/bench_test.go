@@ -98,3 +98,23 @@ func BenchmarkProxyLatency(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadCold reads the last request of a Claude Code-shaped session
+// of about 380 KB as the proxy reads a request it has not seen any part
+// of (a session it picks up mid-way, after a restart): the body parsed
+// and every message decoded, nothing cached.
+func BenchmarkReadCold(b *testing.B) {
+	reqs := agentRequests(b, 380<<10)
+	raw := reqs[len(reqs)-1]
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		body, err := parseBody(raw, WireAnthropic)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := body.read(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Wire names the API a model request speaks.
@@ -237,8 +238,10 @@ func (b *body) read(rc *readCache) (*conversation, error) {
 		calls := map[string]string{}
 		for i := range b.elems {
 			ms, err := rc.messages(WireAnthropic, b.elem(i), func() ([]chat.Message, error) {
+				// The fast path (the message's blocks keep copies of
+				// what they hold, not the body's bytes).
 				var w chat.AnthropicMessage
-				if err := json.Unmarshal(b.elem(i), &w); err != nil {
+				if err := jsonx.Unmarshal(b.elem(i), &w); err != nil {
 					return nil, err
 				}
 				return wireReader.FromAnthropic(nil, []chat.AnthropicMessage{w})

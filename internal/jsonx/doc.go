@@ -1,8 +1,9 @@
 // Package jsonx decodes JSON as encoding/json does, faster: the one fast
 // path of the module, used by the transcript readers, tooluse's reading
-// of tool-call arguments, chat's reading of its message JSON, session's
-// reading of entries (metadata, messages), the service's reading of
-// request bodies and chat-format messages, and the load generator's
+// of tool-call arguments, chat's reading of its message JSON and of
+// Anthropic content, session's reading of entries (metadata, messages),
+// the service's reading of request bodies and chat-format messages, the
+// proxy's reading of Anthropic messages, and the load generator's
 // reading of answers.
 //
 // # Fast path and fallback
