@@ -170,21 +170,7 @@ func (b *body) elem(i int) []byte { return b.raw[b.elems[i].start:b.elems[i].end
 // elements given, each a raw JSON value, in order; every other byte of
 // the body is kept.
 func (b *body) splice(elems [][]byte) []byte {
-	n := len(b.raw) - (b.messages.end - b.messages.start) + 2 + len(elems)
-	for _, e := range elems {
-		n += len(e)
-	}
-	out := make([]byte, 0, n)
-	out = append(out, b.raw[:b.messages.start]...)
-	out = append(out, '[')
-	for i, e := range elems {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, e...)
-	}
-	out = append(out, ']')
-	return append(out, b.raw[b.messages.end:]...)
+	return jsonx.SpliceArray(b.raw, b.messages.start, b.messages.end, elems)
 }
 
 // conversation is a request's history in the message model: the system

@@ -32,6 +32,12 @@
 // can read an input both ways and compare (transcript's
 // FuzzStdEquivalence, this package's FuzzUnmarshal).
 //
+// # Splicing
+//
+// [SpliceArray] puts already-encoded elements into an encoded body as
+// one array, without decoding either: the proxy's managed history and
+// the provider adapters' request bodies.
+//
 // # Concurrency
 //
 // The functions hold no state and are safe for concurrent use.

@@ -16,6 +16,8 @@ package splice
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Placeholder is the one element of the array the caller puts where the
@@ -40,22 +42,7 @@ func Body(skeleton []byte, items []json.RawMessage) (body []byte, ok bool) {
 	if at < 0 || bytes.Contains(skeleton[at+len(marker):], marker) {
 		return nil, false
 	}
-	size := len(skeleton) - len(marker) + 2 + max(len(items)-1, 0)
-	for _, it := range items {
-		size += len(it)
-	}
-	out := make([]byte, 0, size)
-	out = append(out, skeleton[:at]...)
-	out = append(out, '[')
-	for i, it := range items {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, it...)
-	}
-	out = append(out, ']')
-	out = append(out, skeleton[at+len(marker):]...)
-	return out, true
+	return jsonx.SpliceArray(skeleton, at, at+len(marker), items), true
 }
 
 // Marshal returns json.Marshal(p), p a pointer to an SDK's request params
