@@ -9,6 +9,8 @@ import (
 	_ "image/jpeg" // register JPEG for image.DecodeConfig
 	_ "image/png"  // register PNG for image.DecodeConfig
 	"strings"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // This file follows the OpenAI chat-completions API reference
@@ -97,22 +99,25 @@ func (c OpenAIContent) MarshalJSON() ([]byte, error) {
 	return []byte("null"), nil
 }
 
-// UnmarshalJSON reads a string, an array of content parts, or null.
+// UnmarshalJSON reads a string, an array of content parts, or null, as
+// encoding/json reads them, with internal/jsonx's fast path (encoding/json
+// checks each part again before its UnmarshalJSON decodes it; issue 29).
 func (c *OpenAIContent) UnmarshalJSON(data []byte) error {
 	*c = OpenAIContent{}
 	switch t := bytes.TrimLeft(data, " \t\r\n"); {
-	case len(t) > 0 && t[0] == 'n':
+	case len(t) == 0:
+	case t[0] == 'n':
 		return nil // null
 	case t[0] == '"':
 		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
+		if err := jsonx.Unmarshal(data, &s); err != nil {
 			return err
 		}
 		c.Text = &s
 		return nil
 	case t[0] == '[':
 		var parts []OpenAIContentPart
-		if err := json.Unmarshal(data, &parts); err != nil {
+		if err := jsonx.Unmarshal(data, &parts); err != nil {
 			return err
 		}
 		if parts == nil {
@@ -150,11 +155,11 @@ type OpenAIContentPart struct {
 func (p *OpenAIContentPart) UnmarshalJSON(data []byte) error {
 	type plain OpenAIContentPart // without this method
 	var v plain
-	if err := json.Unmarshal(data, &v); err != nil {
+	if err := jsonx.Unmarshal(data, &v); err != nil {
 		var probe struct {
 			Type string `json:"type"`
 		}
-		if json.Unmarshal(data, &probe) != nil || probe.Type == "text" || probe.Type == "image_url" {
+		if jsonx.Unmarshal(data, &probe) != nil || probe.Type == "text" || probe.Type == "image_url" {
 			return err
 		}
 		v = plain{Type: probe.Type}

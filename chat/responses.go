@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // This file follows the OpenAI Responses API reference
@@ -51,27 +53,34 @@ func modeledItem(t string) bool {
 
 // UnmarshalJSON reads an item; one of a type the model does not interpret
 // keeps its JSON in Raw (and only its type and id are read: its fields may
-// have other types than the modelled items' fields of the same name).
+// have other types than the modelled items' fields of the same name). It
+// reads as encoding/json does, with internal/jsonx's fast path, and the
+// item's fields first: encoding/json checked the whole item again for
+// each of its two reads, a tool output scanned four times (issue 29).
 func (it *ResponsesItem) UnmarshalJSON(data []byte) error {
 	type plain ResponsesItem // without this method
+	var v plain
+	err := jsonx.Unmarshal(data, &v)
+	if err == nil && modeledItem(v.Type) {
+		*it = ResponsesItem(v)
+		// The fast decoder's json.RawMessage points into data, which
+		// the caller may reuse: the item keeps copies.
+		it.Content, it.Output, it.Summary = bytes.Clone(it.Content), bytes.Clone(it.Output), bytes.Clone(it.Summary)
+		return nil
+	}
 	var probe struct {
 		Type string `json:"type"`
 		ID   string `json:"id"`
 		Role string `json:"role"`
 	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return err
+	if perr := jsonx.Unmarshal(data, &probe); perr != nil {
+		return perr
 	}
 	if !modeledItem(probe.Type) {
 		*it = ResponsesItem{Type: probe.Type, ID: probe.ID, Role: probe.Role, Raw: append(json.RawMessage(nil), bytes.TrimSpace(data)...)}
 		return nil
 	}
-	var v plain
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	*it = ResponsesItem(v)
-	return nil
+	return err
 }
 
 // MarshalJSON writes the item's fields, or Raw byte for byte for an item
@@ -188,7 +197,7 @@ func (r WireReader) FromResponses(it ResponsesItem) (Message, error) {
 			Text string `json:"text"`
 		}
 		if len(it.Summary) > 0 {
-			if err := json.Unmarshal(it.Summary, &sum); err != nil {
+			if err := jsonx.Unmarshal(it.Summary, &sum); err != nil {
 				return Message{}, errorf(ErrInvalid, "chat: responses: reasoning summary: %v", err)
 			}
 		}
@@ -198,7 +207,7 @@ func (r WireReader) FromResponses(it ResponsesItem) (Message, error) {
 		return Message{Role: RoleAssistant, Parts: []Part{Thinking{Text: strings.Join(texts, "\n"), Encrypted: it.EncryptedContent}}}, nil
 	case "function_call":
 		args := json.RawMessage(it.Arguments)
-		if !json.Valid(args) {
+		if !jsonx.Valid(args) {
 			args, _ = json.Marshal(it.Arguments) // a string always marshals
 		}
 		return Message{Role: RoleAssistant, Parts: []Part{ToolCall{ID: it.CallID, Name: it.Name, Arguments: args}}}, nil
@@ -260,11 +269,11 @@ func (r WireReader) responsesContent(raw json.RawMessage) ([]Part, error) {
 		return nil, nil
 	}
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if maybeString(raw) && jsonx.Unmarshal(raw, &s) == nil {
 		return []Part{Text{Text: s}}, nil
 	}
 	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
+	if err := jsonx.Unmarshal(raw, &items); err != nil {
 		return nil, errorf(ErrInvalid, "chat: responses: message content: %v", err)
 	}
 	var texts []string
@@ -276,12 +285,12 @@ func (r WireReader) responsesContent(raw json.RawMessage) ([]Part, error) {
 			Refusal  string `json:"refusal"`
 			ImageURL string `json:"image_url"`
 		}
-		if err := json.Unmarshal(item, &p); err != nil {
+		if err := jsonx.Unmarshal(item, &p); err != nil {
 			// A part of a type to come, whose fields are not ours.
 			var probe struct {
 				Type string `json:"type"`
 			}
-			if json.Unmarshal(item, &probe) != nil {
+			if jsonx.Unmarshal(item, &probe) != nil {
 				return nil, errorf(ErrInvalid, "chat: responses: content[%d]: %v", i, err)
 			}
 			p.Type = probe.Type
@@ -311,6 +320,15 @@ func (r WireReader) responsesContent(raw json.RawMessage) ([]Part, error) {
 	return append(parts, rest...), nil
 }
 
+// maybeString reports whether raw may decode into a Go string: only a
+// JSON string or null does, and both start with '"' or 'n'. Anything
+// else is not tried as one (encoding/json would scan all of it to say
+// no: a tool output's array of parts).
+func maybeString(raw []byte) bool {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	return len(t) > 0 && (t[0] == '"' || t[0] == 'n')
+}
+
 // imageFromURL is the [Image] placeholder of an image URL: a data URL's
 // media type and measured size, or the URL.
 func imageFromURL(url string) Image {
@@ -328,7 +346,7 @@ func (r WireReader) responsesOutput(raw json.RawMessage) (string, []Opaque, erro
 		return "", nil, nil
 	}
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if maybeString(raw) && jsonx.Unmarshal(raw, &s) == nil {
 		return s, nil, nil
 	}
 	parts, err := WireReader{KeepMedia: true}.responsesContent(raw)

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/provider/providertest"
 )
 
 // nullUpstream answers every model request at once with a short streamed
@@ -99,22 +103,56 @@ func BenchmarkProxyLatency(b *testing.B) {
 	}
 }
 
-// BenchmarkReadCold reads the last request of a Claude Code-shaped session
-// of about 380 KB as the proxy reads a request it has not seen any part
-// of (a session it picks up mid-way, after a restart): the body parsed
-// and every message decoded, nothing cached.
+// BenchmarkReadCold reads a request of about 380 KB as the proxy reads a
+// request it has not seen any part of (a session it picks up mid-way,
+// after a restart): the body parsed and every message decoded, nothing
+// cached. One request per wire an agent speaks by default: Claude Code's
+// (Anthropic Messages), Codex CLI's (the Responses API) and an OpenAI
+// Chat Completions agent's (opencode, the Agents SDK's chat model).
 func BenchmarkReadCold(b *testing.B) {
-	reqs := agentRequests(b, 380<<10)
-	raw := reqs[len(reqs)-1]
-	b.SetBytes(int64(len(raw)))
-	b.ReportAllocs()
-	for b.Loop() {
-		body, err := parseBody(raw, WireAnthropic)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := body.read(nil); err != nil {
-			b.Fatal(err)
-		}
+	t := &testing.T{}
+	const size = 380 << 10
+	reqs := agentRequests(b, size)
+	bodies := []struct {
+		wire Wire
+		raw  []byte
+	}{
+		{WireAnthropic, reqs[len(reqs)-1]},
+		{WireResponses, responsesBody(t, size/3000, 2800, true)},
+		{WireOpenAI, openAIBody(size/3000, 2800)},
 	}
+	for _, c := range bodies {
+		b.Run(string(c.wire), func(b *testing.B) {
+			b.SetBytes(int64(len(c.raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				body, err := parseBody(c.raw, c.wire)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := body.read(nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// openAIBody returns a Chat Completions request of an agent with n rounds:
+// a system prompt, the task, then each round an assistant message with
+// some text and a tool call, and the tool's result of about size bytes.
+func openAIBody(n, size int) []byte {
+	msgs := []chat.Message{chat.NewText(chat.RoleUser, "Fix the failing test in pkg/parse.")}
+	for i := range n {
+		id := fmt.Sprintf("call_%03d", i)
+		var out strings.Builder
+		for j := 0; out.Len() < size; j++ {
+			fmt.Fprintf(&out, "line %d of file_%d.go: func helper%d(x int) int { return x*%d + %d }\n", j, i, j, i, j)
+		}
+		msgs = append(msgs,
+			chat.NewAssistant(fmt.Sprintf("Reading file_%d.go.", i), chat.ToolCall{ID: id, Name: "read", Arguments: json.RawMessage(fmt.Sprintf(`{"filePath":"/src/file_%d.go"}`, i))}),
+			chat.NewToolResult(id, "read", out.String(), false))
+	}
+	tools := []chat.ToolDef{{Name: "read", Description: "Reads a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"filePath":{"type":"string"}},"required":["filePath"]}`)}}
+	return agentBody(&testing.T{}, providertest.WireOpenAI, "You are opencode, a coding agent.", tools, msgs, true)
 }

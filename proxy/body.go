@@ -252,7 +252,7 @@ func (b *body) read(rc *readCache) (*conversation, error) {
 		for i := range b.elems {
 			ms, err := rc.messages(WireOpenAI, b.elem(i), func() ([]chat.Message, error) {
 				var w chat.OpenAIMessage
-				if err := json.Unmarshal(b.elem(i), &w); err != nil {
+				if err := jsonx.Unmarshal(b.elem(i), &w); err != nil {
 					return nil, err
 				}
 				return wireReader.FromOpenAI([]chat.OpenAIMessage{w})
@@ -312,7 +312,7 @@ func (b *body) readResponses(c *conversation, rc *readCache) error {
 	for i := range b.elems {
 		e, err := rc.item(b.elem(i), func() (responsesElem, error) {
 			var it chat.ResponsesItem
-			if err := json.Unmarshal(b.elem(i), &it); err != nil {
+			if err := jsonx.Unmarshal(b.elem(i), &it); err != nil {
 				return responsesElem{}, err
 			}
 			m, err := wireReader.FromResponses(it)

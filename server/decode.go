@@ -185,7 +185,7 @@ func decodeMessages(b messagesBody) ([]chat.Message, Format, error) {
 	case FormatOpenAI:
 		wire := make([]chat.OpenAIMessage, len(b.Messages))
 		for i, raw := range b.Messages {
-			if err := json.Unmarshal(raw, &wire[i]); err != nil {
+			if err := jsonx.Unmarshal(raw, &wire[i]); err != nil {
 				return nil, f, badMessage(i, err)
 			}
 		}
@@ -201,7 +201,7 @@ func decodeMessages(b messagesBody) ([]chat.Message, Format, error) {
 		}
 		wire := make([]chat.AnthropicMessage, len(b.Messages))
 		for i, raw := range b.Messages {
-			if err := json.Unmarshal(raw, &wire[i]); err != nil {
+			if err := jsonx.Unmarshal(raw, &wire[i]); err != nil {
 				return nil, f, badMessage(i, err)
 			}
 		}

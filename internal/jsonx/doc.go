@@ -1,10 +1,11 @@
 // Package jsonx decodes JSON as encoding/json does, faster: the one fast
 // path of the module, used by the transcript readers, tooluse's reading
-// of tool-call arguments, chat's reading of its message JSON and of
-// Anthropic content, session's reading of entries (metadata, messages),
-// the service's reading of request bodies and chat-format messages, the
-// proxy's reading of Anthropic messages, and the load generator's
-// reading of answers.
+// of tool-call arguments, chat's reading of its message JSON and of the
+// providers' wire shapes (Anthropic content, Chat Completions content,
+// Responses API items), session's reading of entries (metadata,
+// messages), the service's reading of request bodies and messages in
+// every format, the proxy's reading of each message and item, and the
+// load generator's reading of answers.
 //
 // # Fast path and fallback
 //
