@@ -29,6 +29,14 @@
 #             a session makes now and then after a reply; the "machine:"
 #             line is how late a 1 ms sleep of the load generator woke,
 #             idle (3 s before the sessions) and during the run
+#   floor     the machine's floor under the paced run's turn row: the same
+#             paced sessions (a 16 KB call, 0.5-1.5 s, a 500-byte call)
+#             against a stand-in server that only keeps a core busy for
+#             an exponential time of mean $FLOOR_US µs a call (a list,
+#             default 0,250,500,650,1000; agentctx's server spends about
+#             650 at this load), $FLOOR_SECONDS (default 30) a mean: the
+#             turn p99 a server of that speed gets here, without
+#             agentctx's code
 #
 # Each run prints its table: throughput (appends/s, requests/s) and per
 # route p50/p99 latency, retries and failed attempts; then every session is
@@ -46,7 +54,8 @@ case "$store" in
   both) run='TestFleet(Postgres|SQLite)$' ;;
   fleet) run='TestFleetProduction' ;;
   paced) run='TestFleetSQLitePaced' ;;
-  *) echo "load.sh: STORE $store: want postgres, sqlite, both, fleet or paced" >&2; exit 2 ;;
+  floor) run='TestPacedFloor' ;;
+  *) echo "load.sh: STORE $store: want postgres, sqlite, both, fleet, paced or floor" >&2; exit 2 ;;
 esac
 if ! [[ "$sessions" =~ ^[0-9]+$ ]] || [ "$sessions" -lt 1 ]; then
   echo "load.sh: SESSIONS $sessions: want a count ≥ 1" >&2; exit 2
@@ -55,4 +64,5 @@ echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d:
 echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)  commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 AGENTCTX_LONG_TESTS=1 AGENTCTX_LOAD_SESSIONS="$sessions" AGENTCTX_LOAD_TURNS="${TURNS:-30}" AGENTCTX_LOAD_SEED="${SEED:-1}" \
 AGENTCTX_LOAD_SECONDS="${SECONDS_MAX:-900}" AGENTCTX_LOAD_SPLIT="${SPLIT:-0}" \
+AGENTCTX_FLOOR_US="${FLOOR_US:-0,250,500,650,1000}" AGENTCTX_FLOOR_SECONDS="${FLOOR_SECONDS:-30}" \
   go test ./internal/loadgen -run "$run" -count=1 -v -timeout 60m
