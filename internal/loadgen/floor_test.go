@@ -170,12 +170,15 @@ func runFloor(t *testing.T, addr string, us int, d time.Duration) floorRun {
 		_, err = io.Copy(io.Discard, resp.Body)
 		_ = resp.Body.Close()
 		client = time.Since(start)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			return 0, 0, fmt.Errorf("status %d, %v", resp.StatusCode, err)
+		if err != nil {
+			return 0, 0, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return 0, 0, fmt.Errorf("status %d", resp.StatusCode)
 		}
 		var msDur float64
 		if _, err := fmt.Sscanf(resp.Header.Get("Server-Timing"), "app;dur=%g", &msDur); err != nil {
-			return 0, 0, fmt.Errorf("Server-Timing %q: %v", resp.Header.Get("Server-Timing"), err)
+			return 0, 0, fmt.Errorf("Server-Timing %q: %w", resp.Header.Get("Server-Timing"), err)
 		}
 		return client, time.Duration(msDur * float64(time.Millisecond)), nil
 	}
