@@ -178,7 +178,7 @@ func (b AnthropicBlock) MarshalJSON() ([]byte, error) {
 	}
 	switch b.Type {
 	case "text":
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}{b.Type, b.Text})
@@ -187,7 +187,7 @@ func (b AnthropicBlock) MarshalJSON() ([]byte, error) {
 		if len(input) == 0 {
 			input = json.RawMessage("{}")
 		}
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type  string          `json:"type"`
 			ID    string          `json:"id"`
 			Name  string          `json:"name"`
@@ -198,7 +198,7 @@ func (b AnthropicBlock) MarshalJSON() ([]byte, error) {
 		if b.ContentBlocks != nil {
 			content = b.ContentBlocks
 		}
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type      string `json:"type"`
 			ToolUseID string `json:"tool_use_id"`
 			Content   any    `json:"content"`
@@ -206,20 +206,20 @@ func (b AnthropicBlock) MarshalJSON() ([]byte, error) {
 			ToolName  string `json:"tool_name,omitempty"`
 		}{b.Type, b.ToolUseID, content, b.IsError, b.ToolName})
 	case "thinking":
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type      string `json:"type"`
 			Thinking  string `json:"thinking"`
 			Signature string `json:"signature"`
 		}{b.Type, b.Thinking, b.Signature})
 	case "redacted_thinking":
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type      string `json:"type"`
 			Data      string `json:"data"`
 			Thinking  string `json:"thinking,omitempty"`
 			Signature string `json:"signature,omitempty"`
 		}{b.Type, b.Data, b.Thinking, b.Signature})
 	case "image":
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type   string                `json:"type"`
 			Source *AnthropicImageSource `json:"source"`
 			Width  int                   `json:"width,omitempty"`
@@ -228,7 +228,7 @@ func (b AnthropicBlock) MarshalJSON() ([]byte, error) {
 		}{b.Type, b.Source, b.Width, b.Height, b.Bytes})
 	}
 	type plain AnthropicBlock // without this method
-	return marshalNoEscape(plain(b))
+	return jsonx.MarshalNoEscape(plain(b))
 }
 
 // UnmarshalJSON reads a block, including a tool_result's content in either
@@ -292,14 +292,14 @@ type AnthropicImageSource struct {
 // "media_type" and "data".
 func (s AnthropicImageSource) MarshalJSON() ([]byte, error) {
 	if s.Type == "base64" {
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type      string `json:"type"`
 			MediaType string `json:"media_type"`
 			Data      string `json:"data"`
 		}{s.Type, s.MediaType, s.Data})
 	}
 	type plain AnthropicImageSource // without this method
-	return marshalNoEscape(plain(s))
+	return jsonx.MarshalNoEscape(plain(s))
 }
 
 // AnthropicUsage is the "usage" object of an Anthropic response, in tokens.

@@ -16,7 +16,7 @@ func oldContentJSON(c AnthropicContent) ([]byte, error) {
 	if c == nil {
 		return []byte("[]"), nil
 	}
-	return marshalNoEscape([]AnthropicBlock(c))
+	return jsonx.MarshalNoEscape([]AnthropicBlock(c))
 }
 
 // checkContentJSONBytes fails t unless c's MarshalJSON and the oracle

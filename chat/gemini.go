@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // This file follows the Gemini API reference
@@ -153,16 +155,16 @@ func (p GeminiPart) MarshalJSON() ([]byte, error) {
 	}
 	switch {
 	case p.FunctionCall != nil:
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			FunctionCall     *GeminiFunctionCall `json:"functionCall"`
 			ThoughtSignature string              `json:"thoughtSignature,omitempty"`
 		}{p.FunctionCall, p.ThoughtSignature})
 	case p.FunctionResponse != nil:
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			FunctionResponse *GeminiFunctionResponse `json:"functionResponse"`
 		}{p.FunctionResponse})
 	}
-	return marshalNoEscape(struct {
+	return jsonx.MarshalNoEscape(struct {
 		Text             string `json:"text"`
 		Thought          bool   `json:"thought,omitempty"`
 		ThoughtSignature string `json:"thoughtSignature,omitempty"`
@@ -484,7 +486,7 @@ func geminiResponseObject(content string, isError bool) json.RawMessage {
 			return json.RawMessage(content)
 		}
 	}
-	b, _ := marshalNoEscape(map[string]string{key: content}) // strings always marshal
+	b, _ := jsonx.MarshalNoEscape(map[string]string{key: content}) // strings always marshal
 	return b
 }
 

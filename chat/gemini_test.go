@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // geminiRequest is the part of a generateContent request the tests read.
@@ -34,7 +36,7 @@ func marshalContents(t testing.TB, cs []GeminiContent) []json.RawMessage {
 	t.Helper()
 	out := make([]json.RawMessage, len(cs))
 	for i, c := range cs {
-		b, err := marshalNoEscape(c)
+		b, err := jsonx.MarshalNoEscape(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +219,7 @@ func TestGeminiConvert(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := marshalNoEscape(geminiRequest{SystemInstruction: system, Contents: contents})
+			b, err := jsonx.MarshalNoEscape(geminiRequest{SystemInstruction: system, Contents: contents})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,7 +360,7 @@ func FuzzGemini(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ToGemini(FromGemini(wire)): %v", err)
 		}
-		b, err := marshalNoEscape(geminiRequest{SystemInstruction: system, Contents: norm})
+		b, err := jsonx.MarshalNoEscape(geminiRequest{SystemInstruction: system, Contents: norm})
 		if err != nil {
 			t.Fatalf("marshal: %v", err)
 		}
@@ -378,7 +380,7 @@ func FuzzGemini(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ToGemini again: %v", err)
 		}
-		b2, err := marshalNoEscape(geminiRequest{SystemInstruction: system2, Contents: norm2})
+		b2, err := jsonx.MarshalNoEscape(geminiRequest{SystemInstruction: system2, Contents: norm2})
 		if err != nil {
 			t.Fatalf("marshal: %v", err)
 		}

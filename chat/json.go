@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
 	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
@@ -158,7 +159,7 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	// them once more (a third pass over every byte of a message's text,
 	// arguments and output; issue 29). The bytes are those of
 	// jsonMessage's encoding (TestMessageJSONBytes).
-	head, err := marshalNoEscape(jsonMessage{Role: m.Role, Name: m.Name, ID: m.ID, Model: m.Model, Usage: m.Usage})
+	head, err := jsonx.MarshalNoEscape(jsonMessage{Role: m.Role, Name: m.Name, ID: m.ID, Model: m.Model, Usage: m.Usage})
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +191,7 @@ func (m Message) MarshalJSON() ([]byte, error) {
 func marshalPart(p Part) ([]byte, error) {
 	switch p := p.(type) {
 	case Text:
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}{jsonText, p.Text})
@@ -210,9 +211,9 @@ func marshalPart(p Part) ([]byte, error) {
 			s := string(p.Arguments)
 			v.RawArguments = &s
 		}
-		return marshalNoEscape(v)
+		return jsonx.MarshalNoEscape(v)
 	case ToolResult:
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type       string `json:"type"`
 			ToolCallID string `json:"tool_call_id"`
 			ToolName   string `json:"tool_name,omitempty"`
@@ -220,14 +221,14 @@ func marshalPart(p Part) ([]byte, error) {
 			IsError    bool   `json:"is_error,omitempty"`
 		}{jsonToolResult, p.ToolCallID, p.ToolName, p.Content, p.IsError})
 	case Thinking:
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type      string `json:"type"`
 			Text      string `json:"text,omitempty"`
 			Signature string `json:"signature,omitempty"`
 			Encrypted string `json:"encrypted,omitempty"`
 		}{jsonThinking, p.Text, p.Signature, p.Encrypted})
 	case Image:
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type   string `json:"type"`
 			Source string `json:"source,omitempty"`
 			Width  int    `json:"width,omitempty"`
@@ -253,7 +254,7 @@ func marshalPart(p Part) ([]byte, error) {
 			s := string(p.Raw)
 			v.RawText = &s
 		}
-		return marshalNoEscape(v)
+		return jsonx.MarshalNoEscape(v)
 	case nil:
 		return nil, errorf(ErrInvalid, "part is nil")
 	}
@@ -332,18 +333,6 @@ func unmarshalPart(raw json.RawMessage) (Part, error) {
 		return nil, errorf(ErrInvalid, "type is missing")
 	}
 	return nil, errorf(ErrInvalid, "unknown part type %q", p.Type)
-}
-
-// marshalNoEscape is json.Marshal without HTML escaping, so that our own
-// output keeps <, > and & as they are when nothing re-encodes it.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // canonicalArguments reports whether v survives being embedded in

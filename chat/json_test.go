@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentctx/agentctx/internal/jsonx"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // raw is a shorthand for tool-call arguments in tests.
@@ -219,7 +220,7 @@ func referenceMessageJSON(m Message) ([]byte, error) {
 		}
 		out.Parts = append(out.Parts, b)
 	}
-	return marshalNoEscape(out)
+	return jsonx.MarshalNoEscape(out)
 }
 
 // checkMessageJSONBytes fails t when m's MarshalJSON differs from

@@ -92,9 +92,9 @@ func (c OpenAIContent) IsNull() bool {
 func (c OpenAIContent) MarshalJSON() ([]byte, error) {
 	switch {
 	case c.Parts != nil:
-		return marshalNoEscape(c.Parts)
+		return jsonx.MarshalNoEscape(c.Parts)
 	case c.Text != nil:
-		return marshalNoEscape(*c.Text)
+		return jsonx.MarshalNoEscape(*c.Text)
 	}
 	return []byte("null"), nil
 }
@@ -180,13 +180,13 @@ func (p OpenAIContentPart) MarshalJSON() ([]byte, error) {
 		return p.Raw, nil
 	}
 	if p.Type == "text" {
-		return marshalNoEscape(struct {
+		return jsonx.MarshalNoEscape(struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}{p.Type, p.Text})
 	}
 	type plain OpenAIContentPart // without this method
-	return marshalNoEscape(plain(p))
+	return jsonx.MarshalNoEscape(plain(p))
 }
 
 // OpenAIImageURL is the "image_url" object of an image content part. URL is

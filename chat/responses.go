@@ -90,7 +90,7 @@ func (it ResponsesItem) MarshalJSON() ([]byte, error) {
 		return it.Raw, nil
 	}
 	type plain ResponsesItem // without this method
-	return marshalNoEscape(plain(it))
+	return jsonx.MarshalNoEscape(plain(it))
 }
 
 // ResponsesUsage is the "usage" of a Responses API response, in tokens.
@@ -500,7 +500,7 @@ func ToResponses(msgs []Message, custom func(callID string) bool) ([]ResponsesIt
 
 // textPart is a {"type": typ, "text": s} content part.
 func textPart(typ, s string) json.RawMessage {
-	b, _ := marshalNoEscape(struct {
+	b, _ := jsonx.MarshalNoEscape(struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}{typ, s}) // strings always marshal

@@ -33,10 +33,17 @@ func TestRequestEncoding(t *testing.T) {
 		{Model: "m", Messages: msgs[:1]},
 		{Model: "", Messages: []chat.Message{}},
 	} {
-		got, _, err := chatBodyJSON(b, nil)
+		// Appended to what the buffer holds (a pooled buffer's old bytes
+		// past its length are overwritten, not kept).
+		buf := append(make([]byte, 0, 64), "kept"...)
+		got, _, err := chatBodyJSON(append(buf, strings.Repeat("old", 20)...)[:len(buf)], b, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if string(got[:4]) != "kept" {
+			t.Fatalf("the buffer's bytes were not kept: %.10q", got)
+		}
+		got = got[4:]
 		want, err := json.Marshal(b)
 		if err != nil {
 			t.Fatal(err)
@@ -49,10 +56,14 @@ func TestRequestEncoding(t *testing.T) {
 			Compactions: []compact.Record{{Level: 1, Strategy: "tiered", TokensBefore: 9000, TokensAfter: 1200}},
 			Dropped:     []string{"working_memory"}, Reminders: []string{"todo"}, Interrupted: []string{"call_2"},
 		}
-		enc, err := v.encode()
+		enc, err := v.encode([]byte("kept"))
 		if err != nil {
 			t.Fatal(err)
 		}
+		if string(enc[:4]) != "kept" || enc[len(enc)-1] != '\n' {
+			t.Fatalf("not appended to the buffer, or no final new line: %.10q … %q", enc, enc[len(enc)-1:])
+		}
+		enc = enc[4:]
 		std, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)

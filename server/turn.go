@@ -7,12 +7,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/agent"
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
+	"github.com/agentctx/agentctx/internal/jsonx"
 	"github.com/agentctx/agentctx/internal/telemetry"
 	"github.com/agentctx/agentctx/model"
 	"github.com/agentctx/agentctx/prompt"
@@ -236,6 +239,15 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 	var out requestView
 	var evs []Event
 	var key, name string
+	// The chat form's body is written into a pooled buffer, then copied
+	// into the response's: neither is garbage (issue 29: the two were a
+	// fifth of the server's allocations under load).
+	var bodyBuf *[]byte
+	defer func() {
+		if bodyBuf != nil {
+			respBuffers.put(bodyBuf)
+		}
+	}()
 	err = s.withSession(r, func(ctx context.Context, h *handle, eng *agentctx.Engine, _ session.Session) error {
 		key, name = h.id, h.name
 		if b.Add != nil {
@@ -272,7 +284,9 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 			if s.noEncodingReuse {
 				kept = nil
 			}
-			body, enc, err = chatBodyJSON(chatBody{Model: pr.Model, Messages: pr.Messages, Tools: pr.Tools, MaxTokens: pr.MaxTokens, CacheAfter: pr.CacheAfter}, kept)
+			bodyBuf = respBuffers.get()
+			body, enc, err = chatBodyJSON((*bodyBuf)[:0], chatBody{Model: pr.Model, Messages: pr.Messages, Tools: pr.Tools, MaxTokens: pr.MaxTokens, CacheAfter: pr.CacheAfter}, kept)
+			*bodyBuf = body
 		}
 		if err != nil {
 			return err
@@ -313,7 +327,10 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.publish(r.Context(), key, name, evs...)
-	enc, err := out.encode()
+	resp := respBuffers.get()
+	defer respBuffers.put(resp)
+	enc, err := out.encode((*resp)[:0])
+	*resp = enc
 	if err != nil {
 		return err
 	}
@@ -321,24 +338,57 @@ func (s *Server) nextRequest(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// encode returns v as JSON, as writeJSON writes it, with the body placed
-// as it is: the request body is the response's bulk, already JSON
-// written by encoding/json (the providers' Body functions, chatBodyJSON),
-// which would check and copy it again (issue 29: 15 % of the server's
-// CPU under load was that second pass).
-func (v requestView) encode() ([]byte, error) {
+// bufferPool keeps byte buffers between requests: a response's bytes are
+// not used after they are written, and a large one built fresh each time
+// is garbage at once.
+type bufferPool struct{ p sync.Pool }
+
+// maxPooledBuffer is the largest capacity, in bytes, a buffer may have
+// to go back to the pool: a session's rare huge request does not keep its
+// memory for every later one.
+const maxPooledBuffer = 4 << 20
+
+// get returns an empty buffer, pooled or new.
+func (bp *bufferPool) get() *[]byte {
+	if b, ok := bp.p.Get().(*[]byte); ok {
+		*b = (*b)[:0]
+		return b
+	}
+	return new([]byte)
+}
+
+// put gives b back to the pool when it is not too large.
+func (bp *bufferPool) put(b *[]byte) {
+	if cap(*b) <= maxPooledBuffer {
+		bp.p.Put(b)
+	}
+}
+
+// respBuffers are the request route's response buffers.
+var respBuffers bufferPool
+
+// encode appends v to dst as JSON, as writeJSON writes it, with the
+// body placed as it is: the request body is the response's bulk, already
+// JSON written by encoding/json (the providers' Body functions,
+// chatBodyJSON), which would check and copy it again (issue 29: 15 % of
+// the server's CPU under load was that second pass).
+func (v requestView) encode(dst []byte) ([]byte, error) {
 	body := v.Body
 	v.Body = nil
-	meta, err := marshalNoEscape(v)
+	meta, err := jsonx.MarshalNoEscape(v)
 	if err != nil {
 		return nil, err
 	}
 	prefix := []byte(`{"format":"` + string(v.Format) + `","body":null`)
 	if !bytes.HasPrefix(meta, prefix) || len(body) == 0 {
 		v.Body = body
-		return marshalNoEscape(v)
+		b, err := jsonx.MarshalNoEscape(v)
+		if err != nil {
+			return nil, err
+		}
+		return append(append(dst, b...), '\n'), nil
 	}
-	out := make([]byte, 0, len(meta)+len(body)+1)
+	out := slices.Grow(dst, len(meta)+len(body)+1)
 	out = append(out, prefix[:len(prefix)-len("null")]...)
 	out = append(out, body...)
 	out = append(out, meta[len(prefix):]...)
@@ -349,12 +399,12 @@ func (v requestView) encode() ([]byte, error) {
 // not checked and copied again by encoding/json (see requestView.encode).
 // kept are the encodings of b's first len(kept) messages, from an earlier
 // request that held them unchanged (prompt.Request.Kept): used as they
-// are. It returns the encoding of every message too, for the next
-// request.
-func chatBodyJSON(b chatBody, kept [][]byte) ([]byte, [][]byte, error) {
+// are. The body is appended to dst (a pooled buffer: respBuffers). It
+// returns the encoding of every message too, for the next request.
+func chatBodyJSON(dst []byte, b chatBody, kept [][]byte) ([]byte, [][]byte, error) {
 	msgs := b.Messages
 	b.Messages = nil
-	meta, err := marshalNoEscape(b)
+	meta, err := jsonx.MarshalNoEscape(b)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -373,7 +423,7 @@ func chatBodyJSON(b chatBody, kept [][]byte) ([]byte, [][]byte, error) {
 		}
 		size += len(parts[j]) + 1
 	}
-	out := make([]byte, 0, size)
+	out := slices.Grow(dst, size+len(`[]`))
 	out = append(out, meta[:i]...)
 	out = append(out, `,"messages":[`...)
 	for j, p := range parts {

@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentctx/agentctx/internal/jsonx"
 	"io"
 	"reflect"
 	"time"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // TimeLayout is the layout of [Entry.Timestamp] on the wire: RFC 3339 in
@@ -73,7 +74,7 @@ func MarshalLine(e Entry) ([]byte, error) {
 	if line, ok := w.joined(); ok {
 		return line, nil
 	}
-	line, err := marshalNoEscape(w)
+	line, err := jsonx.MarshalNoEscape(w)
 	if err != nil {
 		return nil, fmt.Errorf("%w: entry %q: %w", ErrInvalidEntry, e.UUID, err)
 	}
@@ -111,18 +112,6 @@ func toWire(e Entry) wireEntry {
 	return w
 }
 
-// marshalNoEscape is v's JSON as a json.Encoder without HTML escaping
-// writes it, without the newline.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // joined returns w's JSON as marshalNoEscape writes it, with the raw
 // JSON values (the message, a tool's input, a result's output, the
 // state) placed as they are rather than checked and compacted by
@@ -142,18 +131,18 @@ func (w *wireEntry) joined() ([]byte, bool) {
 	// omitempty, so that none is written).
 	h := *w
 	h.Message, h.Tool, h.ToolResult, h.IsCompactSummary, h.CompactMetadata, h.State, h.Reminders = nil, nil, nil, false, nil, nil, nil
-	head, err := marshalNoEscape(h)
+	head, err := jsonx.MarshalNoEscape(h)
 	if err != nil {
 		return nil, false
 	}
-	mid, err := marshalNoEscape(struct {
+	mid, err := jsonx.MarshalNoEscape(struct {
 		IsCompactSummary bool             `json:"isCompactSummary,omitempty"`
 		CompactMetadata  *CompactMetadata `json:"compactMetadata,omitempty"`
 	}{w.IsCompactSummary, w.CompactMetadata})
 	if err != nil {
 		return nil, false
 	}
-	tail, err := marshalNoEscape(struct {
+	tail, err := jsonx.MarshalNoEscape(struct {
 		Reminders []Reminder `json:"reminders,omitempty"`
 	}{w.Reminders})
 	if err != nil {
@@ -161,7 +150,7 @@ func (w *wireEntry) joined() ([]byte, bool) {
 	}
 	var tool, result []byte
 	if t := w.Tool; t != nil {
-		if tool, err = marshalNoEscape(struct {
+		if tool, err = jsonx.MarshalNoEscape(struct {
 			ID   string `json:"id"`
 			Name string `json:"name"`
 		}{t.ID, t.Name}); err != nil {
@@ -170,7 +159,7 @@ func (w *wireEntry) joined() ([]byte, bool) {
 		tool = withMember(tool, "input", t.Input)
 	}
 	if r := w.ToolResult; r != nil {
-		if result, err = marshalNoEscape(struct {
+		if result, err = jsonx.MarshalNoEscape(struct {
 			ID   string `json:"id"`
 			Name string `json:"name,omitempty"`
 		}{r.ID, r.Name}); err != nil {
@@ -178,7 +167,7 @@ func (w *wireEntry) joined() ([]byte, bool) {
 		}
 		result = withMember(result, "output", r.Output)
 		if r.Error != nil {
-			msg, err := marshalNoEscape(*r.Error)
+			msg, err := jsonx.MarshalNoEscape(*r.Error)
 			if err != nil {
 				return nil, false
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // checkLine fails t when MarshalLine(e) differs from encoding/json's
@@ -19,7 +20,7 @@ func checkLine(t *testing.T, e Entry) {
 	if e.Type == "" {
 		return
 	}
-	want, werr := marshalNoEscape(toWire(e))
+	want, werr := jsonx.MarshalNoEscape(toWire(e))
 	if (err == nil) != (werr == nil) || !bytes.Equal(got, want) {
 		t.Fatalf("MarshalLine = %s, %v\nencoding/json %s, %v", got, err, want, werr)
 	}

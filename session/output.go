@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentctx/agentctx/chat"
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // NewToolOutputEntry returns a [TypeToolOutput] entry holding r whole: the
@@ -31,7 +32,7 @@ func toolResultField(r chat.ToolResult) (*ToolResult, error) {
 		tr.Error = &content
 		return tr, nil
 	}
-	out, err := marshalNoEscape(r.Content)
+	out, err := jsonx.MarshalNoEscape(r.Content)
 	if err != nil {
 		return nil, err
 	}

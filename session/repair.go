@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // Repair returns a repaired copy of entries, which are in file order as
@@ -185,7 +187,7 @@ func fixIncomplete(entries []Entry) ([]Entry, []Problem) {
 
 // jsonString encodes s as a JSON string.
 func jsonString(s string) json.RawMessage {
-	b, _ := marshalNoEscape(s) // a string always encodes
+	b, _ := jsonx.MarshalNoEscape(s) // a string always encodes
 	return b
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/agentctx/agentctx/internal/jsonx"
 )
 
 // NewStateEntry returns a [TypeState] entry whose [Entry.State] is state
@@ -33,7 +35,7 @@ func encodeState(state any) (json.RawMessage, error) {
 		b = s
 	default:
 		var err error
-		if b, err = marshalNoEscape(state); err != nil {
+		if b, err = jsonx.MarshalNoEscape(state); err != nil {
 			return nil, fmt.Errorf("%w: state: %w", ErrInvalidEntry, err)
 		}
 	}
