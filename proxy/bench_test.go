@@ -138,21 +138,9 @@ func BenchmarkReadCold(b *testing.B) {
 	}
 }
 
-// openAIBody returns a Chat Completions request of an agent with n rounds:
-// a system prompt, the task, then each round an assistant message with
-// some text and a tool call, and the tool's result of about size bytes.
+// openAIBody returns a Chat Completions request of an agent with n rounds
+// of codingSession (a tool call and its result of about size bytes each).
 func openAIBody(n, size int) []byte {
-	msgs := []chat.Message{chat.NewText(chat.RoleUser, "Fix the failing test in pkg/parse.")}
-	for i := range n {
-		id := fmt.Sprintf("call_%03d", i)
-		var out strings.Builder
-		for j := 0; out.Len() < size; j++ {
-			fmt.Fprintf(&out, "line %d of file_%d.go: func helper%d(x int) int { return x*%d + %d }\n", j, i, j, i, j)
-		}
-		msgs = append(msgs,
-			chat.NewAssistant(fmt.Sprintf("Reading file_%d.go.", i), chat.ToolCall{ID: id, Name: "read", Arguments: json.RawMessage(fmt.Sprintf(`{"filePath":"/src/file_%d.go"}`, i))}),
-			chat.NewToolResult(id, "read", out.String(), false))
-	}
-	tools := []chat.ToolDef{{Name: "read", Description: "Reads a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"filePath":{"type":"string"}},"required":["filePath"]}`)}}
-	return agentBody(&testing.T{}, providertest.WireOpenAI, "You are opencode, a coding agent.", tools, msgs, true)
+	tools := []chat.ToolDef{{Name: "read_file", Description: "Reads a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}}
+	return agentBody(&testing.T{}, providertest.WireOpenAI, "You are opencode, a coding agent.", tools, codingSession(n, size), true)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/agentctx/agentctx/chat"
 	"github.com/agentctx/agentctx/compact"
 	"github.com/agentctx/agentctx/internal/guard"
+	"github.com/agentctx/agentctx/internal/httpbody"
 	"github.com/agentctx/agentctx/internal/telemetry"
 	"github.com/agentctx/agentctx/session"
 )
@@ -627,22 +628,5 @@ func prefixOf(a, b []fingerprint) bool {
 // readBody reads a request body of at most MaxBody bytes, in one buffer of
 // its announced length when it announces one.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body := http.MaxBytesReader(w, r.Body, MaxBody)
-	if n := r.ContentLength; n > 0 && n <= MaxBody {
-		buf := make([]byte, 0, n+1)
-		for {
-			m, err := body.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+m]
-			if err == io.EOF {
-				return buf, nil
-			}
-			if err != nil {
-				return buf, err
-			}
-			if len(buf) == cap(buf) {
-				buf = append(buf, 0)[:len(buf)] // longer than announced: grow
-			}
-		}
-	}
-	return io.ReadAll(body)
+	return httpbody.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody), r.ContentLength, MaxBody)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/agentctx/agentctx"
 	"github.com/agentctx/agentctx/internal/guard"
+	"github.com/agentctx/agentctx/internal/httpbody"
 	"github.com/agentctx/agentctx/internal/jsonx"
 	"github.com/agentctx/agentctx/internal/telemetry"
 	"github.com/agentctx/agentctx/session"
@@ -484,7 +484,7 @@ func readJSON(r *http.Request, v any, emptyOK bool) error {
 // (400), one that did not arrive before the connection's read deadline a
 // 408: the client's fault, not the server's.
 func readBody(r *http.Request) ([]byte, error) {
-	b, err := readAllSized(r.Body, r.ContentLength)
+	b, err := httpbody.ReadAll(r.Body, r.ContentLength, maxPresizedBody)
 	if err == nil {
 		return b, nil
 	}
@@ -499,34 +499,8 @@ func readBody(r *http.Request) ([]byte, error) {
 	return nil, &apiError{status: http.StatusBadRequest, code: CodeBadRequest, detail: fmt.Sprintf("the body was cut short after %d bytes: %v", len(b), err), err: err}
 }
 
-// readAllSized is io.ReadAll with its buffer sized from the body's
-// announced length (Content-Length; -1 when unknown), up to
-// maxPresizedBody: io.ReadAll starts at 512 bytes and grows by doubling,
-// which allocates two to four times a request's 16 KB tool result (issue
-// 29). A length the body does not hold costs at most maxPresizedBody;
-// a longer body grows the buffer as io.ReadAll would.
-func readAllSized(r io.Reader, length int64) ([]byte, error) {
-	if length <= 0 || length > maxPresizedBody {
-		return io.ReadAll(r)
-	}
-	b := make([]byte, 0, length+1) // one more: the end is read without growing
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // more than announced: grow
-		}
-	}
-}
-
-// maxPresizedBody is the most bytes readAllSized allocates on a body's
-// word before reading them.
+// maxPresizedBody is the most bytes readBody allocates on a body's word
+// (its Content-Length) before reading them.
 const maxPresizedBody = 1 << 20
 
 // healthz answers 200 while the process serves.
