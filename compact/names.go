@@ -152,7 +152,7 @@ func namesIn(text string) []string {
 		}
 		line[ref.Text] = true
 		s := ref.Text
-		if seen[s] || s[0] >= '0' && s[0] <= '9' || utf8.RuneCountInString(s) > maxNameRunes || isTagName(s) || randomID(s) {
+		if s == "" || seen[s] || s[0] >= '0' && s[0] <= '9' || utf8.RuneCountInString(s) > maxNameRunes || isTagName(s) || randomID(s) {
 			continue
 		}
 		seen[s] = true
