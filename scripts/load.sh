@@ -28,7 +28,13 @@
 #             extras" adds the inspections, recalls and manual compactions
 #             a session makes now and then after a reply; the "machine:"
 #             line is how late a 1 ms sleep of the load generator woke,
-#             idle (3 s before the sessions) and during the run
+#             idle (3 s before the sessions) and during the run; "server
+#             CPU" the server's user and system time over its calls; then
+#             "floor at this mean": the same sessions against the stand-in
+#             server of `floor` below spending only that mean CPU time a
+#             call (exponential), $FLOOR_SECONDS long: the turn p99 this
+#             machine gives a server of agentctx's mean cost, beside the
+#             run's own
 #   floor     the machine's floor under the paced run's turn row: the same
 #             paced sessions (a 16 KB call, 0.5-1.5 s, a 500-byte call)
 #             against a stand-in server that only keeps a core busy for

@@ -210,9 +210,16 @@ func Fleet(ctx context.Context, cfg FleetConfig) (*Report, []error, error) {
 			px = driveProxied(ctx, pf.lb.URL, pf.scripts, cfg.Seed, time.Now().Add(max(cfg.Duration, time.Minute)), 60*time.Second, pstats, onStep)
 		})
 	}
+	// The servers' CPU time is taken from the sessions' start, past the
+	// start-up (the vocabulary, the store's migrations).
+	cpu0 := serversCPU(&mu, procs)
 	rep, err := Run(ctx, run)
 	if err != nil {
 		return nil, nil, err
+	}
+	if cpu1 := serversCPU(&mu, procs); !cfg.Kill && pf == nil && cpu0.Total() > 0 && cpu1.Total() > cpu0.Total() {
+		// Requests are then the servers' calls alone.
+		rep.ServerCPU = CPU{User: cpu1.User - cpu0.User, System: cpu1.System - cpu0.System}
 	}
 	proxiedDone.Wait()
 	rep.Servers = n
@@ -266,6 +273,24 @@ func Fleet(ctx context.Context, cfg FleetConfig) (*Report, []error, error) {
 		}
 	}
 	return rep, append(diffs, Verify(ctx, st, rep, filepath.Join(cfg.Work, "reference"))...), nil
+}
+
+// serversCPU returns the CPU time procs have used (mu guards the
+// slice), zero when one's is unknown: the run's report then says
+// nothing of it rather than a part.
+func serversCPU(mu *sync.Mutex, procs []*Proc) CPU {
+	mu.Lock()
+	defer mu.Unlock()
+	var sum CPU
+	for _, p := range procs {
+		c, err := p.CPU()
+		if err != nil {
+			return CPU{}
+		}
+		sum.User += c.User
+		sum.System += c.System
+	}
+	return sum
 }
 
 // lastOp is how many model requests script s has.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -158,7 +159,9 @@ func TestFleetSQLite(t *testing.T) {
 // TestFleetSQLitePaced is the service's turn as agents make it: one
 // server on SQLite, the sessions paced as their model paces them (0.5 to
 // 1.5 s between a request and its reply), no kill; its report's turn row
-// is the server's time for one model call (scripts/load.sh N paced).
+// is the server's time for one model call (scripts/load.sh N paced),
+// followed by the machine's floor at the server's mean CPU time a call
+// (the stand-in server of TestPacedFloor).
 func TestFleetSQLitePaced(t *testing.T) {
 	sharedtest.SkipUnlessLong(t) // a load test
 	name := "sqlite, 1 server, paced, messages sent with their request (two calls a turn)"
@@ -205,6 +208,27 @@ func TestFleetSQLitePaced(t *testing.T) {
 	}
 	if tail.Compacted > tail.Turns {
 		t.Errorf("tail: %d compacted of %d turns", tail.Compacted, tail.Turns)
+	}
+	// The machine's floor under the turn row at this server's mean CPU
+	// time a call: the same paced sessions against a stand-in server
+	// that spends an exponential CPU time of that mean on each call and
+	// nothing else (TestPacedFloor). Where the run's p99 is above it, the
+	// rest is the server's heavier tail; where the floor itself is over
+	// a target, no server of this mean meets it on this machine.
+	perCall := rep.CPUPerCall()
+	if perCall <= 0 {
+		if runtime.GOOS == "linux" {
+			t.Fatalf("server CPU %+v for %d calls: not measured", rep.ServerCPU, rep.Requests)
+		}
+		return
+	}
+	secs := envInt("AGENTCTX_FLOOR_SECONDS", 4)
+	us := int(perCall / time.Microsecond)
+	r := runFloor(t, startFloorServer(t), us, time.Duration(secs)*time.Second)
+	fmt.Printf("floor at this mean (a stand-in server spending only an exponential CPU time of mean %d µs on each call, %d s): turn p50 %.2f ms, p99 %.2f ms over %d turns; this run: p50 %.2f ms, p99 %.2f ms\n",
+		us, secs, ms(quantile(r.client, 0.5)), ms(quantile(r.client, 0.99)), len(r.client), ms(c.P50), ms(c.P99))
+	if len(r.client) < sessions {
+		t.Errorf("floor: %d turns of %d sessions in %d s", len(r.client), sessions, secs)
 	}
 }
 

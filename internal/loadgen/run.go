@@ -137,7 +137,12 @@ type Report struct {
 	// [Stalls]) with the servers idle before the sessions started and
 	// during them (Config.Think runs; nil otherwise).
 	IdleStalls, Stalls *Stalls
-	Logs               []*SessionLog
+	// ServerCPU is the CPU time the server processes used from the
+	// sessions' start to their end, summed ([Proc.CPU]); zero when
+	// unknown (a fleet that kills a server or runs proxies, or not
+	// Linux).
+	ServerCPU CPU
+	Logs      []*SessionLog
 	// Subscribers, Events and Reconnects: the SSE subscribers (one per
 	// session), the events they received and the streams they opened
 	// again after losing one (FleetConfig.Events).
@@ -157,6 +162,15 @@ func (r *Report) AppendsPerSec() float64 { return float64(r.Appends) / r.Wall.Se
 
 // RequestsPerSec is the answered API calls per second of the run.
 func (r *Report) RequestsPerSec() float64 { return float64(r.Requests) / r.Wall.Seconds() }
+
+// CPUPerCall is ServerCPU over the calls the servers answered
+// (Requests): the servers' mean CPU time a call, 0 when unknown.
+func (r *Report) CPUPerCall() time.Duration {
+	if r.ServerCPU.Total() <= 0 || r.Requests == 0 {
+		return 0
+	}
+	return r.ServerCPU.Total() / time.Duration(r.Requests)
+}
 
 // Errors returns the sessions' errors.
 func (r *Report) Errors() []error {

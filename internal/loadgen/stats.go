@@ -198,6 +198,10 @@ func (r *Report) Print(w io.Writer) error {
 		fmt.Fprintf(w, "slowest turns (%d at or above the p%g, %.1f ms): client %.2f ms, server %s %.2f ms (%s), %d compacted\n",
 			t.Turns, t.Quantile*100, ms(t.From), ms(t.Client), t.Metrics[0], ms(t.Server[0]), strings.Join(parts, ", "), t.Compacted)
 	}
+	if d := r.CPUPerCall(); d > 0 {
+		fmt.Fprintf(w, "server CPU while the sessions ran: %.1f s (user %.1f s, system %.1f s) for %d calls, %.0f µs a call\n",
+			r.ServerCPU.Total().Seconds(), r.ServerCPU.User.Seconds(), r.ServerCPU.System.Seconds(), r.Requests, float64(d)/float64(time.Microsecond))
+	}
 	if r.IdleStalls != nil && r.Stalls != nil {
 		fmt.Fprintf(w, "machine: 1 ms sleeps of the load generator woke %s with the servers idle; %s during the run\n", r.IdleStalls, r.Stalls)
 	}
