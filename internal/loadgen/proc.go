@@ -2,17 +2,17 @@ package loadgen
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // Build builds the agentctx command of the module at moduleDir into
@@ -128,9 +128,9 @@ func (p *Proc) Stop(timeout time.Duration) error {
 	}
 }
 
-// userHZ is the unit of /proc/PID/stat's times: Linux reports them in
-// ticks of 1/100 s on every architecture (USER_HZ, proc(5)).
-const userHZ = 100
+// ticksPerSecond is the unit of /proc/PID/stat's times: Linux reports
+// them in ticks of 1/100 s on every architecture (USER_HZ, proc(5)).
+const ticksPerSecond = 100
 
 // CPU is a process's CPU time: in user space and in the kernel on its
 // behalf (its system calls, page faults).
@@ -140,37 +140,21 @@ type CPU struct{ User, System time.Duration }
 func (c CPU) Total() time.Duration { return c.User + c.System }
 
 // CPU returns the CPU time the process has used so far (10 ms
-// resolution), read from /proc/PID/stat (proc(5): utime and stime, its
-// 14th and 15th fields). Errors: the file cannot be read (not Linux, or
-// the process is gone) or is not in that form.
-func (p *Proc) CPU() (CPU, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
-	if err != nil {
-		return CPU{}, fmt.Errorf("loadgen: server CPU time: %w", err)
-	}
-	return statCPU(b)
-}
+// resolution): see [processCPU].
+func (p *Proc) CPU() (CPU, error) { return processCPU(p.cmd.Process.Pid) }
 
-// statCPU returns utime and stime of a /proc/PID/stat line. The command
-// name (the 2nd field) is in parentheses and may hold spaces and ")":
-// the fields are counted from its last ")".
-func statCPU(stat []byte) (CPU, error) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return CPU{}, fmt.Errorf("loadgen: /proc stat %.60q: no command name", stat)
+// processCPU returns the CPU time process pid has used so far, read from
+// its /proc/PID/stat with prometheus/procfs (utime and stime, proc(5)).
+// Errors: procfs's, wrapped (not Linux, or the process is gone).
+func processCPU(pid int) (CPU, error) {
+	pr, err := procfs.NewProc(pid)
+	if err != nil {
+		return CPU{}, fmt.Errorf("loadgen: CPU time of process %d: %w", pid, err)
 	}
-	f := strings.Fields(string(stat[i+1:])) // from the 3rd field, state
-	const utime = 14 - 3
-	if len(f) <= utime+1 {
-		return CPU{}, fmt.Errorf("loadgen: /proc stat %.60q: %d fields after the name, want %d", stat, len(f), utime+2)
+	st, err := pr.Stat()
+	if err != nil {
+		return CPU{}, fmt.Errorf("loadgen: CPU time of process %d: %w", pid, err)
 	}
-	var ticks [2]time.Duration
-	for k, s := range f[utime : utime+2] {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 0 {
-			return CPU{}, fmt.Errorf("loadgen: /proc stat: CPU time %q is not a count of ticks", s)
-		}
-		ticks[k] = time.Duration(n) * time.Second / userHZ
-	}
-	return CPU{User: ticks[0], System: ticks[1]}, nil
+	tick := time.Second / ticksPerSecond
+	return CPU{User: time.Duration(st.UTime) * tick, System: time.Duration(st.STime) * tick}, nil
 }
